@@ -1,0 +1,1 @@
+//! Internal: nodes and the scheduler (work in progress).

@@ -1,0 +1,12 @@
+//! Internal crate of nerve: shared-memory segments, lock-free broadcast rings, chunk pools and
+//! futex wait/wake. Users reach all of this through the `nerve` facade.
+//!
+//! Every layout here is generic over a [`Region`]: a heap buffer in unit tests (run under miri)
+//! and a `/dev/shm` mapping in production. Every byte read from a region is untrusted: headers
+//! are validated before any offset in them is followed.
+#![warn(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
+
+pub mod region;
+
+pub use region::{HeapRegion, Region, REGION_ALIGN};
