@@ -29,14 +29,32 @@ pub trait Message: Send + Sync + 'static {
     /// Name + size + alignment + field layout hash. Two processes that disagree on any of these
     /// get `TypeMismatch` when opening the same topic.
     const FINGERPRINT: Fingerprint;
+    /// How the message crosses a topic: [`Fixed`], [`Chunked`] or [`Serialized`].
+    type Kind: kind::Kind;
 }
 
+/// Marker types naming how a message crosses a topic (the facade implements its codecs on them).
+pub mod kind {
+    /// Implemented by the three markers below.
+    pub trait Kind: Send + Sync + 'static {}
+    /// Copied into a ring slot.
+    pub struct Fixed;
+    /// Header + elements in a shared chunk.
+    pub struct Chunked;
+    /// MessagePack bytes in a shared chunk.
+    pub struct Serialized;
+    impl Kind for Fixed {}
+    impl Kind for Chunked {}
+    impl Kind for Serialized {}
+}
+pub use kind::{Chunked, Fixed, Serialized};
+
 /// A fixed-size message that is copied into the ring with one memcpy.
-pub trait FixedMessage: Message + bytemuck::Pod {}
+pub trait FixedMessage: Message<Kind = Fixed> + bytemuck::Pod {}
 
 /// A variable-size message: a fixed header followed by `len` elements, carried in a shared
 /// chunk so that publishing costs O(1) in the payload size.
-pub trait ChunkedMessage: Message {
+pub trait ChunkedMessage: Message<Kind = Chunked> {
     /// The fixed part (dimensions, encoding, stamp, ...).
     type Header: bytemuck::Pod + Send + Sync;
     /// One element of the payload (`u8` for images, `f32` for laser ranges, ...).

@@ -33,6 +33,7 @@ macro_rules! fixed_message {
 
         impl $crate::Message for $name {
             const TYPE_NAME: &'static str = $type_name;
+            type Kind = $crate::Fixed;
             const FINGERPRINT: $crate::Fingerprint = $crate::Fingerprint {
                 name: $type_name,
                 kind: $crate::MessageKind::Fixed,
