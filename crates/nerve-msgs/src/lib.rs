@@ -12,11 +12,13 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod fingerprint;
+pub mod layout;
 #[macro_use]
 mod macros;
 pub mod std_msgs;
 
 pub use fingerprint::{fnv1a, Fingerprint, MessageKind};
+pub use layout::LayoutHash;
 pub use std_msgs::*;
 
 #[doc(hidden)]
