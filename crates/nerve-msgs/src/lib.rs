@@ -15,9 +15,11 @@ mod fingerprint;
 pub mod layout;
 #[macro_use]
 mod macros;
+pub mod geometry_msgs;
 pub mod std_msgs;
 
 pub use fingerprint::{fnv1a, Fingerprint, MessageKind};
+pub use geometry_msgs::*;
 pub use layout::LayoutHash;
 pub use std_msgs::*;
 
