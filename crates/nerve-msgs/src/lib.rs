@@ -16,6 +16,8 @@ pub mod layout;
 #[macro_use]
 mod macros;
 pub mod geometry_msgs;
+pub mod nav_msgs;
+pub mod sensor_msgs;
 pub mod std_msgs;
 
 pub use fingerprint::{fnv1a, Fingerprint, MessageKind};
