@@ -279,3 +279,496 @@ impl CameraInfo {
         Ok(())
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Joint states
+
+pod_struct! {
+    /// One joint of a [`JointState`]: 24 bytes. Unknown values are NaN.
+    pub struct JointSample {
+        /// Position, rad (revolute) or m (prismatic).
+        pub position: f64,
+        /// Velocity, rad/s or m/s.
+        pub velocity: f64,
+        /// Effort, N·m or N.
+        pub effort: f64,
+    }
+}
+
+chunked_message! {
+    /// Positions, velocities and efforts of any number of joints (chunked; header 56 bytes,
+    /// one 24-byte [`JointSample`] per joint).
+    ///
+    /// Joint names are not carried inline (they would make every message variable-length
+    /// text): the publisher documents its joint order once (parameter, URDF, or a latched
+    /// names topic) and stamps each message with
+    /// [`JointStateHeader::names_hash`] = [`JointStateHeader::hash_names`] of that list, so a
+    /// subscriber with a different list detects it instead of misassigning joints.
+    pub struct JointState ("nerve/JointState") {
+        /// Fixed part of a [`JointState`]: 56 bytes.
+        header: pub struct JointStateHeader {
+            /// Stamp and frame.
+            pub header: Header,
+            /// [`JointStateHeader::hash_names`] of the joint names, in payload order.
+            pub names_hash: u64,
+        },
+        elem: JointSample,
+    }
+}
+
+impl JointStateHeader {
+    /// Hash of an ordered list of joint names (FNV-1a of the names joined by NUL).
+    pub fn hash_names<S: AsRef<str>>(names: &[S]) -> u64 {
+        let joined: Vec<&str> = names.iter().map(AsRef::as_ref).collect();
+        crate::fnv1a(&joined.join("\0"))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Laser scans
+
+chunked_message! {
+    /// A planar laser scan with any number of ranges (chunked; header 80 bytes, one `f32`
+    /// range in metres per beam). A range outside `[range_min, range_max]` (or NaN / inf)
+    /// is not a valid return.
+    pub struct LaserScan ("nerve/LaserScan") {
+        /// Fixed part of a [`LaserScan`]: 80 bytes.
+        header: pub struct LaserScanHeader {
+            /// Stamp of the first beam, and the scanner frame.
+            pub header: Header,
+            /// Angle of the first beam, rad (0 = +x, counter-clockwise positive).
+            pub angle_min: f32,
+            /// Angle of the last beam, rad.
+            pub angle_max: f32,
+            /// Angle between beams, rad.
+            pub angle_increment: f32,
+            /// Time between beams, s.
+            pub time_increment: f32,
+            /// Time between scans, s.
+            pub scan_time: f32,
+            /// Shortest valid range, m.
+            pub range_min: f32,
+            /// Longest valid range, m.
+            pub range_max: f32,
+            /// Explicit padding; write zero.
+            pub _pad: u32,
+        },
+        elem: f32,
+    }
+}
+
+impl LaserScan {
+    /// Ranges in the benchmark's seed scan (1° resolution): header + 360 × 4 B = 1520 B. Not a
+    /// limit: a scan has any number of ranges.
+    pub const SEED_RANGES: usize = 360;
+}
+
+impl LaserScanHeader {
+    /// Number of ranges the angles describe: `round((angle_max - angle_min) /
+    /// angle_increment) + 1`; `None` if that is not finite (increment 0, NaN angles) or
+    /// negative (increment of the wrong sign).
+    pub fn expected_ranges(&self) -> Option<usize> {
+        let n = ((self.angle_max - self.angle_min) / self.angle_increment).round();
+        (n.is_finite() && n >= 0.0).then(|| n as usize + 1)
+    }
+
+    /// Angle of beam `i`, rad.
+    pub fn angle(&self, i: usize) -> f32 {
+        self.angle_min + self.angle_increment * i as f32
+    }
+
+    /// Payload bytes for `ranges` beams.
+    pub fn data_len(ranges: usize) -> usize {
+        ranges.saturating_mul(core::mem::size_of::<f32>())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Images
+
+/// Pixel encoding of an [`Image`] or [`DepthImage`] (`encoding` fields hold the raw `u32`).
+/// Names are the ROS `sensor_msgs/image_encodings` strings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum Encoding {
+    /// 8-bit red, green, blue.
+    Rgb8 = 1,
+    /// 8-bit blue, green, red.
+    Bgr8 = 2,
+    /// 8-bit red, green, blue, alpha.
+    Rgba8 = 3,
+    /// 8-bit blue, green, red, alpha.
+    Bgra8 = 4,
+    /// 8-bit grey.
+    Mono8 = 5,
+    /// 16-bit grey.
+    Mono16 = 6,
+    /// `16UC1`: one unsigned 16-bit channel (depth in sensor units, see
+    /// [`DepthImageHeader::depth_scale`]).
+    U16C1 = 7,
+    /// `32FC1`: one 32-bit float channel (depth in metres).
+    F32C1 = 8,
+}
+
+impl Encoding {
+    /// Every encoding.
+    pub const ALL: [Encoding; 8] = [
+        Self::Rgb8,
+        Self::Bgr8,
+        Self::Rgba8,
+        Self::Bgra8,
+        Self::Mono8,
+        Self::Mono16,
+        Self::U16C1,
+        Self::F32C1,
+    ];
+
+    /// Decodes the raw value; `None` for an unknown code.
+    pub fn from_raw(raw: u32) -> Option<Self> {
+        Self::ALL.into_iter().find(|e| *e as u32 == raw)
+    }
+
+    /// The raw value stored in headers.
+    pub fn raw(self) -> u32 {
+        self as u32
+    }
+
+    /// The ROS name: `"rgb8"`, `"bgr8"`, `"rgba8"`, `"bgra8"`, `"mono8"`, `"mono16"`,
+    /// `"16UC1"`, `"32FC1"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Rgb8 => "rgb8",
+            Self::Bgr8 => "bgr8",
+            Self::Rgba8 => "rgba8",
+            Self::Bgra8 => "bgra8",
+            Self::Mono8 => "mono8",
+            Self::Mono16 => "mono16",
+            Self::U16C1 => "16UC1",
+            Self::F32C1 => "32FC1",
+        }
+    }
+
+    /// Parses a ROS name (exact match, case-sensitive as in ROS).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|e| e.name() == name)
+    }
+
+    /// Bytes per pixel.
+    pub fn bytes_per_pixel(self) -> usize {
+        match self {
+            Self::Mono8 => 1,
+            Self::Mono16 | Self::U16C1 => 2,
+            Self::Rgb8 | Self::Bgr8 => 3,
+            Self::Rgba8 | Self::Bgra8 | Self::F32C1 => 4,
+        }
+    }
+
+    /// Channels per pixel.
+    pub fn channels(self) -> usize {
+        match self {
+            Self::Mono8 | Self::Mono16 | Self::U16C1 | Self::F32C1 => 1,
+            Self::Rgb8 | Self::Bgr8 => 3,
+            Self::Rgba8 | Self::Bgra8 => 4,
+        }
+    }
+}
+
+impl fmt::Display for Encoding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+chunked_message! {
+    /// A camera image of any size (chunked; header 64 bytes, payload `u8`:
+    /// `height` rows of `step` bytes, row-major, top row first).
+    pub struct Image ("nerve/Image") {
+        /// Fixed part of an [`Image`]: 64 bytes.
+        header: pub struct ImageHeader {
+            /// Stamp (exposure) and camera optical frame.
+            pub header: Header,
+            /// Width, pixels.
+            pub width: u32,
+            /// Height, pixels (rows).
+            pub height: u32,
+            /// Bytes per row (≥ width × bytes per pixel; may include row padding).
+            pub step: u32,
+            /// An [`Encoding`] code.
+            pub encoding: u32,
+        },
+        elem: u8,
+    }
+}
+
+impl ImageHeader {
+    /// A header for a tightly packed image (`step` = width × bytes per pixel).
+    pub fn new(header: Header, width: u32, height: u32, encoding: Encoding) -> Self {
+        Self {
+            header,
+            width,
+            height,
+            step: width.saturating_mul(encoding.bytes_per_pixel() as u32),
+            encoding: encoding.raw(),
+        }
+    }
+
+    /// The decoded encoding; `None` for an unknown code.
+    pub fn encoding(&self) -> Option<Encoding> {
+        Encoding::from_raw(self.encoding)
+    }
+
+    /// Payload bytes the header describes: `step × height`.
+    pub fn data_len(&self) -> usize {
+        (self.step as usize).saturating_mul(self.height as usize)
+    }
+}
+
+/// A [`DepthImage`] was given an encoding other than `16UC1` or `32FC1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NotADepthEncoding(pub Encoding);
+
+impl fmt::Display for NotADepthEncoding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} is not a depth encoding; a DepthImage is 16UC1 or 32FC1 (use Image for {})",
+            self.0, self.0
+        )
+    }
+}
+
+impl std::error::Error for NotADepthEncoding {}
+
+chunked_message! {
+    /// A depth image of any size (chunked; header 72 bytes, payload `u8`: `height` rows of
+    /// `step` bytes).
+    ///
+    /// The payload is bytes rather than `u16`/`f32` so one type carries both encodings; cast
+    /// rows with `bytemuck` or read pixels with [`DepthImageHeader::depth_m`].
+    pub struct DepthImage ("nerve/DepthImage") {
+        /// Fixed part of a [`DepthImage`]: 72 bytes.
+        header: pub struct DepthImageHeader {
+            /// Stamp and camera optical frame.
+            pub header: Header,
+            /// Width, pixels.
+            pub width: u32,
+            /// Height, pixels (rows).
+            pub height: u32,
+            /// Bytes per row.
+            pub step: u32,
+            /// [`Encoding::U16C1`] or [`Encoding::F32C1`] code.
+            pub encoding: u32,
+            /// Metres per unit of a pixel value: e.g. 0.001 for `16UC1` in millimetres, 1.0
+            /// for `32FC1` in metres. A pixel value of 0 (or NaN) means no measurement.
+            pub depth_scale: f32,
+            /// Explicit padding; write zero.
+            pub _pad: u32,
+        },
+        elem: u8,
+    }
+}
+
+impl DepthImageHeader {
+    /// A header for a tightly packed depth image.
+    pub fn new(
+        header: Header,
+        width: u32,
+        height: u32,
+        encoding: Encoding,
+        depth_scale: f32,
+    ) -> Result<Self, NotADepthEncoding> {
+        if !matches!(encoding, Encoding::U16C1 | Encoding::F32C1) {
+            return Err(NotADepthEncoding(encoding));
+        }
+        Ok(Self {
+            header,
+            width,
+            height,
+            step: width.saturating_mul(encoding.bytes_per_pixel() as u32),
+            encoding: encoding.raw(),
+            depth_scale,
+            _pad: 0,
+        })
+    }
+
+    /// The decoded encoding; `None` for an unknown code.
+    pub fn encoding(&self) -> Option<Encoding> {
+        Encoding::from_raw(self.encoding)
+    }
+
+    /// Payload bytes the header describes: `step × height`.
+    pub fn data_len(&self) -> usize {
+        (self.step as usize).saturating_mul(self.height as usize)
+    }
+
+    /// Depth at pixel (`x`, `y`) in metres, read from `data` at any alignment. `None` when
+    /// out of bounds, the encoding is not a depth encoding, or there is no measurement
+    /// (raw 0 or NaN).
+    pub fn depth_m(&self, data: &[u8], x: u32, y: u32) -> Option<f32> {
+        if x >= self.width || y >= self.height {
+            return None;
+        }
+        let encoding = self.encoding()?;
+        let bpp = encoding.bytes_per_pixel();
+        let at = (y as usize)
+            .checked_mul(self.step as usize)?
+            .checked_add((x as usize).checked_mul(bpp)?)?;
+        let px = data.get(at..at.checked_add(bpp)?)?;
+        let raw = match encoding {
+            Encoding::U16C1 => f32::from(u16::from_le_bytes([px[0], px[1]])),
+            Encoding::F32C1 => f32::from_le_bytes([px[0], px[1], px[2], px[3]]),
+            _ => return None,
+        };
+        (raw != 0.0 && !raw.is_nan()).then_some(raw * self.depth_scale)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Point clouds
+
+pod_struct! {
+    /// A point with position: 12 bytes ([`PointFormat::Xyz`]).
+    pub struct PointXYZ {
+        /// x, m.
+        pub x: f32,
+        /// y, m.
+        pub y: f32,
+        /// z, m.
+        pub z: f32,
+    }
+}
+
+pod_struct! {
+    /// A point with position and intensity: 16 bytes ([`PointFormat::Xyzi`]).
+    pub struct PointXYZI {
+        /// x, m.
+        pub x: f32,
+        /// y, m.
+        pub y: f32,
+        /// z, m.
+        pub z: f32,
+        /// Return intensity, sensor units.
+        pub intensity: f32,
+    }
+}
+
+pod_struct! {
+    /// A point with position and colour: 16 bytes ([`PointFormat::Xyzrgb`]).
+    pub struct PointXYZRGB {
+        /// x, m.
+        pub x: f32,
+        /// y, m.
+        pub y: f32,
+        /// z, m.
+        pub z: f32,
+        /// Red.
+        pub r: u8,
+        /// Green.
+        pub g: u8,
+        /// Blue.
+        pub b: u8,
+        /// Alpha (255 = opaque; most sensors write 255).
+        pub a: u8,
+    }
+}
+
+/// Point layout of a [`PointCloud`] (`PointCloudHeader::format` holds the raw `u32`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum PointFormat {
+    /// [`PointXYZ`].
+    Xyz = 1,
+    /// [`PointXYZI`].
+    Xyzi = 2,
+    /// [`PointXYZRGB`].
+    Xyzrgb = 3,
+}
+
+impl PointFormat {
+    /// Decodes the raw value; `None` for an unknown code.
+    pub fn from_raw(raw: u32) -> Option<Self> {
+        match raw {
+            1 => Some(Self::Xyz),
+            2 => Some(Self::Xyzi),
+            3 => Some(Self::Xyzrgb),
+            _ => None,
+        }
+    }
+
+    /// Lower-case name: `"xyz"`, `"xyzi"`, `"xyzrgb"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Xyz => "xyz",
+            Self::Xyzi => "xyzi",
+            Self::Xyzrgb => "xyzrgb",
+        }
+    }
+
+    /// Bytes of one packed point: the size of its point struct.
+    pub fn point_size(self) -> usize {
+        match self {
+            Self::Xyz => core::mem::size_of::<PointXYZ>(),
+            Self::Xyzi => core::mem::size_of::<PointXYZI>(),
+            Self::Xyzrgb => core::mem::size_of::<PointXYZRGB>(),
+        }
+    }
+}
+
+chunked_message! {
+    /// A point cloud of any size (chunked; header 72 bytes, payload `u8`: `width × height`
+    /// points of `point_step` bytes each, the point struct of `format` first in each).
+    ///
+    /// With `point_step` equal to the point struct's size, cast the payload with
+    /// `bytemuck::cast_slice::<u8, PointXYZ>(data)` (or `try_cast_slice`, which reports
+    /// misalignment instead of panicking).
+    pub struct PointCloud ("nerve/PointCloud") {
+        /// Fixed part of a [`PointCloud`]: 72 bytes.
+        header: pub struct PointCloudHeader {
+            /// Stamp and sensor frame.
+            pub header: Header,
+            /// Points per row (all points for an unorganised cloud).
+            pub width: u32,
+            /// Rows (1 for an unorganised cloud).
+            pub height: u32,
+            /// A [`PointFormat`] code.
+            pub format: u32,
+            /// Bytes per point (≥ the point struct's size).
+            pub point_step: u32,
+            /// 1 if no point is invalid (NaN), 0 if some may be.
+            pub is_dense: u32,
+            /// Explicit padding; write zero.
+            pub _pad: u32,
+        },
+        elem: u8,
+    }
+}
+
+impl PointCloudHeader {
+    /// A header for an unorganised cloud of `points` packed points.
+    pub fn new(header: Header, format: PointFormat, points: u32) -> Self {
+        Self {
+            header,
+            width: points,
+            height: 1,
+            format: format as u32,
+            point_step: format.point_size() as u32,
+            is_dense: 0,
+            _pad: 0,
+        }
+    }
+
+    /// The decoded format; `None` for an unknown code.
+    pub fn format(&self) -> Option<PointFormat> {
+        PointFormat::from_raw(self.format)
+    }
+
+    /// Number of points: `width × height`.
+    pub fn point_count(&self) -> usize {
+        (self.width as usize).saturating_mul(self.height as usize)
+    }
+
+    /// Payload bytes the header describes: `width × height × point_step`.
+    pub fn data_len(&self) -> usize {
+        self.point_count().saturating_mul(self.point_step as usize)
+    }
+}
