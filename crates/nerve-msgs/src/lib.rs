@@ -23,6 +23,8 @@ pub mod std_msgs;
 pub use fingerprint::{fnv1a, Fingerprint, MessageKind};
 pub use geometry_msgs::*;
 pub use layout::LayoutHash;
+pub use nav_msgs::*;
+pub use sensor_msgs::*;
 pub use std_msgs::*;
 
 #[doc(hidden)]
