@@ -180,6 +180,7 @@ macro_rules! chunked_message {
 
         impl $crate::Message for $name {
             const TYPE_NAME: &'static str = $type_name;
+            type Kind = $crate::Chunked;
             const FINGERPRINT: $crate::Fingerprint = $crate::Fingerprint {
                 name: $type_name,
                 kind: $crate::MessageKind::Chunked,

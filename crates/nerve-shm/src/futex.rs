@@ -34,7 +34,11 @@ pub fn wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) {
     #[cfg(not(target_os = "linux"))]
     {
         let _ = (word, expected);
-        std::thread::sleep(timeout.unwrap_or(Duration::from_micros(100)).min(Duration::from_micros(100)));
+        std::thread::sleep(
+            timeout
+                .unwrap_or(Duration::from_micros(100))
+                .min(Duration::from_micros(100)),
+        );
     }
 }
 

@@ -220,20 +220,36 @@ const fn align_up(v: usize, a: usize) -> usize {
 
 impl TopicConfig {
     /// Computes the header the creator writes. Returns an error for values out of range.
-    pub fn header(&self, creator_pid: u32, creator_start: u64) -> Result<HeaderFields, LayoutError> {
+    pub fn header(
+        &self,
+        creator_pid: u32,
+        creator_start: u64,
+    ) -> Result<HeaderFields, LayoutError> {
         let capacity = self.depth.max(1).checked_next_power_of_two().unwrap_or(0);
         if capacity == 0 || capacity > MAX_CAPACITY {
-            return Err(invalid("capacity", format!("depth {} out of range 1..={MAX_CAPACITY}", self.depth)));
+            return Err(invalid(
+                "capacity",
+                format!("depth {} out of range 1..={MAX_CAPACITY}", self.depth),
+            ));
         }
         if self.max_endpoints == 0 || self.max_endpoints > MAX_ENDPOINTS {
-            return Err(invalid("max_endpoints", format!("{} out of range 1..={MAX_ENDPOINTS}", self.max_endpoints)));
+            return Err(invalid(
+                "max_endpoints",
+                format!("{} out of range 1..={MAX_ENDPOINTS}", self.max_endpoints),
+            ));
         }
         if self.slot_payload > MAX_SLOT_PAYLOAD {
-            return Err(invalid("slot_payload", format!("{} > {MAX_SLOT_PAYLOAD}", self.slot_payload)));
+            return Err(invalid(
+                "slot_payload",
+                format!("{} > {MAX_SLOT_PAYLOAD}", self.slot_payload),
+            ));
         }
         let name = self.stored_type.name.as_bytes();
         if name.len() > MAX_TYPE_NAME {
-            return Err(invalid("type_name", format!("longer than {MAX_TYPE_NAME} bytes")));
+            return Err(invalid(
+                "type_name",
+                format!("longer than {MAX_TYPE_NAME} bytes"),
+            ));
         }
         let slot_stride = align_up(SLOT_HEADER + align_up(self.slot_payload as usize, 8), 64);
         let endpoints_end = ENDPOINTS_OFFSET + self.max_endpoints as usize * ENDPOINT_SIZE;
@@ -269,7 +285,11 @@ impl TopicConfig {
             _reserved: 0,
             slots_offset: slots_offset as u64,
             pool_offset: pool_offset as u64,
-            pool_len: if self.pool_len > 0 { align_up(self.pool_len, 4096) as u64 } else { 0 },
+            pool_len: if self.pool_len > 0 {
+                align_up(self.pool_len, 4096) as u64
+            } else {
+                0
+            },
         })
     }
 }
@@ -279,20 +299,36 @@ impl HeaderFields {
     /// the validated parameters. Never panics, whatever the bytes.
     pub fn validate(&self, mapped_len: usize) -> Result<TopicParams, LayoutError> {
         if mapped_len < ENDPOINTS_OFFSET {
-            return Err(LayoutError::TooShort { needed: ENDPOINTS_OFFSET, actual: mapped_len });
+            return Err(LayoutError::TooShort {
+                needed: ENDPOINTS_OFFSET,
+                actual: mapped_len,
+            });
         }
         if self.magic != TOPIC_MAGIC {
-            return Err(invalid("magic", format!("{:#018x} is not a nerve topic segment", self.magic)));
+            return Err(invalid(
+                "magic",
+                format!("{:#018x} is not a nerve topic segment", self.magic),
+            ));
         }
         if self.version != LAYOUT_VERSION {
-            return Err(invalid("version", format!("layout version {} (this build reads {LAYOUT_VERSION})", self.version)));
+            return Err(invalid(
+                "version",
+                format!(
+                    "layout version {} (this build reads {LAYOUT_VERSION})",
+                    self.version
+                ),
+            ));
         }
         if self.header_size as usize != std::mem::size_of::<HeaderFields>() {
             return Err(invalid("header_size", self.header_size.to_string()));
         }
-        let total = usize::try_from(self.total_size).map_err(|_| invalid("total_size", "too large"))?;
+        let total =
+            usize::try_from(self.total_size).map_err(|_| invalid("total_size", "too large"))?;
         if total != mapped_len {
-            return Err(invalid("total_size", format!("header says {total} bytes, segment has {mapped_len}")));
+            return Err(invalid(
+                "total_size",
+                format!("header says {total} bytes, segment has {mapped_len}"),
+            ));
         }
         let reliability = Reliability::from_raw(self.reliability)
             .ok_or_else(|| invalid("reliability", self.reliability.to_string()))?;
@@ -314,10 +350,14 @@ impl HeaderFields {
         }
         let stride = self.slot_stride as usize;
         if stride % 64 != 0 || stride < SLOT_HEADER + self.slot_payload as usize {
-            return Err(invalid("slot_stride", format!("{stride} for payload {}", self.slot_payload)));
+            return Err(invalid(
+                "slot_stride",
+                format!("{stride} for payload {}", self.slot_payload),
+            ));
         }
         let endpoints_end = ENDPOINTS_OFFSET + self.max_endpoints as usize * ENDPOINT_SIZE;
-        let slots_offset = usize::try_from(self.slots_offset).map_err(|_| invalid("slots_offset", "too large"))?;
+        let slots_offset =
+            usize::try_from(self.slots_offset).map_err(|_| invalid("slots_offset", "too large"))?;
         if slots_offset < endpoints_end || slots_offset % 64 != 0 {
             return Err(invalid("slots_offset", slots_offset.to_string()));
         }
@@ -330,7 +370,10 @@ impl HeaderFields {
         if pool_offset != 0 || pool_len != 0 {
             let end = pool_offset.checked_add(pool_len);
             if pool_offset < slots_end || pool_offset % 4096 != 0 || end.is_none_or(|e| e > total) {
-                return Err(invalid("pool_offset", format!("{pool_offset} + {pool_len} outside the segment")));
+                return Err(invalid(
+                    "pool_offset",
+                    format!("{pool_offset} + {pool_len} outside the segment"),
+                ));
             }
         }
         Ok(TopicParams {
@@ -419,7 +462,13 @@ mod tests {
     fn as_bytes(h: &HeaderFields) -> Vec<u8> {
         // SAFETY: HeaderFields is repr(C) plain data; reading its bytes (padding-free by
         // construction: every field is 4- or 8-byte and ordered) is sound.
-        unsafe { std::slice::from_raw_parts(h as *const _ as *const u8, std::mem::size_of::<HeaderFields>()).to_vec() }
+        unsafe {
+            std::slice::from_raw_parts(
+                h as *const _ as *const u8,
+                std::mem::size_of::<HeaderFields>(),
+            )
+            .to_vec()
+        }
     }
 
     fn from_bytes(b: &[u8]) -> HeaderFields {

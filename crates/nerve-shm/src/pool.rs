@@ -71,10 +71,16 @@ fn words_per_endpoint(chunks: u32) -> usize {
     (chunks as usize).div_ceil(64)
 }
 
-fn offsets(chunk_size: usize, chunks: u32, max_endpoints: u32) -> Option<(usize, usize, usize, usize)> {
+fn offsets(
+    chunk_size: usize,
+    chunks: u32,
+    max_endpoints: u32,
+) -> Option<(usize, usize, usize, usize)> {
     let refs = POOL_HEADER;
     let holders = refs.checked_add((chunks as usize).checked_mul(8)?)?;
-    let holder_bytes = words_per_endpoint(chunks).checked_mul(8)?.checked_mul(max_endpoints as usize)?;
+    let holder_bytes = words_per_endpoint(chunks)
+        .checked_mul(8)?
+        .checked_mul(max_endpoints as usize)?;
     let data = align_up(holders.checked_add(holder_bytes)?, CHUNK_ALIGN);
     let total = data.checked_add(chunk_size.checked_mul(chunks as usize)?)?;
     Some((refs, holders, data, total))
@@ -83,7 +89,12 @@ fn offsets(chunk_size: usize, chunks: u32, max_endpoints: u32) -> Option<(usize,
 impl Pool {
     /// Bytes a pool of `chunks` chunks of `chunk_size` bytes (rounded up to a page) needs.
     pub fn area_len(chunk_size: usize, chunks: u32, max_endpoints: u32) -> Option<usize> {
-        offsets(align_up(chunk_size.max(1), CHUNK_ALIGN), chunks, max_endpoints).map(|o| o.3)
+        offsets(
+            align_up(chunk_size.max(1), CHUNK_ALIGN),
+            chunks,
+            max_endpoints,
+        )
+        .map(|o| o.3)
     }
 
     /// Writes a fresh pool header into `area`.
@@ -91,9 +102,16 @@ impl Pool {
     /// # Safety
     /// `area` must be valid for writes of `len` bytes, 8-byte aligned, zeroed, and not yet
     /// shared with anyone; `len` must be at least `area_len(chunk_size, chunks, max_endpoints)`.
-    pub unsafe fn init(area: *mut u8, len: usize, chunk_size: usize, chunks: u32, max_endpoints: u32) {
+    pub unsafe fn init(
+        area: *mut u8,
+        len: usize,
+        chunk_size: usize,
+        chunks: u32,
+        max_endpoints: u32,
+    ) {
         let chunk_size = align_up(chunk_size.max(1), CHUNK_ALIGN);
-        let (refs, holders, data, total) = offsets(chunk_size, chunks, max_endpoints).expect("pool size overflow");
+        let (refs, holders, data, total) =
+            offsets(chunk_size, chunks, max_endpoints).expect("pool size overflow");
         assert!(total <= len, "pool area too small");
         let header = PoolHeader {
             magic: POOL_MAGIC,
@@ -114,10 +132,17 @@ impl Pool {
     /// # Safety
     /// `area` must be valid for reads and writes of `len` bytes, 4096-byte aligned, for as long
     /// as the returned `Pool` is used; other parties may only modify it through atomics.
-    pub unsafe fn attach(area: *mut u8, len: usize, max_endpoints: u32) -> Result<Pool, LayoutError> {
+    pub unsafe fn attach(
+        area: *mut u8,
+        len: usize,
+        max_endpoints: u32,
+    ) -> Result<Pool, LayoutError> {
         let invalid = |field: &'static str, detail: String| LayoutError::Invalid { field, detail };
         if len < POOL_HEADER {
-            return Err(LayoutError::TooShort { needed: POOL_HEADER, actual: len });
+            return Err(LayoutError::TooShort {
+                needed: POOL_HEADER,
+                actual: len,
+            });
         }
         // SAFETY: the caller guarantees `len` readable bytes; the header is plain integers, and a
         // volatile read takes one snapshot that is validated below and never re-read.
@@ -126,17 +151,36 @@ impl Pool {
             return Err(invalid("pool.magic", format!("{:#018x}", h.magic)));
         }
         if h.max_endpoints != max_endpoints {
-            return Err(invalid("pool.max_endpoints", format!("{} (topic has {max_endpoints})", h.max_endpoints)));
+            return Err(invalid(
+                "pool.max_endpoints",
+                format!("{} (topic has {max_endpoints})", h.max_endpoints),
+            ));
         }
         let chunk_size = usize::try_from(h.chunk_size).unwrap_or(usize::MAX);
         if chunk_size == 0 || chunk_size % CHUNK_ALIGN != 0 || h.chunk_count == 0 {
-            return Err(invalid("pool.chunk_size", format!("{} × {} chunks", h.chunk_size, h.chunk_count)));
+            return Err(invalid(
+                "pool.chunk_size",
+                format!("{} × {} chunks", h.chunk_size, h.chunk_count),
+            ));
         }
-        let Some((refs, holders, data, total)) = offsets(chunk_size, h.chunk_count, h.max_endpoints) else {
+        let Some((refs, holders, data, total)) =
+            offsets(chunk_size, h.chunk_count, h.max_endpoints)
+        else {
             return Err(invalid("pool.chunk_count", "size overflow".into()));
         };
-        if (refs, holders, data, total) != (h.refs_offset as usize, h.holders_offset as usize, h.data_offset as usize, h.len as usize) || total > len {
-            return Err(invalid("pool.offsets", format!("pool claims {} bytes, area has {len}", h.len)));
+        if (refs, holders, data, total)
+            != (
+                h.refs_offset as usize,
+                h.holders_offset as usize,
+                h.data_offset as usize,
+                h.len as usize,
+            )
+            || total > len
+        {
+            return Err(invalid(
+                "pool.offsets",
+                format!("pool claims {} bytes, area has {len}", h.len),
+            ));
         }
         Ok(Pool {
             base: area,
@@ -256,7 +300,11 @@ impl Pool {
         // Release pairs with the Acquire CAS in `alloc`: our reads of the chunk happen before
         // the next owner's writes.
         let prev = word.fetch_sub(1, Release);
-        debug_assert!(prev & 0xffff_ffff != 0, "chunk {} released below zero", id.index);
+        debug_assert!(
+            prev & 0xffff_ffff != 0,
+            "chunk {} released below zero",
+            id.index
+        );
     }
 
     /// Releases every chunk a dead endpoint held. Returns how many.
@@ -271,7 +319,10 @@ impl Pool {
             let bits = w.swap(0, AcqRel);
             for b in 0..64 {
                 if bits & (1 << b) != 0 {
-                    self.release_unowned(ChunkId { index: (wi * 64 + b) as u32, generation: 0 });
+                    self.release_unowned(ChunkId {
+                        index: (wi * 64 + b) as u32,
+                        generation: 0,
+                    });
                     n += 1;
                 }
             }
@@ -320,7 +371,10 @@ mod tests {
         let c = p.alloc(1).unwrap();
         assert_eq!(c.index, a.index);
         assert_ne!(c.generation, a.generation);
-        assert!(!p.retain(a, 1), "stale generation must not pin a recycled chunk");
+        assert!(
+            !p.retain(a, 1),
+            "stale generation must not pin a recycled chunk"
+        );
         p.release(b, 0);
         p.release(c, 1);
         assert_eq!(p.in_use(), 0);
@@ -362,7 +416,11 @@ mod tests {
                             // SAFETY: the chunk is ours while we hold the only reference.
                             let w = unsafe { &*ptr };
                             w.store(i as u64 ^ (ep as u64) << 40, Relaxed);
-                            assert_eq!(w.load(Relaxed), i as u64 ^ (ep as u64) << 40, "chunk shared by two owners");
+                            assert_eq!(
+                                w.load(Relaxed),
+                                i as u64 ^ (ep as u64) << 40,
+                                "chunk shared by two owners"
+                            );
                             p.release(id, ep);
                         }
                     }

@@ -14,7 +14,10 @@
 use std::ptr::NonNull;
 use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering::*};
 
-use crate::layout::{EndpointRecord, TopicParams, ENDPOINTS_OFFSET, ENDPOINT_SIZE, HEAD_OFFSET, NOTIFY_OFFSET, SLOT_HEADER};
+use crate::layout::{
+    EndpointRecord, TopicParams, ENDPOINTS_OFFSET, ENDPOINT_SIZE, HEAD_OFFSET, NOTIFY_OFFSET,
+    SLOT_HEADER,
+};
 use crate::words;
 
 /// Outcome of reading a slot.
@@ -121,7 +124,13 @@ impl Ring {
     pub fn endpoint(&self, i: u32) -> &EndpointRecord {
         assert!(i < self.endpoints, "endpoint index {i} out of range");
         // SAFETY: the endpoint table of `endpoints` records was validated to fit the segment.
-        unsafe { &*(self.base.as_ptr().add(ENDPOINTS_OFFSET + i as usize * ENDPOINT_SIZE) as *const EndpointRecord) }
+        unsafe {
+            &*(self
+                .base
+                .as_ptr()
+                .add(ENDPOINTS_OFFSET + i as usize * ENDPOINT_SIZE)
+                as *const EndpointRecord)
+        }
     }
 
     fn slot(&self, n: u64) -> (&AtomicU64, &AtomicU32, &AtomicU32, *mut u8) {
@@ -235,7 +244,9 @@ impl Ring {
                 Read::Lapped
             };
         }
-        let n = (len.load(Relaxed) as usize).min(self.payload).min(out.len());
+        let n = (len.load(Relaxed) as usize)
+            .min(self.payload)
+            .min(out.len());
         // SAFETY: p is the 8-aligned payload of a slot inside the ring; n ≤ payload capacity.
         unsafe { words::load(p, &mut out[..n]) };
         // Pairs with the Release fence in `begin_write`: if any word we copied came from a newer
@@ -272,7 +283,14 @@ mod tests {
 
     fn ring(depth: u32, payload: u32) -> (Arc<HeapRegion>, Ring) {
         let cfg = TopicConfig {
-            stored_type: StoredType { name: "t".into(), kind: 1, size: payload, align: 8, elem_size: 0, layout_hash: 1 },
+            stored_type: StoredType {
+                name: "t".into(),
+                kind: 1,
+                size: payload,
+                align: 8,
+                elem_size: 0,
+                layout_hash: 1,
+            },
             reliability: Reliability::BestEffort,
             depth,
             slot_payload: payload,
@@ -307,7 +325,11 @@ mod tests {
         for i in 1..=4 {
             publish(&r, i);
         }
-        assert_eq!(r.read(0, &mut buf), Read::Lapped, "slot 0 was overwritten by message 4");
+        assert_eq!(
+            r.read(0, &mut buf),
+            Read::Lapped,
+            "slot 0 was overwritten by message 4"
+        );
         assert_eq!(r.read(4, &mut buf), Read::Ok(8));
         assert_eq!(u64::from_le_bytes(buf), 4);
     }

@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering::*};
 
-use crate::layout::{HeaderFields, LayoutError, StoredType, TopicConfig, TopicParams, ENDPOINT_FREE, READY};
+use crate::layout::{
+    HeaderFields, LayoutError, StoredType, TopicConfig, TopicParams, ENDPOINT_FREE, READY,
+};
 use crate::liveness::ProcessId;
 use crate::pool::Pool;
 use crate::region::Region;
@@ -50,13 +52,30 @@ impl ShmRegion {
         if len == 0 {
             return Err(io::Error::new(io::ErrorKind::InvalidData, "empty segment"));
         }
-        let prot = if writable { libc::PROT_READ | libc::PROT_WRITE } else { libc::PROT_READ };
+        let prot = if writable {
+            libc::PROT_READ | libc::PROT_WRITE
+        } else {
+            libc::PROT_READ
+        };
         // SAFETY: a fresh mapping of an open file descriptor; the kernel picks the address.
-        let p = unsafe { libc::mmap(std::ptr::null_mut(), len, prot, libc::MAP_SHARED, file.as_raw_fd(), 0) };
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                prot,
+                libc::MAP_SHARED,
+                file.as_raw_fd(),
+                0,
+            )
+        };
         if p == libc::MAP_FAILED {
             return Err(io::Error::last_os_error());
         }
-        Ok(ShmRegion { ptr: NonNull::new(p as *mut u8).expect("mmap returned null"), len, path: path.to_owned() })
+        Ok(ShmRegion {
+            ptr: NonNull::new(p as *mut u8).expect("mmap returned null"),
+            len,
+            path: path.to_owned(),
+        })
     }
 
     /// The file behind the mapping.
@@ -103,7 +122,9 @@ pub enum SegmentError {
 
 /// The directory of a domain: `/dev/shm/nerve-<uid>-<domain>` (or `$NERVE_SHM_DIR/...`).
 pub fn domain_dir(domain: u32) -> PathBuf {
-    let root = std::env::var_os("NERVE_SHM_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/dev/shm"));
+    let root = std::env::var_os("NERVE_SHM_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/dev/shm"));
     // SAFETY: getuid has no preconditions.
     let uid = unsafe { libc::getuid() };
     root.join(format!("nerve-{uid}-{domain}"))
@@ -115,7 +136,10 @@ pub fn topic_file(name: &str) -> String {
 }
 
 fn io_err(path: &Path) -> impl FnOnce(io::Error) -> SegmentError + '_ {
-    move |source| SegmentError::Io { path: path.to_owned(), source }
+    move |source| SegmentError::Io {
+        path: path.to_owned(),
+        source,
+    }
 }
 
 /// An exclusive lock on a domain directory, released on drop (and by the kernel if we die).
@@ -126,9 +150,20 @@ pub struct DomainLock {
 impl DomainLock {
     /// Creates the domain directory (mode 0700) if needed and locks it.
     pub fn acquire(dir: &Path) -> Result<Self, SegmentError> {
-        std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(io_err(dir))?;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(io_err(dir))?;
         let path = dir.join(".lock");
-        let f = OpenOptions::new().create(true).truncate(false).read(true).write(true).mode(0o600).open(&path).map_err(io_err(&path))?;
+        let f = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .mode(0o600)
+            .open(&path)
+            .map_err(io_err(&path))?;
         loop {
             // SAFETY: flock on a valid fd.
             if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } == 0 {
@@ -162,7 +197,10 @@ fn ready_word(base: NonNull<u8>) -> &'static AtomicU32 {
 /// Reads and validates the header of a mapped segment.
 pub fn validate(region: &ShmRegion) -> Result<TopicParams, LayoutError> {
     if region.len() < 4096 {
-        return Err(LayoutError::TooShort { needed: 4096, actual: region.len() });
+        return Err(LayoutError::TooShort {
+            needed: 4096,
+            actual: region.len(),
+        });
     }
     // SAFETY: the region is at least a page; HeaderFields is plain integers and bytes, so any
     // bit pattern is valid; one volatile snapshot is taken and validated.
@@ -176,14 +214,23 @@ pub fn live_endpoints(ring: &Ring) -> usize {
         .filter(|&i| {
             let e = ring.endpoint(i);
             e.state.load(Acquire) != ENDPOINT_FREE
-                && ProcessId { pid: e.pid.load(Relaxed), start_time: e.start_time.load(Relaxed) }.is_alive()
+                && ProcessId {
+                    pid: e.pid.load(Relaxed),
+                    start_time: e.start_time.load(Relaxed),
+                }
+                .is_alive()
         })
         .count()
 }
 
 /// Opens the topic segment `file` in `dir`, creating it from `config` if it does not exist or
 /// only dead processes used it. `chunks` = (chunk size, chunk count) for a pool.
-pub fn open_or_create(dir: &Path, file: &str, config: &TopicConfig, chunks: Option<(usize, u32)>) -> Result<Segment, SegmentError> {
+pub fn open_or_create(
+    dir: &Path,
+    file: &str,
+    config: &TopicConfig,
+    chunks: Option<(usize, u32)>,
+) -> Result<Segment, SegmentError> {
     let _lock = DomainLock::acquire(dir)?;
     let path = dir.join(file);
     match OpenOptions::new().read(true).write(true).open(&path) {
@@ -197,7 +244,10 @@ pub fn open_or_create(dir: &Path, file: &str, config: &TopicConfig, chunks: Opti
             if ready_word(region.base()).load(Acquire) != READY {
                 return replace(&path, config, chunks);
             }
-            let params = validate(&region).map_err(|source| SegmentError::Corrupt { path: path.clone(), source })?;
+            let params = validate(&region).map_err(|source| SegmentError::Corrupt {
+                path: path.clone(),
+                source,
+            })?;
             // SAFETY: params validated against this mapping, which the ring does not outlive.
             let ring = unsafe { Ring::new(region.base(), &params) };
             if live_endpoints(&ring) == 0 {
@@ -206,51 +256,101 @@ pub fn open_or_create(dir: &Path, file: &str, config: &TopicConfig, chunks: Opti
                 return replace(&path, config, chunks);
             }
             if params.stored_type != config.stored_type {
-                return Err(SegmentError::TypeMismatch { expected: config.stored_type.clone(), found: params.stored_type });
+                return Err(SegmentError::TypeMismatch {
+                    expected: config.stored_type.clone(),
+                    found: params.stored_type,
+                });
             }
-            Ok(Segment { region, params, created: false })
+            Ok(Segment {
+                region,
+                params,
+                created: false,
+            })
         }
         Err(e) if e.kind() == io::ErrorKind::NotFound => create(&path, config, chunks),
         Err(e) => Err(SegmentError::Io { path, source: e }),
     }
 }
 
-fn replace(path: &Path, config: &TopicConfig, chunks: Option<(usize, u32)>) -> Result<Segment, SegmentError> {
+fn replace(
+    path: &Path,
+    config: &TopicConfig,
+    chunks: Option<(usize, u32)>,
+) -> Result<Segment, SegmentError> {
     match std::fs::remove_file(path) {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-        Err(e) => return Err(SegmentError::Io { path: path.to_owned(), source: e }),
+        Err(e) => {
+            return Err(SegmentError::Io {
+                path: path.to_owned(),
+                source: e,
+            })
+        }
     }
     create(path, config, chunks)
 }
 
-fn create(path: &Path, config: &TopicConfig, chunks: Option<(usize, u32)>) -> Result<Segment, SegmentError> {
+fn create(
+    path: &Path,
+    config: &TopicConfig,
+    chunks: Option<(usize, u32)>,
+) -> Result<Segment, SegmentError> {
     let mut config = config.clone();
     if let Some((size, count)) = chunks {
-        config.pool_len = Pool::area_len(size, count, config.max_endpoints).ok_or_else(|| SegmentError::Corrupt {
-            path: path.to_owned(),
-            source: LayoutError::Invalid { field: "pool", detail: format!("{count} chunks of {size} bytes overflow") },
+        config.pool_len = Pool::area_len(size, count, config.max_endpoints).ok_or_else(|| {
+            SegmentError::Corrupt {
+                path: path.to_owned(),
+                source: LayoutError::Invalid {
+                    field: "pool",
+                    detail: format!("{count} chunks of {size} bytes overflow"),
+                },
+            }
         })?;
     }
     let me = ProcessId::current();
     let header = config
         .header(me.pid, me.start_time)
-        .map_err(|source| SegmentError::Corrupt { path: path.to_owned(), source })?;
-    let f = OpenOptions::new().read(true).write(true).create_new(true).mode(0o600).open(path).map_err(io_err(path))?;
+        .map_err(|source| SegmentError::Corrupt {
+            path: path.to_owned(),
+            source,
+        })?;
+    let f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(io_err(path))?;
     f.set_len(header.total_size).map_err(io_err(path))?;
-    let region = ShmRegion::map(&f, header.total_size as usize, path, true).map_err(io_err(path))?;
+    let region =
+        ShmRegion::map(&f, header.total_size as usize, path, true).map_err(io_err(path))?;
     // SAFETY: the mapping is fresh, zero-filled, private to us under the domain lock, and at
     // least one page long; HeaderFields fits in the first page.
     unsafe { std::ptr::write(region.base().as_ptr() as *mut HeaderFields, header) };
-    let params = validate(&region).map_err(|source| SegmentError::Corrupt { path: path.to_owned(), source })?;
+    let params = validate(&region).map_err(|source| SegmentError::Corrupt {
+        path: path.to_owned(),
+        source,
+    })?;
     if let Some((size, count)) = chunks {
         // SAFETY: the pool area lies inside the fresh mapping (validated above) and is zeroed.
-        unsafe { Pool::init(region.base().as_ptr().add(params.pool_offset), params.pool_len, size, count, params.max_endpoints) };
+        unsafe {
+            Pool::init(
+                region.base().as_ptr().add(params.pool_offset),
+                params.pool_len,
+                size,
+                count,
+                params.max_endpoints,
+            )
+        };
     }
     // Release pairs with the Acquire load in `open_or_create`: a segment marked ready has its
     // header and pool written.
     ready_word(region.base()).store(READY, Release);
-    Ok(Segment { region, params, created: true })
+    Ok(Segment {
+        region,
+        params,
+        created: true,
+    })
 }
 
 /// Maps an existing segment read-only for inspection (listing). No lock taken.
@@ -258,7 +358,10 @@ pub fn inspect(path: &Path) -> Result<(ShmRegion, TopicParams), SegmentError> {
     let f = File::open(path).map_err(io_err(path))?;
     let len = f.metadata().map_err(io_err(path))?.len() as usize;
     let region = ShmRegion::map(&f, len, path, false).map_err(io_err(path))?;
-    let params = validate(&region).map_err(|source| SegmentError::Corrupt { path: path.to_owned(), source })?;
+    let params = validate(&region).map_err(|source| SegmentError::Corrupt {
+        path: path.to_owned(),
+        source,
+    })?;
     Ok((region, params))
 }
 

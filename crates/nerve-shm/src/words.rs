@@ -26,7 +26,9 @@ pub unsafe fn store(dst: *mut u8, src: &[u8]) {
         let mut buf = [0u8; 8];
         buf[..tail].copy_from_slice(&src[words * 8..]);
         // SAFETY: as above; the caller's region covers the rounded-up length.
-        unsafe { (*(dst.add(words * 8) as *const AtomicU64)).store(u64::from_ne_bytes(buf), Relaxed) };
+        unsafe {
+            (*(dst.add(words * 8) as *const AtomicU64)).store(u64::from_ne_bytes(buf), Relaxed)
+        };
     }
 }
 

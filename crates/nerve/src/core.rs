@@ -9,7 +9,10 @@ use std::time::{Duration, Instant};
 
 use nerve_shm::layout::{EndpointRecord, ENDPOINT_FREE, ENDPOINT_PUBLISHER, ENDPOINT_SUBSCRIBER};
 use nerve_shm::segment::{self, SegmentError};
-use nerve_shm::{ChunkId, Claimed, HeapRegion, Pool, ProcessId, Read, Region, Reliability, Ring, StoredType, TopicConfig, TopicParams};
+use nerve_shm::{
+    ChunkId, Claimed, HeapRegion, Pool, ProcessId, Read, Region, Reliability, Ring, StoredType,
+    TopicConfig, TopicParams,
+};
 
 use crate::error::{OpenError, RecvError, SendError};
 
@@ -61,13 +64,19 @@ pub(crate) struct Shared {
 
 type HeapKey = (u32, String);
 fn heap_topics() -> &'static Mutex<HashMap<HeapKey, Weak<Shared>>> {
-    static HEAP: std::sync::OnceLock<Mutex<HashMap<HeapKey, Weak<Shared>>>> = std::sync::OnceLock::new();
+    static HEAP: std::sync::OnceLock<Mutex<HashMap<HeapKey, Weak<Shared>>>> =
+        std::sync::OnceLock::new();
     HEAP.get_or_init(Default::default)
 }
 
 /// In-process topics alive in this process (for the registry).
 pub(crate) fn heap_topic_list() -> Vec<Arc<Shared>> {
-    heap_topics().lock().unwrap().values().filter_map(Weak::upgrade).collect()
+    heap_topics()
+        .lock()
+        .unwrap()
+        .values()
+        .filter_map(Weak::upgrade)
+        .collect()
 }
 
 fn describe_qos(r: Reliability, capacity: u32) -> String {
@@ -91,7 +100,9 @@ impl Shared {
             pool_len: 0,
         };
         let capacity = depth.max(1).next_power_of_two();
-        let chunks = spec.chunk_bytes.map(|bytes| (bytes, spec.chunks.unwrap_or(capacity * 2 + 8)));
+        let chunks = spec
+            .chunk_bytes
+            .map(|bytes| (bytes, spec.chunks.unwrap_or(capacity * 2 + 8)));
         let topic = || spec.name.clone();
         let shared = if spec.in_process {
             let mut map = heap_topics().lock().unwrap();
@@ -102,46 +113,103 @@ impl Shared {
                 let mut config = config;
                 if let Some((size, count)) = chunks {
                     config.pool_len = Pool::area_len(size, count, config.max_endpoints)
-                        .ok_or_else(|| OpenError::InvalidConfig { topic: topic(), reason: "chunk pool size overflows".into() })?;
+                        .ok_or_else(|| OpenError::InvalidConfig {
+                            topic: topic(),
+                            reason: "chunk pool size overflows".into(),
+                        })?;
                 }
                 let me = ProcessId::current();
-                let header = config
-                    .header(me.pid, me.start_time)
-                    .map_err(|e| OpenError::InvalidConfig { topic: topic(), reason: e.to_string() })?;
-                let params = header.validate(header.total_size as usize).expect("a fresh header validates");
+                let header =
+                    config
+                        .header(me.pid, me.start_time)
+                        .map_err(|e| OpenError::InvalidConfig {
+                            topic: topic(),
+                            reason: e.to_string(),
+                        })?;
+                let params = header
+                    .validate(header.total_size as usize)
+                    .expect("a fresh header validates");
                 let region = HeapRegion::new(params.total_size);
                 // SAFETY: the region is zeroed, private, and as large as the validated layout.
-                unsafe { std::ptr::write(region.base().as_ptr() as *mut nerve_shm::layout::HeaderFields, header) };
+                unsafe {
+                    std::ptr::write(
+                        region.base().as_ptr() as *mut nerve_shm::layout::HeaderFields,
+                        header,
+                    )
+                };
                 if let Some((size, count)) = chunks {
                     // SAFETY: the pool area lies inside the fresh region (validated) and is zeroed.
-                    unsafe { Pool::init(region.base().as_ptr().add(params.pool_offset), params.pool_len, size, count, params.max_endpoints) };
+                    unsafe {
+                        Pool::init(
+                            region.base().as_ptr().add(params.pool_offset),
+                            params.pool_len,
+                            size,
+                            count,
+                            params.max_endpoints,
+                        )
+                    };
                 }
-                let shared = Arc::new(Self::assemble(spec, TransportPath::Heap, params, Box::new(region))?);
+                let shared = Arc::new(Self::assemble(
+                    spec,
+                    TransportPath::Heap,
+                    params,
+                    Box::new(region),
+                )?);
                 map.insert(key, Arc::downgrade(&shared));
                 shared
             }
         } else {
             let dir = segment::domain_dir(spec.domain);
             let file = segment::topic_file(&spec.name);
-            let seg = segment::open_or_create(&dir, &file, &config, chunks).map_err(|e| match e {
-                SegmentError::Corrupt { path, source } => OpenError::Corrupt { topic: topic(), path, reason: source.to_string(), domain: spec.domain },
-                SegmentError::TypeMismatch { expected, found } => OpenError::TypeMismatch { topic: topic(), expected: expected.describe(), found: found.describe() },
-                SegmentError::Io { source, .. } => OpenError::Io { topic: topic(), source },
-            })?;
+            let seg =
+                segment::open_or_create(&dir, &file, &config, chunks).map_err(|e| match e {
+                    SegmentError::Corrupt { path, source } => OpenError::Corrupt {
+                        topic: topic(),
+                        path,
+                        reason: source.to_string(),
+                        domain: spec.domain,
+                    },
+                    SegmentError::TypeMismatch { expected, found } => OpenError::TypeMismatch {
+                        topic: topic(),
+                        expected: expected.describe(),
+                        found: found.describe(),
+                    },
+                    SegmentError::Io { source, .. } => OpenError::Io {
+                        topic: topic(),
+                        source,
+                    },
+                })?;
             let path = TransportPath::Shm(seg.region.path().to_owned());
             if !seg.created {
                 tracing::debug!(topic = %spec.name, "joined existing topic");
             }
-            Arc::new(Self::assemble(spec, path, seg.params, Box::new(seg.region))?)
+            Arc::new(Self::assemble(
+                spec,
+                path,
+                seg.params,
+                Box::new(seg.region),
+            )?)
         };
         // QoS explicitly asked for must match what the topic has.
         let p = &shared.params;
         let found = describe_qos(p.reliability, p.capacity);
-        if spec.reliability.is_some_and(|r| r != p.reliability) || spec.depth.is_some_and(|d| d.max(1).next_power_of_two() != p.capacity) {
-            return Err(OpenError::QosMismatch { topic: topic(), requested: describe_qos(reliability, capacity), found });
+        if spec.reliability.is_some_and(|r| r != p.reliability)
+            || spec
+                .depth
+                .is_some_and(|d| d.max(1).next_power_of_two() != p.capacity)
+        {
+            return Err(OpenError::QosMismatch {
+                topic: topic(),
+                requested: describe_qos(reliability, capacity),
+                found,
+            });
         }
         if p.stored_type != spec.stored_type {
-            return Err(OpenError::TypeMismatch { topic: topic(), expected: spec.stored_type.describe(), found: p.stored_type.describe() });
+            return Err(OpenError::TypeMismatch {
+                topic: topic(),
+                expected: spec.stored_type.describe(),
+                found: p.stored_type.describe(),
+            });
         }
         if let Some(bytes) = spec.chunk_bytes {
             let have = shared.pool.as_ref().map_or(0, Pool::chunk_size);
@@ -152,13 +220,24 @@ impl Shared {
         Ok(shared)
     }
 
-    fn assemble(spec: &OpenSpec, path: TransportPath, params: TopicParams, region: Box<dyn Region>) -> Result<Shared, OpenError> {
+    fn assemble(
+        spec: &OpenSpec,
+        path: TransportPath,
+        params: TopicParams,
+        region: Box<dyn Region>,
+    ) -> Result<Shared, OpenError> {
         // SAFETY: params were validated against this region, which `Shared` keeps alive for as
         // long as the ring and pool views exist (field order).
         let ring = unsafe { Ring::new(region.base(), &params) };
         let pool = if params.pool_len > 0 {
             // SAFETY: the pool area was validated to lie inside the region.
-            let pool = unsafe { Pool::attach(region.base().as_ptr().add(params.pool_offset), params.pool_len, params.max_endpoints) };
+            let pool = unsafe {
+                Pool::attach(
+                    region.base().as_ptr().add(params.pool_offset),
+                    params.pool_len,
+                    params.max_endpoints,
+                )
+            };
             Some(pool.map_err(|e| OpenError::Corrupt {
                 topic: spec.name.clone(),
                 path: match &path {
@@ -171,12 +250,23 @@ impl Shared {
         } else {
             None
         };
-        Ok(Shared { name: spec.name.clone(), domain: spec.domain, path, params, ring, pool, _region: region })
+        Ok(Shared {
+            name: spec.name.clone(),
+            domain: spec.domain,
+            path,
+            params,
+            ring,
+            pool,
+            _region: region,
+        })
     }
 
     fn record_dead(&self, i: u32) -> bool {
         let e = self.ring.endpoint(i);
-        let id = ProcessId { pid: e.pid.load(Relaxed), start_time: e.start_time.load(Relaxed) };
+        let id = ProcessId {
+            pid: e.pid.load(Relaxed),
+            start_time: e.start_time.load(Relaxed),
+        };
         id.pid != 0 && !id.is_alive()
     }
 
@@ -187,9 +277,13 @@ impl Shared {
         for i in 0..self.ring.endpoint_count() {
             let e = self.ring.endpoint(i);
             let state = e.state.load(Acquire);
-            if (state == ENDPOINT_PUBLISHER || state == ENDPOINT_SUBSCRIBER) && self.record_dead(i) {
+            if (state == ENDPOINT_PUBLISHER || state == ENDPOINT_SUBSCRIBER) && self.record_dead(i)
+            {
                 // Only one reclaimer wins the record.
-                if e.state.compare_exchange(state, RECLAIMING, AcqRel, Relaxed).is_ok() {
+                if e.state
+                    .compare_exchange(state, RECLAIMING, AcqRel, Relaxed)
+                    .is_ok()
+                {
                     let chunks = self.pool.as_ref().map_or(0, |p| p.reclaim_endpoint(i));
                     tracing::info!(topic = %self.name, endpoint = i, pid = e.pid.load(Relaxed), chunks, "reclaimed the endpoint of a dead process");
                     e.pid.store(0, Relaxed);
@@ -205,7 +299,10 @@ impl Shared {
         for attempt in 0..2 {
             for i in 0..self.ring.endpoint_count() {
                 let e = self.ring.endpoint(i);
-                if e.state.compare_exchange(ENDPOINT_FREE, CLAIMING, Acquire, Relaxed).is_ok() {
+                if e.state
+                    .compare_exchange(ENDPOINT_FREE, CLAIMING, Acquire, Relaxed)
+                    .is_ok()
+                {
                     let me = ProcessId::current();
                     e.pid.store(me.pid, Relaxed);
                     e.start_time.store(me.start_time, Relaxed);
@@ -214,18 +311,26 @@ impl Shared {
                     e.lost.store(0, Relaxed);
                     // Release pairs with the Acquire loads of `state` by readers of the table.
                     e.state.store(kind, Release);
-                    return Ok(Arc::new(Endpoint { shared: self.clone(), index: i }));
+                    return Ok(Arc::new(Endpoint {
+                        shared: self.clone(),
+                        index: i,
+                    }));
                 }
             }
             if attempt == 0 && self.reclaim_dead() == 0 {
                 break;
             }
         }
-        Err(OpenError::TooManyEndpoints { topic: self.name.clone(), max: self.ring.endpoint_count() })
+        Err(OpenError::TooManyEndpoints {
+            topic: self.name.clone(),
+            max: self.ring.endpoint_count(),
+        })
     }
 
     pub(crate) fn chunk_limit(&self, header: usize) -> usize {
-        self.pool.as_ref().map_or(0, |p| p.chunk_size().saturating_sub(data_offset(header)))
+        self.pool
+            .as_ref()
+            .map_or(0, |p| p.chunk_size().saturating_sub(data_offset(header)))
     }
 }
 
@@ -276,7 +381,10 @@ impl Descriptor {
     }
     pub fn from_bytes(b: &[u8; 16]) -> Self {
         Descriptor {
-            id: ChunkId { index: u32::from_le_bytes(b[..4].try_into().unwrap()), generation: u32::from_le_bytes(b[4..8].try_into().unwrap()) },
+            id: ChunkId {
+                index: u32::from_le_bytes(b[..4].try_into().unwrap()),
+                generation: u32::from_le_bytes(b[4..8].try_into().unwrap()),
+            },
             len: u64::from_le_bytes(b[8..].try_into().unwrap()),
         }
     }
@@ -297,7 +405,12 @@ pub const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(1);
 impl PubCore {
     pub(crate) fn new(shared: &Arc<Shared>) -> Result<Self, OpenError> {
         let ep = shared.claim_endpoint(ENDPOINT_PUBLISHER)?;
-        Ok(PubCore { ep, min_cursor: AtomicU64::new(0), timeout: DEFAULT_SEND_TIMEOUT, sent: AtomicU64::new(0) })
+        Ok(PubCore {
+            ep,
+            min_cursor: AtomicU64::new(0),
+            timeout: DEFAULT_SEND_TIMEOUT,
+            sent: AtomicU64::new(0),
+        })
     }
 
     pub(crate) fn shared(&self) -> &Shared {
@@ -356,7 +469,11 @@ impl PubCore {
                     continue;
                 }
             }
-            if ring.head().compare_exchange_weak(h, h + 1, Relaxed, Relaxed).is_ok() {
+            if ring
+                .head()
+                .compare_exchange_weak(h, h + 1, Relaxed, Relaxed)
+                .is_ok()
+            {
                 return Some(h);
             }
         }
@@ -368,7 +485,11 @@ impl PubCore {
         let Some(n) = self.claim() else { return false };
         let shared = self.shared();
         let ring = &shared.ring;
-        let claimed = ring.begin_write(n, self.ep.index, |w| w >= ring.endpoint_count() || shared.record_dead(w) || ring.endpoint(w).state.load(Acquire) == ENDPOINT_FREE);
+        let claimed = ring.begin_write(n, self.ep.index, |w| {
+            w >= ring.endpoint_count()
+                || shared.record_dead(w)
+                || ring.endpoint(w).state.load(Acquire) == ENDPOINT_FREE
+        });
         match claimed {
             Claimed::Overtaken => {
                 // A message a full ring newer owns the slot: ours is already obsolete.
@@ -387,7 +508,8 @@ impl PubCore {
         ring.write(n, payload);
         ring.commit(n);
         let rec = self.ep.record();
-        rec.count.store(self.sent.fetch_add(1, Relaxed) + 1, Relaxed);
+        rec.count
+            .store(self.sent.fetch_add(1, Relaxed) + 1, Relaxed);
         true
     }
 
@@ -404,7 +526,11 @@ impl PubCore {
 
     pub(crate) fn full_error<T>(&self, msg: T) -> SendError<T> {
         self.count_full();
-        SendError::Full { msg, topic: self.shared().name.clone(), depth: self.shared().ring.capacity() }
+        SendError::Full {
+            msg,
+            topic: self.shared().name.clone(),
+            depth: self.shared().ring.capacity(),
+        }
     }
 
     /// Loans a chunk able to hold `bytes` bytes after a header of `header` bytes.
@@ -412,16 +538,28 @@ impl PubCore {
         let shared = self.shared();
         let limit = shared.chunk_limit(header);
         let Some(pool) = &shared.pool else {
-            return Err(SendError::TooLarge { topic: shared.name.clone(), size: bytes, limit: 0 });
+            return Err(SendError::TooLarge {
+                topic: shared.name.clone(),
+                size: bytes,
+                limit: 0,
+            });
         };
         if bytes > limit {
-            return Err(SendError::TooLarge { topic: shared.name.clone(), size: bytes, limit });
+            return Err(SendError::TooLarge {
+                topic: shared.name.clone(),
+                size: bytes,
+                limit,
+            });
         }
         if let Some(id) = pool.alloc(self.ep.index) {
             return Ok(id);
         }
         shared.reclaim_dead();
-        pool.alloc(self.ep.index).ok_or_else(|| SendError::PoolExhausted { topic: shared.name.clone(), chunks: pool.chunk_count() })
+        pool.alloc(self.ep.index)
+            .ok_or_else(|| SendError::PoolExhausted {
+                topic: shared.name.clone(),
+                chunks: pool.chunk_count(),
+            })
     }
 
     /// Publishes a loaned chunk. On `false` (full) the loan is still ours.
@@ -491,7 +629,14 @@ impl SubCore {
         let head = shared.ring.head().load(Acquire);
         let cursor = head.saturating_sub(history.min(shared.ring.capacity()));
         ep.record().cursor.store(cursor, Release);
-        Ok(SubCore { ep, cursor, stats: SubscriberStats::default(), spin: DEFAULT_SPIN, stuck_polls: 0, stuck_since: None })
+        Ok(SubCore {
+            ep,
+            cursor,
+            stats: SubscriberStats::default(),
+            spin: DEFAULT_SPIN,
+            stuck_polls: 0,
+            stuck_since: None,
+        })
     }
 
     pub(crate) fn shared(&self) -> &Shared {
@@ -525,7 +670,10 @@ impl SubCore {
     }
 
     /// One non-blocking attempt. `decode` reads the message at the cursor.
-    pub(crate) fn try_recv<T>(&mut self, mut decode: impl FnMut(&Shared, u64) -> Step<T>) -> Option<T> {
+    pub(crate) fn try_recv<T>(
+        &mut self,
+        mut decode: impl FnMut(&Shared, u64) -> Step<T>,
+    ) -> Option<T> {
         if self.shared().params.reliability == Reliability::LatestOnly {
             let head = self.shared().ring.head().load(Acquire);
             if head > self.cursor + 1 {
@@ -569,7 +717,11 @@ impl SubCore {
             return false;
         }
         let skip = match decode(&shared, self.cursor) {
-            Step::Writing(w) => w >= shared.ring.endpoint_count() || shared.record_dead(w) || shared.ring.endpoint(w).state.load(Acquire) == ENDPOINT_FREE,
+            Step::Writing(w) => {
+                w >= shared.ring.endpoint_count()
+                    || shared.record_dead(w)
+                    || shared.ring.endpoint(w).state.load(Acquire) == ENDPOINT_FREE
+            }
             Step::Empty => match self.stuck_since {
                 Some((c, t)) if c == self.cursor => t.elapsed() >= STUCK_AFTER,
                 _ => {
@@ -589,7 +741,11 @@ impl SubCore {
     }
 
     /// Receives, spinning for `self.spin` then sleeping on the futex, until `deadline`.
-    pub(crate) fn recv_until<T>(&mut self, deadline: Option<Instant>, mut decode: impl FnMut(&Shared, u64) -> Step<T>) -> Option<T> {
+    pub(crate) fn recv_until<T>(
+        &mut self,
+        deadline: Option<Instant>,
+        mut decode: impl FnMut(&Shared, u64) -> Step<T>,
+    ) -> Option<T> {
         if let Some(v) = self.try_recv(&mut decode) {
             return Some(v);
         }
@@ -632,7 +788,10 @@ impl SubCore {
     }
 
     pub(crate) fn timeout_error(&self, timeout: Duration) -> RecvError {
-        RecvError::Timeout { topic: self.shared().name.clone(), timeout }
+        RecvError::Timeout {
+            topic: self.shared().name.clone(),
+            timeout,
+        }
     }
 }
 
@@ -648,7 +807,13 @@ pub(crate) fn read_fixed(shared: &Shared, c: u64, out: &mut [u8]) -> Step<()> {
 }
 
 /// Reads a chunk descriptor at cursor `c` and pins its chunk for `endpoint`.
-pub(crate) fn read_chunk(shared: &Shared, c: u64, endpoint: u32, header: usize, elem: usize) -> Step<Descriptor> {
+pub(crate) fn read_chunk(
+    shared: &Shared,
+    c: u64,
+    endpoint: u32,
+    header: usize,
+    elem: usize,
+) -> Step<Descriptor> {
     let mut b = [0u8; 16];
     match shared.ring.read(c, &mut b) {
         Read::Ok(16) => {}
@@ -658,7 +823,9 @@ pub(crate) fn read_chunk(shared: &Shared, c: u64, endpoint: u32, header: usize, 
         Read::Lapped => return Step::Lapped,
     }
     let d = Descriptor::from_bytes(&b);
-    let Some(pool) = &shared.pool else { return Step::Dropped };
+    let Some(pool) = &shared.pool else {
+        return Step::Dropped;
+    };
     let fits = (d.len as usize)
         .checked_mul(elem.max(1))
         .and_then(|n| n.checked_add(data_offset(header)))

@@ -127,9 +127,17 @@ impl<T> SendError<T> {
     /// Drops the message, keeping the error (for `?` across message types).
     pub fn discard(self) -> SendError<()> {
         match self {
-            SendError::Full { topic, depth, .. } => SendError::Full { msg: (), topic, depth },
-            SendError::TooLarge { topic, size, limit } => SendError::TooLarge { topic, size, limit },
-            SendError::PoolExhausted { topic, chunks } => SendError::PoolExhausted { topic, chunks },
+            SendError::Full { topic, depth, .. } => SendError::Full {
+                msg: (),
+                topic,
+                depth,
+            },
+            SendError::TooLarge { topic, size, limit } => {
+                SendError::TooLarge { topic, size, limit }
+            }
+            SendError::PoolExhausted { topic, chunks } => {
+                SendError::PoolExhausted { topic, chunks }
+            }
             SendError::Encode { topic, reason } => SendError::Encode { topic, reason },
         }
     }

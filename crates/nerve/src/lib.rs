@@ -37,7 +37,10 @@ pub mod raw;
 pub mod registry;
 mod topic;
 
-pub use crate::core::{SubscriberStats, TransportPath, DEFAULT_CHUNK_BYTES, DEFAULT_DEPTH, DEFAULT_MAX_ENDPOINTS, DEFAULT_SPIN};
+pub use crate::core::{
+    SubscriberStats, TransportPath, DEFAULT_CHUNK_BYTES, DEFAULT_DEPTH, DEFAULT_MAX_ENDPOINTS,
+    DEFAULT_SPIN,
+};
 pub use error::{LoanError, OpenError, RecvError, SendError};
 pub use msgpack::Msgpack;
 pub use nerve_msgs as msgs;
@@ -49,5 +52,7 @@ pub use topic::{default_domain, Codec, Loan, Publisher, Sample, Subscriber, Topi
 pub mod prelude {
     pub use crate::error::{OpenError, RecvError, SendError};
     pub use crate::msgs::*;
-    pub use crate::{Loan, Msgpack, Publisher, Reliability, Sample, Subscriber, SubscriberStats, Topic};
+    pub use crate::{
+        Loan, Msgpack, Publisher, Reliability, Sample, Subscriber, SubscriberStats, Topic,
+    };
 }

@@ -53,15 +53,26 @@ pub struct TopicInfo {
 impl TopicInfo {
     /// Live publishers.
     pub fn publishers(&self) -> usize {
-        self.endpoints.iter().filter(|e| e.publisher && e.alive).count()
+        self.endpoints
+            .iter()
+            .filter(|e| e.publisher && e.alive)
+            .count()
     }
     /// Live subscribers.
     pub fn subscribers(&self) -> usize {
-        self.endpoints.iter().filter(|e| !e.publisher && e.alive).count()
+        self.endpoints
+            .iter()
+            .filter(|e| !e.publisher && e.alive)
+            .count()
     }
     /// Distinct live owner pids.
     pub fn pids(&self) -> Vec<u32> {
-        let mut p: Vec<u32> = self.endpoints.iter().filter(|e| e.alive).map(|e| e.pid).collect();
+        let mut p: Vec<u32> = self
+            .endpoints
+            .iter()
+            .filter(|e| e.alive)
+            .map(|e| e.pid)
+            .collect();
         p.sort_unstable();
         p.dedup();
         p
@@ -80,7 +91,11 @@ fn endpoints(ring: &Ring) -> Vec<EndpointInfo> {
             Some(EndpointInfo {
                 publisher: state == ENDPOINT_PUBLISHER,
                 pid,
-                alive: ProcessId { pid, start_time: e.start_time.load(Relaxed) }.is_alive(),
+                alive: ProcessId {
+                    pid,
+                    start_time: e.start_time.load(Relaxed),
+                }
+                .is_alive(),
                 count: e.count.load(Relaxed),
                 lost: e.lost.load(Relaxed),
             })
@@ -89,7 +104,9 @@ fn endpoints(ring: &Ring) -> Vec<EndpointInfo> {
 }
 
 fn name_from_file(path: &std::path::Path) -> String {
-    path.file_stem().map(|s| s.to_string_lossy().replace('%', "/")).unwrap_or_default()
+    path.file_stem()
+        .map(|s| s.to_string_lossy().replace('%', "/"))
+        .unwrap_or_default()
 }
 
 /// Lists the topics of `domain`: shared-memory ones (any process) and this process's

@@ -11,17 +11,29 @@ use std::time::{Duration, Instant};
 use nerve_msgs::{Chunked, ChunkedMessage, Fixed, FixedMessage, Message, Serialized};
 use nerve_shm::{ChunkId, Reliability, StoredType};
 
-use crate::core::{self, Descriptor, OpenSpec, PubCore, Shared, Step, SubCore, SubscriberStats, TransportPath};
+use crate::core::{
+    self, Descriptor, OpenSpec, PubCore, Shared, Step, SubCore, SubscriberStats, TransportPath,
+};
 use crate::error::{OpenError, RecvError, SendError};
 use crate::msgpack::Msgpack;
 
 /// The domain from `$NERVE_DOMAIN`, or 0.
 pub fn default_domain() -> u32 {
-    std::env::var("NERVE_DOMAIN").ok().and_then(|d| d.parse().ok()).unwrap_or(0)
+    std::env::var("NERVE_DOMAIN")
+        .ok()
+        .and_then(|d| d.parse().ok())
+        .unwrap_or(0)
 }
 
 pub(crate) fn stored_type(fp: &nerve_msgs::Fingerprint) -> StoredType {
-    StoredType { name: fp.name.to_owned(), kind: fp.kind as u32, size: fp.size, align: fp.align, elem_size: fp.elem_size, layout_hash: fp.layout_hash }
+    StoredType {
+        name: fp.name.to_owned(),
+        kind: fp.kind as u32,
+        size: fp.size,
+        align: fp.align,
+        elem_size: fp.elem_size,
+        layout_hash: fp.layout_hash,
+    }
 }
 
 /// How each kind of message crosses the ring: implemented for the markers
@@ -35,7 +47,11 @@ pub trait Codec<T: Message>: nerve_msgs::kind::Kind + Sized {
     fn chunked() -> bool;
     /// Reads the message at cursor `c`.
     #[doc(hidden)]
-    fn decode(sub: &Arc<crate::core::Endpoint>, shared: &Shared, c: u64) -> Step<Result<Self::Received, RecvError>>;
+    fn decode(
+        sub: &Arc<crate::core::Endpoint>,
+        shared: &Shared,
+        c: u64,
+    ) -> Step<Result<Self::Received, RecvError>>;
 }
 
 impl<T: FixedMessage> Codec<T> for Fixed {
@@ -46,7 +62,11 @@ impl<T: FixedMessage> Codec<T> for Fixed {
     fn chunked() -> bool {
         false
     }
-    fn decode(_: &Arc<crate::core::Endpoint>, shared: &Shared, c: u64) -> Step<Result<T, RecvError>> {
+    fn decode(
+        _: &Arc<crate::core::Endpoint>,
+        shared: &Shared,
+        c: u64,
+    ) -> Step<Result<T, RecvError>> {
         let mut msg = T::zeroed();
         match core::read_fixed(shared, c, bytemuck::bytes_of_mut(&mut msg)) {
             Step::Got(()) => Step::Got(Ok(msg)),
@@ -66,9 +86,23 @@ impl<T: ChunkedMessage> Codec<T> for Chunked {
     fn chunked() -> bool {
         true
     }
-    fn decode(ep: &Arc<crate::core::Endpoint>, shared: &Shared, c: u64) -> Step<Result<Sample<T>, RecvError>> {
-        match core::read_chunk(shared, c, ep.index, std::mem::size_of::<T::Header>(), std::mem::size_of::<T::Elem>()) {
-            Step::Got(d) => Step::Got(Ok(Sample { ep: ep.clone(), desc: d, _t: PhantomData })),
+    fn decode(
+        ep: &Arc<crate::core::Endpoint>,
+        shared: &Shared,
+        c: u64,
+    ) -> Step<Result<Sample<T>, RecvError>> {
+        match core::read_chunk(
+            shared,
+            c,
+            ep.index,
+            std::mem::size_of::<T::Header>(),
+            std::mem::size_of::<T::Elem>(),
+        ) {
+            Step::Got(d) => Step::Got(Ok(Sample {
+                ep: ep.clone(),
+                desc: d,
+                _t: PhantomData,
+            })),
             Step::Empty => Step::Empty,
             Step::Writing(w) => Step::Writing(w),
             Step::Lapped => Step::Lapped,
@@ -88,14 +122,23 @@ where
     fn chunked() -> bool {
         true
     }
-    fn decode(ep: &Arc<crate::core::Endpoint>, shared: &Shared, c: u64) -> Step<Result<V, RecvError>> {
+    fn decode(
+        ep: &Arc<crate::core::Endpoint>,
+        shared: &Shared,
+        c: u64,
+    ) -> Step<Result<V, RecvError>> {
         match core::read_chunk(shared, c, ep.index, 0, 1) {
             Step::Got(d) => {
                 let pool = shared.pool.as_ref().expect("serialized topic has a pool");
                 // SAFETY: the chunk is pinned (retained above) and `d.len` bytes were checked to
                 // fit in it; the publisher finished writing before publishing the descriptor.
-                let bytes = unsafe { std::slice::from_raw_parts(pool.chunk_ptr(d.id.index), d.len as usize) };
-                let value = rmp_serde::from_slice(bytes).map_err(|e| RecvError::Decode { topic: shared.name.clone(), reason: e.to_string() });
+                let bytes = unsafe {
+                    std::slice::from_raw_parts(pool.chunk_ptr(d.id.index), d.len as usize)
+                };
+                let value = rmp_serde::from_slice(bytes).map_err(|e| RecvError::Decode {
+                    topic: shared.name.clone(),
+                    reason: e.to_string(),
+                });
                 pool.release(d.id, ep.index);
                 Step::Got(value)
             }
@@ -153,7 +196,8 @@ where
     /// created.
     pub fn max_message_bytes(mut self, bytes: usize) -> Self {
         if self.spec.chunk_bytes.is_some() {
-            self.spec.chunk_bytes = Some(bytes + core::data_offset(self.spec.stored_type.size as usize));
+            self.spec.chunk_bytes =
+                Some(bytes + core::data_offset(self.spec.stored_type.size as usize));
         }
         self
     }
@@ -170,7 +214,10 @@ where
     }
     /// Opens the topic, creating it if needed.
     pub fn open(self) -> Result<Topic<T>, OpenError> {
-        Ok(Topic { shared: Shared::open(&self.spec)?, _t: PhantomData })
+        Ok(Topic {
+            shared: Shared::open(&self.spec)?,
+            _t: PhantomData,
+        })
     }
 }
 
@@ -182,7 +229,10 @@ pub struct Topic<T> {
 
 impl<T> Clone for Topic<T> {
     fn clone(&self) -> Self {
-        Topic { shared: self.shared.clone(), _t: PhantomData }
+        Topic {
+            shared: self.shared.clone(),
+            _t: PhantomData,
+        }
     }
 }
 
@@ -217,7 +267,10 @@ where
 
     /// A new publisher.
     pub fn publisher(&self) -> Result<Publisher<T>, OpenError> {
-        Ok(Publisher { core: PubCore::new(&self.shared)?, _t: PhantomData })
+        Ok(Publisher {
+            core: PubCore::new(&self.shared)?,
+            _t: PhantomData,
+        })
     }
 
     /// A new subscriber that receives messages published from now on.
@@ -228,7 +281,10 @@ where
     /// A new subscriber that first receives up to `n` of the most recent messages still in the
     /// ring (late joiners).
     pub fn subscriber_with_history(&self, n: u64) -> Result<Subscriber<T>, OpenError> {
-        Ok(Subscriber { core: SubCore::new(&self.shared, n)?, _t: PhantomData })
+        Ok(Subscriber {
+            core: SubCore::new(&self.shared, n)?,
+            _t: PhantomData,
+        })
     }
 
     /// The topic name.
@@ -282,7 +338,9 @@ impl<T: FixedMessage> Publisher<T> {
     }
 }
 
-impl<V: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static> Publisher<Msgpack<V>> {
+impl<V: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static>
+    Publisher<Msgpack<V>>
+{
     /// Serializes `value` as MessagePack straight into a shared chunk and publishes it.
     pub fn send(&self, value: &V) -> Result<(), SendError<()>> {
         let shared = self.core.shared();
@@ -291,14 +349,27 @@ impl<V: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static> 
         let pool = shared.pool.as_ref().expect("serialized topic has a pool");
         // SAFETY: we hold the only reference to the loaned chunk, `limit` bytes long.
         let buf = unsafe { std::slice::from_raw_parts_mut(pool.chunk_ptr(id.index), limit) };
-        let mut w = SliceWriter { buf, pos: 0, overflow: false };
+        let mut w = SliceWriter {
+            buf,
+            pos: 0,
+            overflow: false,
+        };
         if let Err(e) = rmp_serde::encode::write_named(&mut w, value) {
             self.core.release_loan(id);
             if w.overflow {
-                let size = rmp_serde::to_vec_named(value).map(|v| v.len()).unwrap_or(limit + 1);
-                return Err(SendError::TooLarge { topic: shared.name.clone(), size, limit });
+                let size = rmp_serde::to_vec_named(value)
+                    .map(|v| v.len())
+                    .unwrap_or(limit + 1);
+                return Err(SendError::TooLarge {
+                    topic: shared.name.clone(),
+                    size,
+                    limit,
+                });
             }
-            return Err(SendError::Encode { topic: shared.name.clone(), reason: e.to_string() });
+            return Err(SendError::Encode {
+                topic: shared.name.clone(),
+                reason: e.to_string(),
+            });
         }
         if self.core.send_chunk(id, w.pos as u64) {
             Ok(())
@@ -320,7 +391,10 @@ impl std::io::Write for SliceWriter<'_> {
         let end = self.pos + data.len();
         if end > self.buf.len() {
             self.overflow = true;
-            return Err(std::io::Error::new(std::io::ErrorKind::WriteZero, "message larger than a chunk"));
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::WriteZero,
+                "message larger than a chunk",
+            ));
         }
         self.buf[self.pos..end].copy_from_slice(data);
         self.pos = end;
@@ -334,14 +408,24 @@ impl std::io::Write for SliceWriter<'_> {
 impl<T: ChunkedMessage> Publisher<T> {
     /// Loans a shared chunk for a message of `len` elements: fill it in place, then `send()`.
     pub fn loan(&self, len: usize) -> Result<Loan<'_, T>, SendError<()>> {
-        let bytes = len.checked_mul(std::mem::size_of::<T::Elem>()).unwrap_or(usize::MAX);
+        let bytes = len
+            .checked_mul(std::mem::size_of::<T::Elem>())
+            .unwrap_or(usize::MAX);
         let id = self.core.loan(std::mem::size_of::<T::Header>(), bytes)?;
-        Ok(Loan { publisher: self, id, len, sent: false })
+        Ok(Loan {
+            publisher: self,
+            id,
+            len,
+            sent: false,
+        })
     }
 
     /// Largest payload in elements this topic accepts.
     pub fn max_len(&self) -> usize {
-        self.core.shared().chunk_limit(std::mem::size_of::<T::Header>()) / std::mem::size_of::<T::Elem>().max(1)
+        self.core
+            .shared()
+            .chunk_limit(std::mem::size_of::<T::Header>())
+            / std::mem::size_of::<T::Elem>().max(1)
     }
 }
 
@@ -356,7 +440,13 @@ pub struct Loan<'a, T: ChunkedMessage> {
 
 impl<T: ChunkedMessage> Loan<'_, T> {
     fn base(&self) -> *mut u8 {
-        self.publisher.core.shared().pool.as_ref().expect("chunked topic has a pool").chunk_ptr(self.id.index)
+        self.publisher
+            .core
+            .shared()
+            .pool
+            .as_ref()
+            .expect("chunked topic has a pool")
+            .chunk_ptr(self.id.index)
     }
     /// The header, in shared memory.
     pub fn header_mut(&mut self) -> &mut T::Header {
@@ -400,7 +490,12 @@ pub struct Sample<T: ChunkedMessage> {
 
 impl<T: ChunkedMessage> Sample<T> {
     fn base(&self) -> *const u8 {
-        self.ep.shared.pool.as_ref().expect("chunked topic has a pool").chunk_ptr(self.desc.id.index)
+        self.ep
+            .shared
+            .pool
+            .as_ref()
+            .expect("chunked topic has a pool")
+            .chunk_ptr(self.desc.id.index)
     }
     /// The header.
     pub fn header(&self) -> &T::Header {
@@ -412,7 +507,12 @@ impl<T: ChunkedMessage> Sample<T> {
     pub fn data(&self) -> &[T::Elem] {
         let off = core::data_offset(std::mem::size_of::<T::Header>());
         // SAFETY: as for `header`; `len` elements fit after `off` (validated in read_chunk).
-        unsafe { std::slice::from_raw_parts(self.base().add(off) as *const T::Elem, self.desc.len as usize) }
+        unsafe {
+            std::slice::from_raw_parts(
+                self.base().add(off) as *const T::Elem,
+                self.desc.len as usize,
+            )
+        }
     }
     /// Number of elements.
     pub fn len(&self) -> usize {
@@ -480,7 +580,8 @@ where
 
     /// Like `recv_timeout`, but a timeout is an error naming the topic.
     pub fn recv_deadline(&mut self, timeout: Duration) -> Result<Received<T>, RecvError> {
-        self.recv_timeout(timeout)?.ok_or_else(|| self.core.timeout_error(timeout))
+        self.recv_timeout(timeout)?
+            .ok_or_else(|| self.core.timeout_error(timeout))
     }
 
     /// Received / lost / dropped counters.

@@ -8,7 +8,11 @@ use nerve::prelude::*;
 use nerve::{OpenError, TransportPath};
 
 fn cmd(i: u64) -> CmdVel {
-    CmdVel { stamp_ns: i, linear: i as f32, angular: -(i as f32) }
+    CmdVel {
+        stamp_ns: i,
+        linear: i as f32,
+        angular: -(i as f32),
+    }
 }
 
 #[test]
@@ -31,7 +35,14 @@ fn fixed_messages_reach_every_subscriber_in_order() {
                 assert_eq!(s.try_recv().unwrap(), Some(cmd(i)));
             }
             assert_eq!(s.try_recv().unwrap(), None);
-            assert_eq!(s.stats(), SubscriberStats { received: 50, lost: 0, dropped: 0 });
+            assert_eq!(
+                s.stats(),
+                SubscriberStats {
+                    received: 50,
+                    lost: 0,
+                    dropped: 0
+                }
+            );
         }
     }
 }
@@ -39,7 +50,11 @@ fn fixed_messages_reach_every_subscriber_in_order() {
 #[test]
 fn lapped_subscriber_counts_every_loss() {
     let (d, _g) = common::domain();
-    let topic = Topic::<CmdVel>::builder("t/lap").domain(d).depth(8).open().unwrap();
+    let topic = Topic::<CmdVel>::builder("t/lap")
+        .domain(d)
+        .depth(8)
+        .open()
+        .unwrap();
     let p = topic.publisher().unwrap();
     let mut s = topic.subscriber().unwrap();
     for i in 0..100 {
@@ -53,13 +68,21 @@ fn lapped_subscriber_counts_every_loss() {
     assert_eq!(st.received + st.lost, 100, "{st:?}");
     assert!(st.lost >= 92, "{st:?}");
     assert_eq!(*got.last().unwrap(), 99);
-    assert!(got.windows(2).all(|w| w[1] == w[0] + 1), "in order after the resync: {got:?}");
+    assert!(
+        got.windows(2).all(|w| w[1] == w[0] + 1),
+        "in order after the resync: {got:?}"
+    );
 }
 
 #[test]
 fn reliable_publisher_reports_full_and_gives_the_message_back() {
     let (d, _g) = common::domain();
-    let topic = Topic::<CmdVel>::builder("t/rel").domain(d).depth(4).reliable().open().unwrap();
+    let topic = Topic::<CmdVel>::builder("t/rel")
+        .domain(d)
+        .depth(4)
+        .reliable()
+        .open()
+        .unwrap();
     let mut p = topic.publisher().unwrap();
     p.set_timeout(Duration::from_millis(20));
     let mut s = topic.subscriber().unwrap();
@@ -85,7 +108,11 @@ fn reliable_publisher_reports_full_and_gives_the_message_back() {
 #[test]
 fn latest_only_skips_to_the_newest() {
     let (d, _g) = common::domain();
-    let topic = Topic::<CmdVel>::builder("t/latest").domain(d).latest_only().open().unwrap();
+    let topic = Topic::<CmdVel>::builder("t/latest")
+        .domain(d)
+        .latest_only()
+        .open()
+        .unwrap();
     let p = topic.publisher().unwrap();
     let mut s = topic.subscriber().unwrap();
     for i in 0..10 {
@@ -99,7 +126,11 @@ fn latest_only_skips_to_the_newest() {
 #[test]
 fn late_joiner_gets_history() {
     let (d, _g) = common::domain();
-    let topic = Topic::<CmdVel>::builder("t/hist").domain(d).depth(16).open().unwrap();
+    let topic = Topic::<CmdVel>::builder("t/hist")
+        .domain(d)
+        .depth(16)
+        .open()
+        .unwrap();
     let p = topic.publisher().unwrap();
     for i in 0..10 {
         p.send(&cmd(i)).unwrap();
@@ -122,15 +153,27 @@ fn type_mismatch_names_both_types_and_the_topic() {
     };
     assert!(matches!(err, OpenError::TypeMismatch { .. }));
     let text = err.to_string();
-    assert!(text.contains("t/type") && text.contains("nerve/CmdVel") && text.contains("nerve/Msgpack"), "{text}");
+    assert!(
+        text.contains("t/type") && text.contains("nerve/CmdVel") && text.contains("nerve/Msgpack"),
+        "{text}"
+    );
 }
 
 #[test]
 fn explicit_qos_mismatch_is_an_error() {
     let (d, _g) = common::domain();
-    let t = Topic::<CmdVel>::builder("t/qos").domain(d).depth(8).open().unwrap();
+    let t = Topic::<CmdVel>::builder("t/qos")
+        .domain(d)
+        .depth(8)
+        .open()
+        .unwrap();
     let _p = t.publisher().unwrap();
-    let err = Topic::<CmdVel>::builder("t/qos").domain(d).reliable().open().err().unwrap();
+    let err = Topic::<CmdVel>::builder("t/qos")
+        .domain(d)
+        .reliable()
+        .open()
+        .err()
+        .unwrap();
     assert!(matches!(err, OpenError::QosMismatch { .. }), "{err}");
     // Leaving QoS unset adopts the topic's.
     let t2 = Topic::<CmdVel>::builder("t/qos").domain(d).open().unwrap();
@@ -148,7 +191,10 @@ fn invalid_names_are_rejected_with_advice() {
 #[test]
 fn blocking_recv_wakes_on_publish_and_times_out() {
     let (d, _g) = common::domain();
-    let topic = Topic::<CmdVel>::builder("t/block").domain(d).open().unwrap();
+    let topic = Topic::<CmdVel>::builder("t/block")
+        .domain(d)
+        .open()
+        .unwrap();
     let p = topic.publisher().unwrap();
     let mut s = topic.subscriber().unwrap();
     s.set_spin(Duration::ZERO);
@@ -161,7 +207,11 @@ fn blocking_recv_wakes_on_publish_and_times_out() {
     });
     assert_eq!(s.recv().unwrap(), cmd(7));
     h.join().unwrap();
-    assert!(s.recv_deadline(Duration::from_millis(5)).unwrap_err().to_string().contains("t/block"));
+    assert!(s
+        .recv_deadline(Duration::from_millis(5))
+        .unwrap_err()
+        .to_string()
+        .contains("t/block"));
 }
 
 #[test]
@@ -172,22 +222,44 @@ fn msgpack_values_round_trip_without_size_caps() {
         values: Vec<f64>,
     }
     let (d, _g) = common::domain();
-    let topic = Topic::<Msgpack<Status>>::builder("t/msgpack").domain(d).open().unwrap();
+    let topic = Topic::<Msgpack<Status>>::builder("t/msgpack")
+        .domain(d)
+        .open()
+        .unwrap();
     let p = topic.publisher().unwrap();
     let mut s = topic.subscriber().unwrap();
-    let big = Status { name: "x".repeat(10), values: (0..200_000).map(|i| i as f64).collect() };
+    let big = Status {
+        name: "x".repeat(10),
+        values: (0..200_000).map(|i| i as f64).collect(),
+    };
     p.send(&big).unwrap();
     assert_eq!(s.try_recv().unwrap().unwrap(), big);
     // Above the topic's limit: an error that says the limit and how to raise it.
-    let small = Topic::<Msgpack<Status>>::builder("t/msgpack-small").domain(d).max_message_bytes(1024).open().unwrap();
-    let err = small.publisher().unwrap().send(&big).unwrap_err().to_string();
-    assert!(err.contains("max_message_bytes") && err.contains("t/msgpack-small"), "{err}");
+    let small = Topic::<Msgpack<Status>>::builder("t/msgpack-small")
+        .domain(d)
+        .max_message_bytes(1024)
+        .open()
+        .unwrap();
+    let err = small
+        .publisher()
+        .unwrap()
+        .send(&big)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("max_message_bytes") && err.contains("t/msgpack-small"),
+        "{err}"
+    );
 }
 
 #[test]
 fn chunked_messages_are_zero_copy_and_released() {
     let (d, _g) = common::domain();
-    let topic = Topic::<Image>::builder("t/image").domain(d).depth(4).open().unwrap();
+    let topic = Topic::<Image>::builder("t/image")
+        .domain(d)
+        .depth(4)
+        .open()
+        .unwrap();
     let p = topic.publisher().unwrap();
     let mut s = topic.subscriber().unwrap();
     let len = 1920 * 1080 * 3;
@@ -203,7 +275,11 @@ fn chunked_messages_are_zero_copy_and_released() {
     assert_eq!(sample.header().width, 1920);
     assert_eq!(sample.len(), len);
     assert_eq!((sample.data()[0], sample.data()[len - 1]), (1, 2));
-    assert_eq!(sample.data().as_ptr(), ptr, "same-process subscriber reads the publisher's chunk");
+    assert_eq!(
+        sample.data().as_ptr(),
+        ptr,
+        "same-process subscriber reads the publisher's chunk"
+    );
     drop(sample);
     // Unsent loans return their chunk; the pool never runs dry in a steady loop.
     for i in 0..1000u32 {
