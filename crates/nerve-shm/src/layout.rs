@@ -423,6 +423,13 @@ pub const ENDPOINT_FREE: u32 = 0;
 pub const ENDPOINT_PUBLISHER: u32 = 1;
 /// Record owned by a subscriber.
 pub const ENDPOINT_SUBSCRIBER: u32 = 2;
+/// Record held by a process that has the topic open (keeps the segment from being reclaimed
+/// as stale before its first publisher or subscriber exists).
+pub const ENDPOINT_HANDLE: u32 = 3;
+/// Record being filled in by its new owner.
+pub const ENDPOINT_CLAIMING: u32 = 0x10;
+/// Record of a dead process being reclaimed.
+pub const ENDPOINT_RECLAIMING: u32 = 0x11;
 
 const _: () = assert!(std::mem::size_of::<EndpointRecord>() == ENDPOINT_SIZE);
 const _: () = assert!(std::mem::size_of::<HeaderFields>() <= HEAD_OFFSET);
