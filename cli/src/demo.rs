@@ -100,7 +100,6 @@ pub fn run(domain: u32, args: DemoArgs) -> anyhow::Result<()> {
         c.wait()?;
     }
     monitor.stop();
-    monitor.report(start.elapsed());
     println!("\ntopics at shutdown:");
     for t in nerve::registry::list(domain) {
         println!(
@@ -257,7 +256,8 @@ struct Window {
     last_value: String,
 }
 
-/// One thread per topic doing blocking receives; the main thread prints.
+/// One thread per topic doing blocking receives (futex wake-ups, like a real node); the main
+/// thread prints.
 struct Monitor {
     windows: Vec<(String, Arc<Mutex<Window>>)>,
     threads: Vec<std::thread::JoinHandle<()>>,
@@ -378,7 +378,6 @@ impl Monitor {
         self.windows.push((name.to_owned(), w.clone()));
         let done = self.done.clone();
         self.threads.push(std::thread::spawn(move || {
-            let mut idle = 0u32;
             while !done.load(Ordering::Relaxed) {
                 match poll(&mut sub) {
                     Ok(Some((stamp, value))) => {
@@ -389,17 +388,8 @@ impl Monitor {
                         w.received = st.received;
                         w.lost = st.lost + st.dropped;
                         w.last_value = value;
-                        idle = 0;
                     }
-                    Ok(None) => {
-                        // Short spin, then sleep: the monitor is not latency-critical.
-                        idle += 1;
-                        if idle > 200 {
-                            std::thread::sleep(Duration::from_micros(200));
-                        } else {
-                            std::hint::spin_loop();
-                        }
-                    }
+                    Ok(None) => {}
                     Err(e) => eprintln!("monitor: {e}"),
                 }
             }

@@ -488,6 +488,7 @@ mod tests {
         // Any corruption of a valid header is either still self-consistent or rejected, and
         // validation never panics. Accepted headers always describe in-bounds regions.
         #[test]
+        #[cfg_attr(miri, ignore = "proptest is too slow under miri; covered by cargo test")]
         fn corrupted_headers_never_escape_bounds(pos in 0usize..std::mem::size_of::<HeaderFields>(), byte in any::<u8>(), len_delta in -8192i64..8192) {
             let h = config().header(1, 2).unwrap();
             let mut bytes = as_bytes(&h);
@@ -500,6 +501,7 @@ mod tests {
         }
 
         #[test]
+        #[cfg_attr(miri, ignore = "proptest is too slow under miri; covered by cargo test")]
         fn random_headers_never_panic(bytes in proptest::collection::vec(any::<u8>(), std::mem::size_of::<HeaderFields>()), mapped in 0usize..(1 << 30)) {
             let _ = from_bytes(&bytes).validate(mapped);
         }

@@ -366,7 +366,9 @@ fn run_topology(
     checked
 }
 
-// Together these move ≥ 20 M checksummed messages across processes at scale 1.
+// Together these send 24.6 M checksummed messages across processes at scale 1 (≈ 21 M of them
+// received and checked byte by byte on this 2-core machine; best-effort subscribers count the rest
+// as lost, and the tests assert received + lost = sent).
 #[test]
 fn stress_1_to_1_best_effort() {
     run_topology(1, 1, scaled(6_000_000), false, 1024);
@@ -374,7 +376,7 @@ fn stress_1_to_1_best_effort() {
 
 #[test]
 fn stress_1_to_1_reliable() {
-    run_topology(1, 1, scaled(5_000_000), true, 256);
+    run_topology(1, 1, scaled(8_000_000), true, 256);
 }
 
 #[test]
