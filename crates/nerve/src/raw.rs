@@ -497,6 +497,12 @@ impl RawSubscriber {
         Ok(self.wrap(got))
     }
 
+    /// The last fixed message received (the buffer `RawMessage::Fixed` borrows); zeroes before
+    /// the first one, empty on chunked topics.
+    pub fn fixed_buffer(&self) -> &[u8] {
+        &self.scratch
+    }
+
     /// A `Timeout` error naming the topic.
     pub fn timeout_error(&self, timeout: Duration) -> RecvError {
         self.core.timeout_error(timeout)
