@@ -30,7 +30,12 @@ fn kind_of<S, T: FieldKind>(_: fn(&S) -> &T) -> String {
 }
 
 /// (name, size, align, [(field, offset, kind)])
-type StructDesc = (&'static str, usize, usize, Vec<(&'static str, usize, String)>);
+type StructDesc = (
+    &'static str,
+    usize,
+    usize,
+    Vec<(&'static str, usize, String)>,
+);
 
 /// Describes Pod structs from their field names only: the destructuring pattern fails to
 /// compile if a field is missing, and each field's offset and type come from the compiler.
@@ -127,10 +132,26 @@ pub fn message_types() -> Vec<(&'static str, Stored, Option<&'static str>, Optio
         };
     }
     let mut v = fixed!(
-        Time, Header, CmdVel, Clock, Heartbeat, Vector3, Quaternion, Twist, Pose2D, Pose,
-        Transform, TransformStamped, Odometry, Imu, BatteryState, CameraInfo
+        Time,
+        Header,
+        CmdVel,
+        Clock,
+        Heartbeat,
+        Vector3,
+        Quaternion,
+        Twist,
+        Pose2D,
+        Pose,
+        Transform,
+        TransformStamped,
+        Odometry,
+        Imu,
+        BatteryState,
+        CameraInfo
     );
-    v.extend(chunked!(JointState, LaserScan, Image, DepthImage, PointCloud));
+    v.extend(chunked!(
+        JointState, LaserScan, Image, DepthImage, PointCloud
+    ));
     v.push(("Msgpack", stored::<nerve::Msgpack<()>>(), None, None));
     v
 }

@@ -24,22 +24,87 @@ mod exc {
     use pyo3::create_exception;
     use pyo3::exceptions::PyException;
 
-    create_exception!(nerve, NerveError, PyException, "Base class of every nerve error.");
-    create_exception!(nerve, OpenError, NerveError, "Opening a topic, publisher or subscriber failed.");
-    create_exception!(nerve, InvalidName, OpenError, "The topic name is not valid.");
-    create_exception!(nerve, TypeMismatch, OpenError, "The topic exists with another message type.");
-    create_exception!(nerve, QosMismatch, OpenError, "The topic exists with another QoS than the one requested.");
-    create_exception!(nerve, Corrupt, OpenError, "The shared-memory segment failed validation.");
-    create_exception!(nerve, TooManyEndpoints, OpenError, "Every endpoint record of the topic is in use.");
-    create_exception!(nerve, InvalidConfig, OpenError, "A configuration value is out of range.");
+    create_exception!(
+        nerve,
+        NerveError,
+        PyException,
+        "Base class of every nerve error."
+    );
+    create_exception!(
+        nerve,
+        OpenError,
+        NerveError,
+        "Opening a topic, publisher or subscriber failed."
+    );
+    create_exception!(
+        nerve,
+        InvalidName,
+        OpenError,
+        "The topic name is not valid."
+    );
+    create_exception!(
+        nerve,
+        TypeMismatch,
+        OpenError,
+        "The topic exists with another message type."
+    );
+    create_exception!(
+        nerve,
+        QosMismatch,
+        OpenError,
+        "The topic exists with another QoS than the one requested."
+    );
+    create_exception!(
+        nerve,
+        Corrupt,
+        OpenError,
+        "The shared-memory segment failed validation."
+    );
+    create_exception!(
+        nerve,
+        TooManyEndpoints,
+        OpenError,
+        "Every endpoint record of the topic is in use."
+    );
+    create_exception!(
+        nerve,
+        InvalidConfig,
+        OpenError,
+        "A configuration value is out of range."
+    );
     create_exception!(nerve, Io, OpenError, "The operating system refused.");
     create_exception!(nerve, SendError, NerveError, "Sending failed.");
-    create_exception!(nerve, Full, SendError, "Reliable topic: the slowest subscriber stayed a full ring behind.");
-    create_exception!(nerve, TooLarge, SendError, "The message does not fit a chunk of the topic.");
-    create_exception!(nerve, PoolExhausted, SendError, "Every chunk of the topic's pool is in use.");
-    create_exception!(nerve, Encode, SendError, "The message could not be encoded.");
+    create_exception!(
+        nerve,
+        Full,
+        SendError,
+        "Reliable topic: the slowest subscriber stayed a full ring behind."
+    );
+    create_exception!(
+        nerve,
+        TooLarge,
+        SendError,
+        "The message does not fit a chunk of the topic."
+    );
+    create_exception!(
+        nerve,
+        PoolExhausted,
+        SendError,
+        "Every chunk of the topic's pool is in use."
+    );
+    create_exception!(
+        nerve,
+        Encode,
+        SendError,
+        "The message could not be encoded."
+    );
     create_exception!(nerve, RecvError, NerveError, "Receiving failed.");
-    create_exception!(nerve, Timeout, RecvError, "No message arrived within the timeout.");
+    create_exception!(
+        nerve,
+        Timeout,
+        RecvError,
+        "No message arrived within the timeout."
+    );
     create_exception!(nerve, Decode, RecvError, "A message could not be decoded.");
 }
 use exc::*;
@@ -230,7 +295,12 @@ impl Topic {
     }
 
     #[pyo3(signature = (cls=None, history=0))]
-    fn subscriber(&self, py: Python<'_>, cls: Option<Py<PyType>>, history: u64) -> PyResult<Subscriber> {
+    fn subscriber(
+        &self,
+        py: Python<'_>,
+        cls: Option<Py<PyType>>,
+        history: u64,
+    ) -> PyResult<Subscriber> {
         let new = match &cls {
             Some(c) => Some(c.bind(py).getattr("__new__")?.unbind()),
             None => None,

@@ -1,11 +1,10 @@
 import asyncio
 import time
 
+import nerve
 import numpy as np
 import pytest
 from conftest import run_python
-
-import nerve
 
 
 def wait_subscriber(name: str, timeout: float = 10.0) -> None:
@@ -61,6 +60,8 @@ def test_message_fields_and_defaults():
 
 
 def test_cross_process_python_to_python(domain):
+    # Subscribe first: a topic with no endpoint may be replaced by the next opener.
+    sub = nerve.Topic("xp/cmd", nerve.CmdVel, depth=64).subscriber()
     child = run_python(
         """
 import nerve, sys, time
@@ -74,7 +75,6 @@ for i in range(100):
     p.send(nerve.CmdVel(stamp_ns=i, linear=i * 0.5))
 """
     )
-    sub = nerve.Topic("xp/cmd", nerve.CmdVel, depth=64).subscriber()
     got = [sub.recv(timeout=10) for _ in range(100)]
     assert [m.stamp_ns for m in got] == list(range(100))
     assert got[10].linear == 5.0

@@ -91,13 +91,14 @@ class _View:
 
     __slots__ = ("__array_interface__", "owner")
 
-    def __init__(self, owner: Any, ptr: int, shape: tuple[int, ...], typestr: str,
+    def __init__(self, owner: Any, ptr: int, shape: tuple[int, ...], dtype: np.dtype,
                  strides: tuple[int, ...] | None, readonly: bool) -> None:
         self.owner = owner
         self.__array_interface__ = {
             "data": (ptr, readonly),
             "shape": shape,
-            "typestr": typestr,
+            "typestr": dtype.str,
+            "descr": dtype.descr,
             "strides": strides,
             "version": 3,
         }
@@ -105,7 +106,7 @@ class _View:
 
 def _array(owner: Any, ptr: int, shape: tuple[int, ...], dtype: Any,
            strides: tuple[int, ...] | None = None, readonly: bool = True) -> np.ndarray:
-    return np.asarray(_View(owner, ptr, shape, np.dtype(dtype).str, strides, readonly))
+    return np.asarray(_View(owner, ptr, shape, np.dtype(dtype), strides, readonly))
 
 
 # name: (code, dtype, channels)
@@ -172,7 +173,8 @@ class _Chunked:
         return (1, 0)  # kDLCPU
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(header={self.header!r}, data=<{self._data.dtype} {self._data.shape}>)"
+        d = self._data
+        return f"{type(self).__name__}(header={self.header!r}, data=<{d.dtype} {d.shape}>)"
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -335,7 +337,8 @@ class Topic:
         return Subscriber(self, history)
 
     def __repr__(self) -> str:
-        return f"Topic({self.name!r}, {self._raw.type_name}, depth={self.depth}, {self.reliability})"
+        t = self._raw.type_name
+        return f"Topic({self.name!r}, {t}, depth={self.depth}, {self.reliability})"
 
 
 class Loan:
