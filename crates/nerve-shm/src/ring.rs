@@ -371,6 +371,26 @@ mod tests {
     }
 
     #[test]
+    fn publishing_makes_a_syscall_only_when_someone_waits() {
+        let (_m, r) = ring(4, 8);
+        let n = r.head().fetch_add(1, Relaxed);
+        r.begin_write(n, 0, |_| false);
+        r.write(n, &[1; 8]);
+        assert!(!r.commit(n), "no waiter: no futex wake");
+        let v = r.prepare_wait();
+        let n = r.head().fetch_add(1, Relaxed);
+        r.begin_write(n, 0, |_| false);
+        r.write(n, &[2; 8]);
+        assert!(r.commit(n), "a registered waiter is woken");
+        assert_ne!(
+            r.notify().load(Relaxed),
+            v,
+            "the futex word moved, so a late sleeper returns at once"
+        );
+        r.end_wait();
+    }
+
+    #[test]
     fn dead_writer_slot_is_taken_over() {
         let (_m, r) = ring(2, 8);
         let n = r.head().fetch_add(1, Relaxed);
