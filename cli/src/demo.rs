@@ -233,7 +233,7 @@ fn controller(domain: u32, duration_s: f64) -> anyhow::Result<()> {
             continue;
         };
         imus += 1;
-        if imus % 10 == 0 {
+        if imus.is_multiple_of(10) {
             let linear = (0.5 * (nearest - 0.8)).clamp(0.0, 1.0);
             let cmd = CmdVel {
                 stamp_ns: now_ns(),

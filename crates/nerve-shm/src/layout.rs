@@ -349,7 +349,7 @@ impl HeaderFields {
             return Err(invalid("slot_payload", self.slot_payload.to_string()));
         }
         let stride = self.slot_stride as usize;
-        if stride % 64 != 0 || stride < SLOT_HEADER + self.slot_payload as usize {
+        if !stride.is_multiple_of(64) || stride < SLOT_HEADER + self.slot_payload as usize {
             return Err(invalid(
                 "slot_stride",
                 format!("{stride} for payload {}", self.slot_payload),

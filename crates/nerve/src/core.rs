@@ -478,7 +478,7 @@ impl PubCore {
                         }
                     }
                     spins += 1;
-                    if spins % 1024 == 0 {
+                    if spins.is_multiple_of(1024) {
                         shared.reclaim_dead();
                     }
                     if spins < 64 {
@@ -727,7 +727,7 @@ impl SubCore {
                 }
                 Step::Empty | Step::Writing(_) => {
                     self.stuck_polls = self.stuck_polls.wrapping_add(1);
-                    if self.stuck_polls % 4096 == 0 && self.check_stuck(&mut decode) {
+                    if self.stuck_polls.is_multiple_of(4096) && self.check_stuck(&mut decode) {
                         continue;
                     }
                     return None;

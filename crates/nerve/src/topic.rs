@@ -429,9 +429,7 @@ impl std::io::Write for SliceWriter<'_> {
 impl<T: ChunkedMessage> Publisher<T> {
     /// Loans a shared chunk for a message of `len` elements: fill it in place, then `send()`.
     pub fn loan(&self, len: usize) -> Result<Loan<'_, T>, SendError<()>> {
-        let bytes = len
-            .checked_mul(std::mem::size_of::<T::Elem>())
-            .unwrap_or(usize::MAX);
+        let bytes = len.saturating_mul(std::mem::size_of::<T::Elem>());
         let id = self.core.loan(std::mem::size_of::<T::Header>(), bytes)?;
         Ok(Loan {
             publisher: self,

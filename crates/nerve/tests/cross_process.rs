@@ -153,7 +153,13 @@ fn child_entry() {
                     }
                     let prev = last.insert(m.publisher, m.seq);
                     let in_order = match prev {
-                        None => reliable.then_some(m.seq == 0).unwrap_or(true),
+                        None => {
+                            if reliable {
+                                m.seq == 0
+                            } else {
+                                true
+                            }
+                        }
                         Some(p) if reliable => m.seq == p + 1,
                         Some(p) => m.seq > p,
                     };
