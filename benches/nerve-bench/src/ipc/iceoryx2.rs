@@ -22,6 +22,7 @@ use iceoryx2::port::subscriber::Subscriber;
 use iceoryx2::prelude::*;
 use iceoryx2::service::port_factory::publish_subscribe::PortFactory;
 use std::fmt::Debug;
+use std::time::Instant;
 
 /// Any scenario; iceoryx2 sizes its data segment from the max slice length.
 pub fn supports(_spec: &Spec) -> Result<(), String> {
@@ -121,7 +122,10 @@ fn send<S: Service>(
     // send); `Check::Edges` writes header + first/last 64 B, `Check::ReadAll` every byte.
     let mut sample = unsafe { sample.assume_init() };
     payload::write(sample.payload_mut(), seq, publisher, spec.check);
-    ix(sample.send(), || format!("sending message {seq}"))?;
+    let delivered = ix(sample.send(), || format!("sending message {seq}"))?;
+    if delivered == 0 {
+        bail!("iceoryx2 delivered message {seq} to no subscriber");
+    }
     Ok(())
 }
 
@@ -134,6 +138,7 @@ fn receive<S: Service>(
     mut f: impl FnMut(&[u8]) -> Result<bool>,
 ) -> Result<()> {
     let mut d = Deadline::new();
+    let mut waited: Option<Instant> = None;
     loop {
         match ix(sub.receive(), what)? {
             Some(sample) => {
@@ -144,10 +149,14 @@ fn receive<S: Service>(
             None => match listener {
                 None => d.tick(what)?,
                 Some(l) => {
-                    let n = ix(l.timed_wait(|_| {}, TIMEOUT), what)?;
-                    if n == 0 && !ix(sub.has_samples(), what)? {
+                    // `timed_wait` can return early without an event; only the clock says when
+                    // the peer is stuck.
+                    let start = *waited.get_or_insert_with(Instant::now);
+                    let left = TIMEOUT.saturating_sub(start.elapsed());
+                    if left.is_zero() {
                         bail!("timed out after {TIMEOUT:?} waiting for {}", what());
                     }
+                    ix(l.timed_wait(|_| {}, left), what)?;
                 }
             },
         }

@@ -424,9 +424,11 @@ impl Pair {
         self.start(first, count, window)?;
         let out = f(self, first);
         let fin = self.finish();
-        let out = out?;
-        fin?;
-        Ok(out)
+        match (out, fin) {
+            (Ok(v), Ok(())) => Ok(v),
+            (Err(e), Ok(())) | (Ok(_), Err(e)) => Err(e),
+            (Err(ping), Err(echo)) => Err(anyhow!("{ping:#}; {echo:#}")),
+        }
     }
 }
 
