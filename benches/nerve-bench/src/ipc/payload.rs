@@ -56,17 +56,35 @@ fn ranges(len: usize, check: Check) -> [std::ops::Range<usize>; 2] {
 
 /// Writes message `seq` of `publisher` into `buf` (the whole message).
 pub fn write(buf: &mut [u8], seq: u64, publisher: u32, check: Check) {
-    let len = buf.len();
+    let total = buf.len();
+    write_at(buf, 0, total, seq, publisher, check);
+}
+
+/// Writes the part `[at, at + buf.len())` of a `total`-byte message: for messages that live in
+/// several pieces (a chunk header and its data). The header must lie in the piece at 0.
+pub fn write_at(buf: &mut [u8], at: usize, total: usize, seq: u64, publisher: u32, check: Check) {
     assert!(
-        len >= HEADER,
+        total >= HEADER,
         "benchmark messages are at least {HEADER} bytes"
     );
-    buf[0..8].copy_from_slice(&seq.to_le_bytes());
-    buf[8..12].copy_from_slice(&publisher.to_le_bytes());
-    buf[12..16].copy_from_slice(&(len as u32).to_le_bytes());
+    let end = at + buf.len();
+    if at < HEADER {
+        assert!(
+            end >= HEADER,
+            "the {HEADER}-byte header must fit in the first piece"
+        );
+        let mut h = [0u8; HEADER];
+        h[0..8].copy_from_slice(&seq.to_le_bytes());
+        h[8..12].copy_from_slice(&publisher.to_le_bytes());
+        h[12..16].copy_from_slice(&(total as u32).to_le_bytes());
+        buf[..HEADER - at].copy_from_slice(&h[at..]);
+    }
     let k = key(seq, publisher);
-    for r in ranges(len, check) {
-        fill(&mut buf[r.clone()], k, r.start);
+    for r in ranges(total, check) {
+        let (s, e) = (r.start.max(at), r.end.min(end));
+        if s < e {
+            fill(&mut buf[s - at..e - at], k, s);
+        }
     }
 }
 
@@ -108,23 +126,34 @@ pub fn header(buf: &[u8]) -> Result<(u64, u32, usize), String> {
 
 /// Verifies a received message against its own header; returns (sequence, publisher).
 pub fn verify(buf: &[u8], check: Check) -> Result<(u64, u32), String> {
-    let (seq, publisher, len) = header(buf)?;
-    if len != buf.len() {
+    verify_parts(&[buf], check)
+}
+
+/// Verifies a message that lives in several pieces, in order; the first holds the header.
+pub fn verify_parts(parts: &[&[u8]], check: Check) -> Result<(u64, u32), String> {
+    let (seq, publisher, len) = header(parts.first().copied().unwrap_or(&[]))?;
+    let total: usize = parts.iter().map(|p| p.len()).sum();
+    if len != total {
         return Err(format!(
-            "message {seq}: header says {len} bytes, received {}",
-            buf.len()
+            "message {seq}: header says {len} bytes, received {total}"
         ));
     }
     let k = key(seq, publisher);
-    for r in ranges(len, check) {
-        if !matches(&buf[r.clone()], k, r.start) {
-            let bad = r.clone().find(|&i| buf[i] != byte(k, i)).unwrap_or(r.start);
-            return Err(format!(
-                "message {seq} from publisher {publisher}: byte {bad} is {:#04x}, expected {:#04x}",
-                buf[bad],
-                byte(k, bad)
-            ));
+    let mut at = 0;
+    for part in parts {
+        let end = at + part.len();
+        for r in ranges(total, check) {
+            let (s, e) = (r.start.max(at), r.end.min(end));
+            if s < e && !matches(&part[s - at..e - at], k, s) {
+                let bad = (s..e).find(|&i| part[i - at] != byte(k, i)).unwrap_or(s);
+                return Err(format!(
+                    "message {seq} from publisher {publisher}: byte {bad} is {:#04x}, expected {:#04x}",
+                    part[bad - at],
+                    byte(k, bad)
+                ));
+            }
         }
+        at = end;
     }
     Ok((seq, publisher))
 }
@@ -167,6 +196,25 @@ mod tests {
                 if check == Check::ReadAll {
                     assert_eq!(verify(&buf, Check::Edges), Ok((42, 2)));
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn pieces_match_whole() {
+        for (head, total) in [(16, 16), (16, 4096), (80, 1520), (16, 65_536), (17, 200)] {
+            for check in [Check::Edges, Check::ReadAll] {
+                let mut whole = vec![0u8; total];
+                write(&mut whole, 5, 1, check);
+                let (mut a, mut b) = (vec![0u8; head], vec![0u8; total - head]);
+                write_at(&mut a, 0, total, 5, 1, check);
+                write_at(&mut b, head, total, 5, 1, check);
+                assert_eq!(
+                    [a.as_slice(), b.as_slice()].concat(),
+                    whole,
+                    "{head}/{total} {check:?}"
+                );
+                assert_eq!(verify_parts(&[&a, &b], check), Ok((5, 1)));
             }
         }
     }

@@ -141,13 +141,13 @@ impl Scenario {
 
 /// Payload sweep sizes (BENCHMARKS.md).
 const SIZES: [usize; 8] = [16, 64, 256, 1024, 4096, 64 << 10, 1 << 20, 6 << 20];
-/// The seeds' message types, as byte sizes for the peers.
+/// The seeds' message types at their sizes in nerve (peers send that many bytes).
 const TYPES: [(&str, usize); 5] = [
-    ("CmdVel", 16),
-    ("BatteryState", 104),
-    ("Imu", 304),
-    ("Odometry", 736),
-    ("LaserScan", 1536),
+    ("CmdVel", size_of::<nerve::msgs::CmdVel>()),
+    ("BatteryState", size_of::<nerve::msgs::BatteryState>()),
+    ("Imu", size_of::<nerve::msgs::Imu>()),
+    ("Odometry", size_of::<nerve::msgs::Odometry>()),
+    ("LaserScan", super::nerve::laser_bytes()),
 ];
 const TRANSPORTS: [Transport; 3] = [
     Transport::SameThread,
