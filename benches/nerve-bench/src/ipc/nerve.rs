@@ -397,7 +397,7 @@ impl<M: ChunkedMessage<Kind = msgs::Chunked>> Wire for ChunkWire<M> {
             .checked_sub(size_of::<M::Header>())
             .ok_or_else(|| anyhow!("{} B is smaller than the chunk header", spec.payload))?;
         let elem = size_of::<M::Elem>();
-        if data % elem != 0 {
+        if !data.is_multiple_of(elem) {
             bail!("{data} data bytes are not a whole number of {elem}-byte elements");
         }
         Ok(Box::new(ChunkTx {

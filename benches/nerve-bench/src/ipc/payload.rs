@@ -93,7 +93,7 @@ fn fill(dst: &mut [u8], k: u64, start: usize) {
     // Unaligned head byte by byte, then whole words, then the tail.
     let mut i = start;
     let mut d = dst;
-    while i % 8 != 0 && !d.is_empty() {
+    while !i.is_multiple_of(8) && !d.is_empty() {
         d[0] = byte(k, i);
         d = &mut d[1..];
         i += 1;
@@ -161,7 +161,7 @@ pub fn verify_parts(parts: &[&[u8]], check: Check) -> Result<(u64, u32), String>
 fn matches(src: &[u8], k: u64, start: usize) -> bool {
     let mut i = start;
     let mut s = src;
-    while i % 8 != 0 && !s.is_empty() {
+    while !i.is_multiple_of(8) && !s.is_empty() {
         if s[0] != byte(k, i) {
             return false;
         }

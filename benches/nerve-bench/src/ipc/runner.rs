@@ -458,8 +458,18 @@ struct Counts {
     steps: u64,
 }
 
+/// Untimed windows run once after set-up: enough to cycle every pool slot and chunk once
+/// (first-touch page faults), so no round pays for them.
+const SETUP_WARM_WINDOWS: u64 = 64;
+
 fn calibrate(pair: &mut Pair, sc: &Scenario, budget: &Budget) -> Result<Counts> {
     let window = sc.throughput.unwrap_or(1);
+    pair.run(SETUP_WARM_WINDOWS, window, |p, first| {
+        for i in 0..SETUP_WARM_WINDOWS {
+            p.window(first + i * u64::from(window), window)?;
+        }
+        Ok(())
+    })?;
     let n = if sc.payload >= 1 << 20 {
         5
     } else {
@@ -546,6 +556,7 @@ struct SystemRun {
     batch_means: Vec<f64>,
     rates: Vec<f64>,
     steps: u64,
+    setup_s: f64,
 }
 
 fn run_scenario(
@@ -568,12 +579,15 @@ fn run_scenario(
             batch_means: Vec::new(),
             rates: Vec::new(),
             steps: 0,
+            setup_s: 0.0,
         };
+        let t0 = Instant::now();
         let pair = supports(&spec).map_err(anyhow::Error::msg).and_then(|_| {
             let mut pair = Pair::open(&spec, echo_core)?;
             let counts = calibrate(&mut pair, sc, budget)?;
             Ok((pair, counts))
         });
+        run.setup_s = t0.elapsed().as_secs_f64();
         match pair {
             Ok((p, c)) => {
                 run.steps = c.steps;
@@ -649,6 +663,8 @@ fn rows_for(sc: &Scenario, runs: &mut [SystemRun], budget: &Budget) -> Vec<Row> 
             row = row.field("variant", v.as_str());
         }
         if sc.scaling {
+            // Opening both sides, the one-time warm-up and the calibration.
+            row = row.field("setup_s", (run.setup_s * 1000.0).round() / 1000.0);
             row = row.field("topics", sc.topics);
         }
         if let Some(w) = sc.throughput {
@@ -663,7 +679,13 @@ fn rows_for(sc: &Scenario, runs: &mut [SystemRun], budget: &Budget) -> Vec<Row> 
             continue;
         }
         let rounds = run.round_p50.len();
-        let row = row.field("rounds", rounds);
+        let mut row = row.field("rounds", rounds);
+        if run.system == SystemKind::Nerve && sc.mode == Mode::Blocking {
+            row = row.field(
+                "note",
+                "nerve recv_timeout spins 20 us before its futex wait; peers sleep at once",
+            );
+        }
         if sc.throughput.is_some() {
             if let Some(mut s) = Summary::of(&mut run.rates.clone()) {
                 s.p50 = stats::median(&run.rates).unwrap_or(s.p50);
@@ -745,6 +767,7 @@ pub fn run_suite(args: &IpcArgs) -> Result<()> {
     );
     ::iceoryx2::prelude::set_log_level(::iceoryx2::prelude::LogLevel::Error);
 
+    remove_stale_files();
     let mut rows = Vec::new();
     let mut timer = stats::timer_overhead(budget.timer_samples);
     if let Some(s) = Summary::of(&mut timer) {
@@ -849,6 +872,37 @@ pub fn echo_child_main(spec_json: &str, core: usize) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Removes `/dev/shm` files that earlier runs left behind when they were killed: raw-shm
+/// mappings (`/dev/shm/nb-<pid>-…`) and nerve topic files in the bench domain, whose creating
+/// process no longer exists. Names carry the pid, so live runs are never touched.
+fn remove_stale_files() {
+    let dead = |name: &str| -> bool {
+        let Some(pid) = name.strip_prefix("nb-").and_then(|r| r.split('-').next()) else {
+            return false;
+        };
+        let Ok(pid) = pid.parse::<i32>() else {
+            return false;
+        };
+        // SAFETY: signal 0 only checks that the process exists; nothing is sent.
+        let rc = unsafe { libc::kill(pid, 0) };
+        rc != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+    };
+    for dir in [
+        std::path::PathBuf::from("/dev/shm"),
+        nerve::registry::domain_dir(super::nerve::BENCH_DOMAIN),
+    ] {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if e.file_type().is_ok_and(|t| t.is_file()) && dead(&name) {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
 }
 
 fn one_line(s: &str) -> String {
