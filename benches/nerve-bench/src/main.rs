@@ -45,6 +45,11 @@ enum Command {
 }
 
 fn main() -> Result<()> {
+    // nerve and the peers log through `tracing`; RUST_LOG selects what reaches stderr.
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .init();
     let cli = Cli::parse();
     match cli.command {
         Command::Ipc(args) => ipc::run_suite(&args),
