@@ -529,9 +529,11 @@ impl PubCore {
         }
         ring.write(n, payload);
         ring.commit(n);
-        let rec = self.ep.record();
-        rec.count
-            .store(self.sent.fetch_add(1, Relaxed) + 1, Relaxed);
+        // Statistics only: a load and a store, not a locked read-modify-write. Concurrent sends
+        // through one publisher from several threads may undercount.
+        let sent = self.sent.load(Relaxed) + 1;
+        self.sent.store(sent, Relaxed);
+        self.ep.record().count.store(sent, Relaxed);
         true
     }
 
@@ -701,7 +703,7 @@ impl SubCore {
     /// One non-blocking attempt. `decode` reads the message at the cursor.
     pub(crate) fn try_recv<T>(
         &mut self,
-        mut decode: impl FnMut(&Shared, u64) -> Step<T>,
+        mut decode: impl FnMut(&Arc<Endpoint>, u64) -> Step<T>,
     ) -> Option<T> {
         if self.shared().params.reliability == Reliability::LatestOnly {
             let head = self.shared().ring.head().load(Acquire);
@@ -713,7 +715,7 @@ impl SubCore {
         }
         loop {
             let cursor = self.cursor;
-            match decode(self.shared(), cursor) {
+            match decode(&self.ep, cursor) {
                 Step::Got(v) => {
                     self.stuck_polls = 0;
                     self.stuck_since = None;
@@ -738,14 +740,15 @@ impl SubCore {
 
     /// Skips the message at the cursor if its publisher died before finishing it, or if it has
     /// been claimed but unwritten for `STUCK_AFTER` while newer messages exist.
-    fn check_stuck<T>(&mut self, decode: &mut impl FnMut(&Shared, u64) -> Step<T>) -> bool {
+    fn check_stuck<T>(&mut self, decode: &mut impl FnMut(&Arc<Endpoint>, u64) -> Step<T>) -> bool {
         let shared = self.ep.shared.clone();
         let head = shared.ring.head().load(Acquire);
         if head <= self.cursor {
             self.stuck_since = None;
             return false;
         }
-        let skip = match decode(&shared, self.cursor) {
+        let ep = self.ep.clone();
+        let skip = match decode(&ep, self.cursor) {
             Step::Writing(w) => {
                 w >= shared.ring.endpoint_count()
                     || shared.record_dead(w)
@@ -773,7 +776,7 @@ impl SubCore {
     pub(crate) fn recv_until<T>(
         &mut self,
         deadline: Option<Instant>,
-        mut decode: impl FnMut(&Shared, u64) -> Step<T>,
+        mut decode: impl FnMut(&Arc<Endpoint>, u64) -> Step<T>,
     ) -> Option<T> {
         if let Some(v) = self.try_recv(&mut decode) {
             return Some(v);
