@@ -1,0 +1,1 @@
+//! Service round-trip benchmark rows for `nerve-bench rpc`.

@@ -1,0 +1,110 @@
+//! Errors of services, actions and parameters. Each message names the service or node, says
+//! what happened and what to do.
+
+use std::time::Duration;
+
+/// A service call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    /// No live server for the service when the call was made.
+    #[error("service '{service}' (domain {domain}) has no live server. Start the server process (or check its name and NERVE_DOMAIN), or wait with wait_for_server()")]
+    NoServer {
+        /// The service.
+        service: String,
+        /// Its domain.
+        domain: u32,
+    },
+    /// No response within the timeout while the server was alive.
+    #[error("service '{service}': no response within {timeout:?}; the server is alive but slow or overloaded. Raise the timeout or add server workers")]
+    Timeout {
+        /// The service.
+        service: String,
+        /// The call's timeout.
+        timeout: Duration,
+    },
+    /// The server process died (or stopped serving) while the call was in flight.
+    #[error("service '{service}': the server (pid {pid}) died or stopped during the call; the request may or may not have been handled. Restart the server and retry if the request is idempotent")]
+    ServerDied {
+        /// The service.
+        service: String,
+        /// The server's pid.
+        pid: u32,
+    },
+    /// The handler returned an error (or panicked).
+    #[error("service '{service}': the handler failed: {message}")]
+    Handler {
+        /// The service.
+        service: String,
+        /// The handler's message.
+        message: String,
+    },
+    /// The server could not decode the request.
+    #[error("service '{service}': the server cannot decode the request ({reason}). Client and server must use the same request type")]
+    BadRequest {
+        /// The service.
+        service: String,
+        /// The decoder's message.
+        reason: String,
+    },
+    /// The request could not be encoded.
+    #[error("service '{service}': cannot encode the request: {reason}")]
+    Encode {
+        /// The service.
+        service: String,
+        /// The encoder's message.
+        reason: String,
+    },
+    /// The response could not be decoded into the response type.
+    #[error("service '{service}': cannot decode the response ({reason}). Client and server must use the same response type")]
+    Decode {
+        /// The service.
+        service: String,
+        /// The decoder's message.
+        reason: String,
+    },
+    /// The request could not be sent (too large, pool exhausted).
+    #[error("service '{service}': cannot send the request: {source}")]
+    Send {
+        /// The service.
+        service: String,
+        /// The topic's error.
+        source: nerve::SendError<()>,
+    },
+    /// A topic of the service could not be opened.
+    #[error("service '{service}': {source}")]
+    Open {
+        /// The service.
+        service: String,
+        /// The topic's error.
+        source: nerve::OpenError,
+    },
+}
+
+/// Starting a server failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// Another live server serves the service.
+    #[error("service '{service}' is already served by pid {pid}. Stop that server first, or use another service name")]
+    AlreadyServed {
+        /// The service.
+        service: String,
+        /// The serving process.
+        pid: u32,
+    },
+    /// A topic of the service could not be opened.
+    #[error("service '{service}': {source}")]
+    Open {
+        /// The service.
+        service: String,
+        /// The topic's error.
+        source: nerve::OpenError,
+    },
+    /// A server thread could not be started.
+    #[error("service '{service}': cannot start a server thread: {source}")]
+    Thread {
+        /// The service.
+        service: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
