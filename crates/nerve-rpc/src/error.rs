@@ -108,3 +108,45 @@ pub enum ServeError {
         source: std::io::Error,
     },
 }
+
+/// An action request failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ActionError {
+    /// The server refused the goal.
+    #[error("action '{action}': the server rejected the goal: {reason}")]
+    Rejected {
+        /// The action.
+        action: String,
+        /// The server's reason.
+        reason: String,
+    },
+    /// The goal did not end within the timeout.
+    #[error("action '{action}': goal {goal_id:#x} did not finish within {timeout:?}. Wait longer or cancel it")]
+    Timeout {
+        /// The action.
+        action: String,
+        /// The goal.
+        goal_id: u64,
+        /// The timeout.
+        timeout: Duration,
+    },
+    /// The server does not know the goal (it restarted, or forgot a goal finished long ago).
+    #[error("action '{action}': the server does not know goal {goal_id:#x} (it restarted, or the goal finished more than a minute ago)")]
+    UnknownGoal {
+        /// The action.
+        action: String,
+        /// The goal.
+        goal_id: u64,
+    },
+    /// A service call underneath failed (no server, server died, timeout…).
+    #[error(transparent)]
+    Call(#[from] CallError),
+    /// A thread could not be started.
+    #[error("action '{action}': cannot start a thread: {source}")]
+    Thread {
+        /// The action.
+        action: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}

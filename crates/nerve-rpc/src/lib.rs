@@ -9,11 +9,13 @@
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod action;
 #[cfg(feature = "bench")]
 pub mod bench;
 pub mod error;
 pub mod service;
 pub mod wire;
 
-pub use error::{CallError, ServeError};
+pub use action::{ActionClient, ActionServer, GoalHandle, GoalOutcome, GoalResult, GoalStatus};
+pub use error::{ActionError, CallError, ServeError};
 pub use service::{Client, RawClient, Server, ServerStats, Service, ServiceConfig};
