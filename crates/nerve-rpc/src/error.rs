@@ -150,3 +150,91 @@ pub enum ActionError {
         source: std::io::Error,
     },
 }
+
+/// A parameter operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ParamError {
+    /// The value is outside the declared range.
+    #[error("node '{node}': parameter '{name}' = {value} is out of range {range}. Use a value within the range")]
+    OutOfRange {
+        /// The node.
+        node: String,
+        /// The parameter.
+        name: String,
+        /// The refused value.
+        value: String,
+        /// The allowed range.
+        range: String,
+    },
+    /// The value has another type than the declared one.
+    #[error("node '{node}': parameter '{name}' is declared as {expected}, but {value} is {found}")]
+    WrongType {
+        /// The node.
+        node: String,
+        /// The parameter.
+        name: String,
+        /// The declared type.
+        expected: crate::param::ParamType,
+        /// The value's type.
+        found: crate::param::ParamType,
+        /// The refused value.
+        value: String,
+    },
+    /// A change callback refused the value.
+    #[error("node '{node}': parameter '{name}' = {value} was rejected: {reason}")]
+    Rejected {
+        /// The node.
+        node: String,
+        /// The parameter.
+        name: String,
+        /// The refused value.
+        value: String,
+        /// The callback's reason.
+        reason: String,
+    },
+    /// No parameter of that name is declared.
+    #[error(
+        "node '{node}' has no parameter '{name}'. Declare it first (or check the name with list)"
+    )]
+    Undeclared {
+        /// The node.
+        node: String,
+        /// The parameter.
+        name: String,
+    },
+    /// Declared twice.
+    #[error("node '{node}': parameter '{name}' is already declared")]
+    AlreadyDeclared {
+        /// The node.
+        node: String,
+        /// The parameter.
+        name: String,
+    },
+    /// Read-only parameters are set only from a loaded file, before declaration.
+    #[error(
+        "node '{node}': parameter '{name}' is read-only; set it in the parameter file instead"
+    )]
+    ReadOnly {
+        /// The node.
+        node: String,
+        /// The parameter.
+        name: String,
+    },
+    /// The YAML document is not valid or not of the expected shape.
+    #[error("node '{node}': bad parameter YAML: {reason}. Expected `node: {{ros__parameters: {{name: value}}}}` or `node: {{name: value}}`")]
+    Yaml {
+        /// The node.
+        node: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The remote node refused the change (its message names node, parameter and value).
+    #[error("{message}")]
+    Remote {
+        /// The node's error message.
+        message: String,
+    },
+    /// The parameter service call failed (no such node running, timeout…).
+    #[error(transparent)]
+    Call(CallError),
+}

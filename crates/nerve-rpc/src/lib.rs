@@ -13,9 +13,11 @@ pub mod action;
 #[cfg(feature = "bench")]
 pub mod bench;
 pub mod error;
+pub mod param;
 pub mod service;
 pub mod wire;
 
 pub use action::{ActionClient, ActionServer, GoalHandle, GoalOutcome, GoalResult, GoalStatus};
-pub use error::{ActionError, CallError, ServeError};
+pub use error::{ActionError, CallError, ParamError, ServeError};
+pub use param::{ParamClient, ParamDescriptor, ParamValue, Parameters};
 pub use service::{Client, RawClient, Server, ServerStats, Service, ServiceConfig};
