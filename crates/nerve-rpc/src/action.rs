@@ -26,7 +26,7 @@
 //!         },
 //!     )?;
 //! let client = ActionClient::<u32, u32, u64>::builder("fib").open()?;
-//! let goal = client.send_goal(&10, Duration::from_secs(1))?;
+//! let goal = client.send_goal(10, Duration::from_secs(1))?;
 //! let result = goal.wait(Duration::from_secs(5))?;
 //! assert_eq!(result.result, Some(55));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -157,13 +157,13 @@ struct ActionConfig {
     events_depth: u32,
 }
 
-fn services<G, R>(
-    c: &ActionConfig,
-) -> (
+type Services<G, R> = (
     Service<GoalRequest<G>, GoalResponse>,
     Service<CancelRequest, CancelResponse>,
     Service<StatusRequest, StatusResponse<R>>,
-)
+);
+
+fn services<G, R>(c: &ActionConfig) -> Services<G, R>
 where
     G: Serialize + DeserializeOwned + Send + 'static,
     R: Serialize + DeserializeOwned + Send + 'static,
@@ -370,9 +370,9 @@ impl<G: Payload, F: Payload, R: Payload + Clone> ActionBuilder<G, F, R, ServerSi
             {
                 let mut goals = s.goals.lock().unwrap();
                 // Forget goals finished more than a minute ago.
-                goals.retain(|_, g| {
-                    !g.finished
-                        .is_some_and(|t| t.elapsed() >= Duration::from_secs(60))
+                goals.retain(|_, g| match g.finished {
+                    Some(t) => t.elapsed() < Duration::from_secs(60),
+                    None => true,
                 });
                 if goals.contains_key(&req.goal_id) {
                     return Ok(GoalResponse {

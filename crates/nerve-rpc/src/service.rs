@@ -263,20 +263,48 @@ where
 struct ServerWatch {
     sub: Subscriber<ServerRecord>,
     last: Option<ServerRecord>,
+    /// When the server process was last seen alive (reading `/proc` costs microseconds, so a
+    /// call made soon after a check trusts it; a death in between shows up while waiting).
+    seen_alive: Option<Instant>,
 }
 
 impl ServerWatch {
-    /// The live server, if there is one.
-    fn alive(&mut self) -> Option<ServerRecord> {
+    fn new(sub: Subscriber<ServerRecord>) -> Self {
+        ServerWatch {
+            sub,
+            last: None,
+            seen_alive: None,
+        }
+    }
+
+    /// The live server, if there is one; `fresh` forces a look at the process.
+    fn alive(&mut self, fresh: bool) -> Option<ServerRecord> {
         while let Ok(Some(r)) = self.sub.try_recv() {
             self.last = Some(r);
+            self.seen_alive = None;
         }
         let r = self.last?;
+        if r.up != 1 || r.pid == 0 {
+            return None;
+        }
+        if !fresh
+            && self
+                .seen_alive
+                .is_some_and(|t| t.elapsed() < LIVENESS_EVERY)
+        {
+            return Some(r);
+        }
         let id = ProcessId {
             pid: r.pid,
             start_time: r.start_time,
         };
-        (r.up == 1 && r.pid != 0 && id.is_alive()).then_some(r)
+        if id.is_alive() {
+            self.seen_alive = Some(Instant::now());
+            Some(r)
+        } else {
+            self.seen_alive = None;
+            None
+        }
     }
 }
 
@@ -335,10 +363,7 @@ impl RawClient {
         let mut sub = responses.subscriber().map_err(open_err)?;
         sub.set_spin(config.spin);
         let record = config.open_record().map_err(open_err)?;
-        let watch = ServerWatch {
-            sub: record.subscriber_with_history(1).map_err(open_err)?,
-            last: None,
-        };
+        let watch = ServerWatch::new(record.subscriber_with_history(1).map_err(open_err)?);
         let publisher = requests.publisher().map_err(open_err)?;
         Ok(RawClient {
             inner: Arc::new(ClientInner {
@@ -367,7 +392,7 @@ impl RawClient {
 
     /// Whether a live server is up right now.
     pub fn server_available(&self) -> bool {
-        self.inner.server.lock().unwrap().alive().is_some()
+        self.inner.server.lock().unwrap().alive(true).is_some()
     }
 
     /// Waits up to `timeout` for a server to come up; true when one is.
@@ -408,7 +433,7 @@ impl RawClient {
             service: service.clone(),
             timeout,
         };
-        let server = inner.server.lock().unwrap().alive();
+        let server = inner.server.lock().unwrap().alive(false);
         let Some(server) = server else {
             return Err(CallError::NoServer {
                 service: service.clone(),
@@ -440,7 +465,7 @@ impl RawClient {
             match send_frame(&publisher, header, req) {
                 Ok(()) => {}
                 Err(nerve::SendError::Full { .. }) => {
-                    return Err(if inner.server.lock().unwrap().alive().is_none() {
+                    return Err(if inner.server.lock().unwrap().alive(true).is_none() {
                         CallError::ServerDied {
                             service: service.clone(),
                             pid: server.pid,
@@ -468,7 +493,7 @@ impl RawClient {
             }
             if now.duration_since(last_check) >= LIVENESS_EVERY {
                 last_check = now;
-                if inner.server.lock().unwrap().alive().map(|r| r.pid) != Some(server.pid) {
+                if inner.server.lock().unwrap().alive(true).map(|r| r.pid) != Some(server.pid) {
                     // One last look: the response may have come just before the server went.
                     if let Some(r) = inner.pending.lock().unwrap().ready.remove(&call) {
                         return finish(service, r, &decode);
@@ -692,11 +717,9 @@ impl Server {
             source: e,
         };
         let record_topic = config.open_record().map_err(open_err)?;
-        let mut watch = ServerWatch {
-            sub: record_topic.subscriber_with_history(1).map_err(open_err)?,
-            last: None,
-        };
-        if let Some(r) = watch.alive() {
+        let mut watch =
+            ServerWatch::new(record_topic.subscriber_with_history(1).map_err(open_err)?);
+        if let Some(r) = watch.alive(true) {
             return Err(ServeError::AlreadyServed {
                 service: config.name.clone(),
                 pid: r.pid,
