@@ -336,6 +336,17 @@ struct ClientInner {
     late: AtomicU64,
 }
 
+impl Drop for ClientInner {
+    fn drop(&mut self) {
+        // The response topic is this client's alone: remove its file so short-lived clients
+        // leave nothing in /dev/shm. A server still holding it keeps a harmless mapping.
+        let path = nerve_shm::segment::domain_dir(self.config.domain).join(
+            nerve_shm::segment::topic_file(&wire::response_topic(&self.config.name, self.id)),
+        );
+        let _ = std::fs::remove_file(path);
+    }
+}
+
 /// An untyped client: request bytes in, response bytes out (what the Python binding wraps,
 /// with MessagePack done on its side). Cloning shares the response topic.
 #[derive(Clone)]

@@ -371,3 +371,25 @@ fn async_calls_run_concurrently() {
         }
     });
 }
+
+#[test]
+fn a_dropped_client_removes_its_response_topic() {
+    let (d, _g) = common::domain();
+    let svc = echo(d);
+    let _server = svc.server().serve(answer).unwrap();
+    let client = svc.client().unwrap();
+    let req = request(1, 1, 0);
+    check(&req, &client.call(&req, Duration::from_secs(1)).unwrap());
+    let count = || {
+        std::fs::read_dir(nerve::registry::domain_dir(d))
+            .unwrap()
+            .filter(|e| {
+                let name = e.as_ref().unwrap().file_name();
+                name.to_string_lossy().contains("%response%")
+            })
+            .count()
+    };
+    assert_eq!(count(), 1);
+    drop(client);
+    assert_eq!(count(), 0);
+}
