@@ -24,15 +24,49 @@ pub fn domain() -> (u32, DomainGuard) {
     (d, DomainGuard(d))
 }
 
+/// A child process killed when dropped (a failing test leaves no process behind).
+pub struct ChildGuard(Option<std::process::Child>);
+
+impl ChildGuard {
+    /// Waits for the child to exit and collects its output.
+    pub fn wait_with_output(mut self) -> std::process::Output {
+        self.0.take().unwrap().wait_with_output().unwrap()
+    }
+}
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        if let Some(c) = &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl std::ops::Deref for ChildGuard {
+    type Target = std::process::Child;
+    fn deref(&self) -> &Self::Target {
+        self.0.as_ref().unwrap()
+    }
+}
+
+impl std::ops::DerefMut for ChildGuard {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        self.0.as_mut().unwrap()
+    }
+}
+
 /// Re-executes this test binary running only test `entry`, with `NERVE_RPC_CHILD=role`.
-pub fn spawn_child(entry: &str, role: &str, domain: u32) -> std::process::Child {
-    std::process::Command::new(std::env::current_exe().unwrap())
-        .args([entry, "--exact", "--nocapture", "--test-threads=1"])
-        .env("NERVE_RPC_CHILD", role)
-        .env("NERVE_DOMAIN", domain.to_string())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn the test binary")
+pub fn spawn_child(entry: &str, role: &str, domain: u32) -> ChildGuard {
+    ChildGuard(Some(
+        std::process::Command::new(std::env::current_exe().unwrap())
+            .args([entry, "--exact", "--nocapture", "--test-threads=1"])
+            .env("NERVE_RPC_CHILD", role)
+            .env("NERVE_DOMAIN", domain.to_string())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn the test binary"),
+    ))
 }
 
 /// The role this process was re-executed for, if any.

@@ -75,8 +75,10 @@ fn child_process() {
         "server" => {
             let _server = svc.server().workers(2).serve(answer).unwrap();
             println!("ready");
-            loop {
-                std::thread::sleep(Duration::from_secs(1));
+            // Exit with the test process that started us, even if it could not kill us.
+            // SAFETY: getppid has no preconditions.
+            while unsafe { libc::getppid() } != 1 {
+                std::thread::sleep(Duration::from_millis(100));
             }
         }
         "client" => {
@@ -167,7 +169,7 @@ fn two_client_processes_and_local_threads_under_load() {
         }
     });
     for c in children {
-        let out = c.wait_with_output().unwrap();
+        let out = c.wait_with_output();
         assert!(out.status.success(), "client process failed: {out:?}");
         assert!(String::from_utf8_lossy(&out.stdout).contains("done 400"));
     }
@@ -213,7 +215,7 @@ fn server_killed_mid_call_fails_the_call_within_its_timeout() {
     let client = svc.client().unwrap();
     assert!(client.raw().wait_for_server(Duration::from_secs(10)));
     let req = request(1, 1, 0);
-    check(&req, &client.call(&req, Duration::from_secs(2)).unwrap());
+    check(&req, &client.call(&req, Duration::from_secs(5)).unwrap());
     let pid = child.id() as i32;
     let killer = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(200));
@@ -223,13 +225,14 @@ fn server_killed_mid_call_fails_the_call_within_its_timeout() {
     });
     let t = Instant::now();
     let err = client
-        .call(&request(1, 2, 5_000), Duration::from_secs(3))
+        .call(&request(1, 2, 30_000), Duration::from_secs(10))
         .unwrap_err();
     let killed_at = killer.join().unwrap();
     assert!(matches!(err, CallError::ServerDied { .. }), "{err}");
-    assert!(t.elapsed() < Duration::from_secs(3));
+    assert!(t.elapsed() < Duration::from_secs(10));
+    // Within ~20 ms on an idle machine; generous for a loaded one.
     assert!(
-        killed_at.elapsed() < Duration::from_millis(500),
+        killed_at.elapsed() < Duration::from_secs(2),
         "noticed {:?} after the kill",
         killed_at.elapsed()
     );
