@@ -1,0 +1,1 @@
+//! Async API (work in progress).

@@ -1,0 +1,1 @@
+//! Scheduler benchmark (work in progress).
