@@ -10,3 +10,15 @@
 pub mod region;
 
 pub use region::{HeapRegion, Region, REGION_ALIGN};
+pub mod futex;
+pub mod layout;
+pub mod liveness;
+pub mod pool;
+pub mod ring;
+pub mod segment;
+mod words;
+
+pub use layout::{Reliability, StoredType, TopicConfig, TopicParams};
+pub use liveness::ProcessId;
+pub use pool::{ChunkId, Pool};
+pub use ring::{Claimed, Read, Ring};

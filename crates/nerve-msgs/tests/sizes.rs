@@ -1,0 +1,214 @@
+//! Sizes and fingerprints of the standard messages: part of the wire contract.
+//!
+//! `cargo test -p nerve-msgs --test sizes -- --nocapture` prints the benchmark payload sizes.
+
+use core::mem::{align_of, size_of};
+
+use nerve_msgs::*;
+
+#[test]
+fn fixed_message_sizes_are_the_documented_ones() {
+    assert_eq!(size_of::<Time>(), 8);
+    assert_eq!(size_of::<Header>(), 48);
+    assert_eq!(size_of::<CmdVel>(), 16);
+    assert_eq!(size_of::<Clock>(), 16);
+    assert_eq!(size_of::<Heartbeat>(), 32);
+    assert_eq!(size_of::<Vector3>(), 24);
+    assert_eq!(size_of::<Quaternion>(), 32);
+    assert_eq!(size_of::<Twist>(), 48);
+    assert_eq!(size_of::<Pose2D>(), 24);
+    assert_eq!(size_of::<Pose>(), 56);
+    assert_eq!(size_of::<Transform>(), 56);
+    assert_eq!(size_of::<TransformStamped>(), 136);
+    assert_eq!(size_of::<Imu>(), 344);
+    assert_eq!(size_of::<Odometry>(), 760);
+    assert_eq!(size_of::<BatteryState>(), 104);
+    assert_eq!(size_of::<CameraInfo>(), 368);
+    // SIZE and the fingerprint agree with size_of.
+    assert_eq!(Imu::SIZE, 344);
+    assert_eq!(Imu::FINGERPRINT.size, 344);
+    assert_eq!(Imu::FINGERPRINT.align, 8);
+    assert_eq!(CmdVel::FINGERPRINT.elem_size, 0);
+}
+
+#[test]
+fn chunked_header_and_element_sizes_are_the_documented_ones() {
+    fn check<M: ChunkedMessage>(header: usize, elem: usize) {
+        assert_eq!(size_of::<M::Header>(), header, "{} header", M::TYPE_NAME);
+        assert_eq!(size_of::<M::Elem>(), elem, "{} elem", M::TYPE_NAME);
+        assert_eq!(M::FINGERPRINT.size as usize, header);
+        assert_eq!(M::FINGERPRINT.align as usize, align_of::<M::Header>());
+        assert_eq!(M::FINGERPRINT.elem_size as usize, elem);
+        assert_eq!(M::FINGERPRINT.kind, MessageKind::Chunked);
+    }
+    check::<JointState>(56, 24);
+    check::<LaserScan>(80, 4);
+    check::<Image>(64, 1);
+    check::<DepthImage>(72, 1);
+    check::<PointCloud>(72, 1);
+    assert_eq!(size_of::<PointXYZ>(), 12);
+    assert_eq!(size_of::<PointXYZI>(), 16);
+    assert_eq!(size_of::<PointXYZRGB>(), 16);
+}
+
+#[test]
+fn benchmark_payload_sizes() {
+    let laser = size_of::<LaserScanHeader>() + LaserScan::SEED_RANGES * size_of::<f32>();
+    println!("benchmark payloads (bytes):");
+    println!(
+        "  CmdVel                         {:>5}",
+        size_of::<CmdVel>()
+    );
+    println!(
+        "  BatteryState                   {:>5}",
+        size_of::<BatteryState>()
+    );
+    println!("  Imu                            {:>5}", size_of::<Imu>());
+    println!(
+        "  Odometry                       {:>5}",
+        size_of::<Odometry>()
+    );
+    println!(
+        "  LaserScan (header + {} ranges) {:>5}",
+        LaserScan::SEED_RANGES,
+        laser
+    );
+    assert_eq!(laser, 1520);
+}
+
+#[test]
+fn fingerprints_differ_between_types() {
+    let all = [
+        Time::FINGERPRINT,
+        Header::FINGERPRINT,
+        CmdVel::FINGERPRINT,
+        Clock::FINGERPRINT,
+        Heartbeat::FINGERPRINT,
+        Vector3::FINGERPRINT,
+        Quaternion::FINGERPRINT,
+        Twist::FINGERPRINT,
+        Pose2D::FINGERPRINT,
+        Pose::FINGERPRINT,
+        Transform::FINGERPRINT,
+        TransformStamped::FINGERPRINT,
+        Imu::FINGERPRINT,
+        Odometry::FINGERPRINT,
+        BatteryState::FINGERPRINT,
+        CameraInfo::FINGERPRINT,
+        JointState::FINGERPRINT,
+        LaserScan::FINGERPRINT,
+        Image::FINGERPRINT,
+        DepthImage::FINGERPRINT,
+        PointCloud::FINGERPRINT,
+    ];
+    for (i, a) in all.iter().enumerate() {
+        assert!(a.name.starts_with("nerve/"), "{}", a.name);
+        for b in &all[i + 1..] {
+            assert_ne!(a.name, b.name);
+            assert_ne!(a.layout_hash, b.layout_hash, "{} vs {}", a.name, b.name);
+            assert_ne!(a, b);
+        }
+    }
+    // Same field list, different name (Pose and Transform differ in field names too).
+    assert_eq!(Pose::FINGERPRINT.size, Transform::FINGERPRINT.size);
+}
+
+/// Two versions of the "same" messages, as two processes built from different sources would
+/// declare them.
+mod v1 {
+    nerve_msgs::fixed_message! {
+        /// v1.
+        pub struct Sample ("test/Sample") { pub a: u32, pub b: f32 }
+    }
+    nerve_msgs::pod_struct! {
+        /// v1.
+        pub struct Inner { pub a: u32 }
+    }
+    nerve_msgs::fixed_message! {
+        /// v1.
+        pub struct Outer ("test/Outer") { pub inner: Inner }
+    }
+    nerve_msgs::chunked_message! {
+        /// v1.
+        pub struct Scan ("test/Scan") {
+            /// v1.
+            header: pub struct ScanHeader { pub n: u32 },
+            elem: f32,
+        }
+    }
+}
+
+mod v2 {
+    nerve_msgs::fixed_message! {
+        /// v2: field renamed.
+        pub struct Sample ("test/Sample") { pub a: u32, pub c: f32 }
+    }
+    nerve_msgs::fixed_message! {
+        /// v3: field type changed, same size.
+        pub struct SampleTy ("test/Sample") { pub a: u32, pub b: i32 }
+    }
+    nerve_msgs::fixed_message! {
+        /// v4: fields swapped.
+        pub struct SampleSwap ("test/Sample") { pub b: f32, pub a: u32 }
+    }
+    nerve_msgs::pod_struct! {
+        /// v2: the nested struct changed, the outer field list did not.
+        pub struct Inner { pub a: f32 }
+    }
+    nerve_msgs::fixed_message! {
+        /// v2.
+        pub struct Outer ("test/Outer") { pub inner: Inner }
+    }
+    nerve_msgs::chunked_message! {
+        /// v2: element type changed, same size.
+        pub struct Scan ("test/Scan") {
+            /// v2.
+            header: pub struct ScanHeader { pub n: u32 },
+            elem: u32,
+        }
+    }
+}
+
+#[test]
+fn changing_a_field_changes_the_layout_hash() {
+    let base = v1::Sample::FINGERPRINT;
+    for other in [
+        v2::Sample::FINGERPRINT,
+        v2::SampleTy::FINGERPRINT,
+        v2::SampleSwap::FINGERPRINT,
+    ] {
+        assert_eq!(base.name, other.name);
+        assert_eq!(base.size, other.size);
+        assert_ne!(base.layout_hash, other.layout_hash);
+        assert_ne!(base, other);
+    }
+}
+
+#[test]
+fn changing_a_nested_struct_changes_the_outer_hash() {
+    assert_eq!(v1::Outer::FINGERPRINT.size, v2::Outer::FINGERPRINT.size);
+    assert_ne!(
+        v1::Outer::FINGERPRINT.layout_hash,
+        v2::Outer::FINGERPRINT.layout_hash
+    );
+}
+
+#[test]
+fn changing_the_element_type_changes_a_chunked_hash() {
+    let (a, b) = (v1::Scan::FINGERPRINT, v2::Scan::FINGERPRINT);
+    assert_eq!((a.size, a.elem_size), (b.size, b.elem_size));
+    assert_ne!(a.layout_hash, b.layout_hash);
+}
+
+#[test]
+fn layout_hash_is_deterministic() {
+    // Declared identically in a second place, the hash is the same: it depends on the
+    // source, not on the crate or the build.
+    mod again {
+        nerve_msgs::fixed_message! {
+            /// Same as v1::Sample.
+            pub struct Sample ("test/Sample") { pub a: u32, pub b: f32 }
+        }
+    }
+    assert_eq!(v1::Sample::FINGERPRINT, again::Sample::FINGERPRINT);
+}

@@ -1,0 +1,409 @@
+//! Topic segments as files under `/dev/shm/nerve-<uid>-<domain>/`: create, open, validate,
+//! reclaim, list and clean. The file name is the rendezvous: no broker, no daemon.
+//!
+//! Opening and creating happen under an exclusive `flock` on the domain's `.lock` file, so a
+//! creator always finishes writing the header before anyone else looks at it; a segment found
+//! without its `ready` mark under the lock was left by a creator that died, and is replaced.
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU32, Ordering::*};
+
+use crate::layout::{
+    HeaderFields, LayoutError, StoredType, TopicConfig, TopicParams, ENDPOINT_FREE, READY,
+};
+use crate::liveness::ProcessId;
+use crate::pool::Pool;
+use crate::region::Region;
+use crate::ring::Ring;
+
+/// Offset of the `ready` word (in the reserved space after the header fields).
+const READY_OFFSET: usize = 1016;
+const _: () = assert!(std::mem::size_of::<HeaderFields>() <= READY_OFFSET);
+
+/// A shared mapping of a segment file.
+pub struct ShmRegion {
+    ptr: NonNull<u8>,
+    len: usize,
+    path: PathBuf,
+}
+
+// SAFETY: the mapping is MAP_SHARED, page-aligned (mmap), `len` bytes, unmapped only on drop.
+unsafe impl Region for ShmRegion {
+    fn base(&self) -> NonNull<u8> {
+        self.ptr
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+}
+
+// SAFETY: shared memory; all concurrent access goes through atomics in the layouts.
+unsafe impl Send for ShmRegion {}
+// SAFETY: as above.
+unsafe impl Sync for ShmRegion {}
+
+impl ShmRegion {
+    fn map(file: &File, len: usize, path: &Path, writable: bool) -> io::Result<Self> {
+        if len == 0 {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, "empty segment"));
+        }
+        let prot = if writable {
+            libc::PROT_READ | libc::PROT_WRITE
+        } else {
+            libc::PROT_READ
+        };
+        // SAFETY: a fresh mapping of an open file descriptor; the kernel picks the address.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                prot,
+                libc::MAP_SHARED,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(ShmRegion {
+            ptr: NonNull::new(p as *mut u8).expect("mmap returned null"),
+            len,
+            path: path.to_owned(),
+        })
+    }
+
+    /// The file behind the mapping.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for ShmRegion {
+    fn drop(&mut self) {
+        // SAFETY: ptr/len came from a successful mmap and are unmapped exactly once.
+        unsafe { libc::munmap(self.ptr.as_ptr() as *mut libc::c_void, self.len) };
+    }
+}
+
+/// Why a segment could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum SegmentError {
+    /// The header failed validation.
+    #[error("{path}: corrupt segment: {source}")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong.
+        source: LayoutError,
+    },
+    /// Live processes use the topic with another type.
+    #[error("type mismatch: the topic carries {}, not {}", found.describe(), expected.describe())]
+    TypeMismatch {
+        /// What the caller asked for.
+        expected: StoredType,
+        /// What the segment holds.
+        found: StoredType,
+    },
+    /// OS error.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The OS error.
+        source: io::Error,
+    },
+}
+
+/// The directory of a domain: `/dev/shm/nerve-<uid>-<domain>` (or `$NERVE_SHM_DIR/...`).
+pub fn domain_dir(domain: u32) -> PathBuf {
+    let root = std::env::var_os("NERVE_SHM_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/dev/shm"));
+    // SAFETY: getuid has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    root.join(format!("nerve-{uid}-{domain}"))
+}
+
+/// File name for a topic (names are validated by the facade: `/` is mapped to `%`).
+pub fn topic_file(name: &str) -> String {
+    format!("{}.topic", name.replace('/', "%"))
+}
+
+fn io_err(path: &Path) -> impl FnOnce(io::Error) -> SegmentError + '_ {
+    move |source| SegmentError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// An exclusive lock on a domain directory, released on drop (and by the kernel if we die).
+pub struct DomainLock {
+    _file: File,
+}
+
+impl DomainLock {
+    /// Creates the domain directory (mode 0700) if needed and locks it.
+    pub fn acquire(dir: &Path) -> Result<Self, SegmentError> {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(io_err(dir))?;
+        let path = dir.join(".lock");
+        let f = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .mode(0o600)
+            .open(&path)
+            .map_err(io_err(&path))?;
+        loop {
+            // SAFETY: flock on a valid fd.
+            if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } == 0 {
+                return Ok(DomainLock { _file: f });
+            }
+            let e = io::Error::last_os_error();
+            if e.kind() != io::ErrorKind::Interrupted {
+                return Err(SegmentError::Io { path, source: e });
+            }
+        }
+    }
+}
+
+/// An open, validated topic segment.
+pub struct Segment {
+    /// The mapping.
+    pub region: ShmRegion,
+    /// Validated parameters.
+    pub params: TopicParams,
+    /// True if this call created it (or replaced a stale one).
+    pub created: bool,
+}
+
+fn ready_word(base: NonNull<u8>) -> &'static AtomicU32 {
+    // SAFETY: READY_OFFSET is inside the first page of every segment we map (a segment shorter
+    // than a page is rejected before this is called) and 4-byte aligned. The 'static lifetime
+    // is only used for the duration of the caller's borrow of the region.
+    unsafe { &*(base.as_ptr().add(READY_OFFSET) as *const AtomicU32) }
+}
+
+/// Reads and validates the header of a mapped segment.
+pub fn validate(region: &ShmRegion) -> Result<TopicParams, LayoutError> {
+    if region.len() < 4096 {
+        return Err(LayoutError::TooShort {
+            needed: 4096,
+            actual: region.len(),
+        });
+    }
+    // SAFETY: the region is at least a page; HeaderFields is plain integers and bytes, so any
+    // bit pattern is valid; one volatile snapshot is taken and validated.
+    let h = unsafe { std::ptr::read_volatile(region.base().as_ptr() as *const HeaderFields) };
+    h.validate(region.len())
+}
+
+/// Whether any endpoint of the segment belongs to a live process.
+pub fn live_endpoints(ring: &Ring) -> usize {
+    (0..ring.endpoint_count())
+        .filter(|&i| {
+            let e = ring.endpoint(i);
+            e.state.load(Acquire) != ENDPOINT_FREE
+                && ProcessId {
+                    pid: e.pid.load(Relaxed),
+                    start_time: e.start_time.load(Relaxed),
+                }
+                .is_alive()
+        })
+        .count()
+}
+
+/// Opens the topic segment `file` in `dir`, creating it from `config` if it does not exist or
+/// only dead processes used it. `chunks` = (chunk size, chunk count) for a pool.
+pub fn open_or_create(
+    dir: &Path,
+    file: &str,
+    config: &TopicConfig,
+    chunks: Option<(usize, u32)>,
+) -> Result<Segment, SegmentError> {
+    let _lock = DomainLock::acquire(dir)?;
+    let path = dir.join(file);
+    match OpenOptions::new().read(true).write(true).open(&path) {
+        Ok(f) => {
+            let len = f.metadata().map_err(io_err(&path))?.len() as usize;
+            let region = match ShmRegion::map(&f, len, &path, true) {
+                Ok(r) if len >= 4096 => r,
+                // Empty or truncated: a creator died before sizing it (we hold the lock).
+                _ => return replace(&path, config, chunks),
+            };
+            if ready_word(region.base()).load(Acquire) != READY {
+                return replace(&path, config, chunks);
+            }
+            let params = validate(&region).map_err(|source| SegmentError::Corrupt {
+                path: path.clone(),
+                source,
+            })?;
+            // SAFETY: params validated against this mapping, which the ring does not outlive.
+            let ring = unsafe { Ring::new(region.base(), &params) };
+            if live_endpoints(&ring) == 0 {
+                tracing::debug!(path = %path.display(), "reclaiming topic segment left by dead processes");
+                drop(region);
+                return replace(&path, config, chunks);
+            }
+            if params.stored_type != config.stored_type {
+                return Err(SegmentError::TypeMismatch {
+                    expected: config.stored_type.clone(),
+                    found: params.stored_type,
+                });
+            }
+            Ok(Segment {
+                region,
+                params,
+                created: false,
+            })
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => create(&path, config, chunks),
+        Err(e) => Err(SegmentError::Io { path, source: e }),
+    }
+}
+
+fn replace(
+    path: &Path,
+    config: &TopicConfig,
+    chunks: Option<(usize, u32)>,
+) -> Result<Segment, SegmentError> {
+    match std::fs::remove_file(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => {
+            return Err(SegmentError::Io {
+                path: path.to_owned(),
+                source: e,
+            })
+        }
+    }
+    create(path, config, chunks)
+}
+
+fn create(
+    path: &Path,
+    config: &TopicConfig,
+    chunks: Option<(usize, u32)>,
+) -> Result<Segment, SegmentError> {
+    let mut config = config.clone();
+    if let Some((size, count)) = chunks {
+        config.pool_len = Pool::area_len(size, count, config.max_endpoints).ok_or_else(|| {
+            SegmentError::Corrupt {
+                path: path.to_owned(),
+                source: LayoutError::Invalid {
+                    field: "pool",
+                    detail: format!("{count} chunks of {size} bytes overflow"),
+                },
+            }
+        })?;
+    }
+    let me = ProcessId::current();
+    let header = config
+        .header(me.pid, me.start_time)
+        .map_err(|source| SegmentError::Corrupt {
+            path: path.to_owned(),
+            source,
+        })?;
+    let f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(io_err(path))?;
+    f.set_len(header.total_size).map_err(io_err(path))?;
+    let region =
+        ShmRegion::map(&f, header.total_size as usize, path, true).map_err(io_err(path))?;
+    // SAFETY: the mapping is fresh, zero-filled, private to us under the domain lock, and at
+    // least one page long; HeaderFields fits in the first page.
+    unsafe { std::ptr::write(region.base().as_ptr() as *mut HeaderFields, header) };
+    let params = validate(&region).map_err(|source| SegmentError::Corrupt {
+        path: path.to_owned(),
+        source,
+    })?;
+    if let Some((size, count)) = chunks {
+        // SAFETY: the pool area lies inside the fresh mapping (validated above) and is zeroed.
+        unsafe {
+            Pool::init(
+                region.base().as_ptr().add(params.pool_offset),
+                params.pool_len,
+                size,
+                count,
+                params.max_endpoints,
+            )
+        };
+    }
+    // Release pairs with the Acquire load in `open_or_create`: a segment marked ready has its
+    // header and pool written.
+    ready_word(region.base()).store(READY, Release);
+    Ok(Segment {
+        region,
+        params,
+        created: true,
+    })
+}
+
+/// Maps an existing segment read-only for inspection (listing). No lock taken.
+pub fn inspect(path: &Path) -> Result<(ShmRegion, TopicParams), SegmentError> {
+    let f = File::open(path).map_err(io_err(path))?;
+    let len = f.metadata().map_err(io_err(path))?.len() as usize;
+    let region = ShmRegion::map(&f, len, path, false).map_err(io_err(path))?;
+    let params = validate(&region).map_err(|source| SegmentError::Corrupt {
+        path: path.to_owned(),
+        source,
+    })?;
+    Ok((region, params))
+}
+
+/// What `clean` removed.
+#[derive(Debug, Default, Clone)]
+pub struct CleanReport {
+    /// Segments removed because no live process used them.
+    pub stale: Vec<PathBuf>,
+    /// Segments removed because their header was invalid.
+    pub corrupt: Vec<PathBuf>,
+    /// Segments kept because live processes use them.
+    pub kept: usize,
+}
+
+/// Removes every segment of `dir` that no live process uses, or whose header is invalid.
+pub fn clean(dir: &Path) -> Result<CleanReport, SegmentError> {
+    let mut report = CleanReport::default();
+    if !dir.exists() {
+        return Ok(report);
+    }
+    let _lock = DomainLock::acquire(dir)?;
+    for entry in std::fs::read_dir(dir).map_err(io_err(dir))? {
+        let path = entry.map_err(io_err(dir))?.path();
+        if path.extension().and_then(|e| e.to_str()) != Some("topic") {
+            continue;
+        }
+        match inspect(&path) {
+            Ok((region, params)) => {
+                // SAFETY: params validated against this mapping; only atomics are read.
+                let ring = unsafe { Ring::new(region.base(), &params) };
+                if live_endpoints(&ring) > 0 {
+                    report.kept += 1;
+                    continue;
+                }
+                let _ = std::fs::remove_file(&path);
+                report.stale.push(path);
+            }
+            Err(_) => {
+                let _ = std::fs::remove_file(&path);
+                report.corrupt.push(path);
+            }
+        }
+    }
+    Ok(report)
+}

@@ -1,0 +1,841 @@
+//! The untyped core every front end (typed Rust, raw bytes for Python and C) shares: an open
+//! topic, its endpoints, and the publish / receive loops over the ring and the chunk pool.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering::*};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use nerve_shm::layout::{EndpointRecord, ENDPOINT_FREE, ENDPOINT_PUBLISHER, ENDPOINT_SUBSCRIBER};
+use nerve_shm::segment::{self, SegmentError};
+use nerve_shm::{
+    ChunkId, Claimed, HeapRegion, Pool, ProcessId, Read, Region, Reliability, Ring, StoredType,
+    TopicConfig, TopicParams,
+};
+
+use crate::error::{OpenError, RecvError, SendError};
+
+/// Where a topic's memory lives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TransportPath {
+    /// A `/dev/shm` segment shared with other processes.
+    Shm(PathBuf),
+    /// A heap buffer shared by the endpoints of this process only.
+    Heap,
+}
+
+/// What `open` needs to know, from the builder.
+#[derive(Clone, Debug)]
+pub(crate) struct OpenSpec {
+    pub name: String,
+    pub domain: u32,
+    pub stored_type: StoredType,
+    pub reliability: Option<Reliability>,
+    pub depth: Option<u32>,
+    pub slot_payload: u32,
+    pub max_endpoints: u32,
+    pub chunk_bytes: Option<usize>,
+    pub chunks: Option<u32>,
+    pub in_process: bool,
+}
+
+/// Default ring depth.
+pub const DEFAULT_DEPTH: u32 = 16;
+/// Default endpoint records per topic.
+pub const DEFAULT_MAX_ENDPOINTS: u32 = 64;
+/// Default largest chunked message: 8 MiB (a 1080p RGB frame is 6 MiB). Pages of the pool are
+/// only backed by memory once touched.
+pub const DEFAULT_CHUNK_BYTES: usize = 8 << 20;
+/// Bytes of a ring slot that carries a chunk descriptor.
+pub const DESCRIPTOR_BYTES: u32 = 16;
+
+/// An open topic, shared by its endpoints (and the samples they hand out).
+pub(crate) struct Shared {
+    pub name: String,
+    pub domain: u32,
+    pub path: TransportPath,
+    pub params: TopicParams,
+    pub ring: Ring,
+    pub pool: Option<Pool>,
+    // Declared last: dropped after the ring and pool views that point into it.
+    _region: Box<dyn Region>,
+}
+
+type HeapKey = (u32, String);
+fn heap_topics() -> &'static Mutex<HashMap<HeapKey, Weak<Shared>>> {
+    static HEAP: std::sync::OnceLock<Mutex<HashMap<HeapKey, Weak<Shared>>>> =
+        std::sync::OnceLock::new();
+    HEAP.get_or_init(Default::default)
+}
+
+/// In-process topics alive in this process (for the registry).
+pub(crate) fn heap_topic_list() -> Vec<Arc<Shared>> {
+    heap_topics()
+        .lock()
+        .unwrap()
+        .values()
+        .filter_map(Weak::upgrade)
+        .collect()
+}
+
+fn describe_qos(r: Reliability, capacity: u32) -> String {
+    format!("{r:?} depth {capacity}")
+}
+
+impl Shared {
+    pub(crate) fn open(spec: &OpenSpec) -> Result<Arc<Shared>, OpenError> {
+        crate::name::validate(&spec.name)?;
+        let reliability = spec.reliability.unwrap_or(Reliability::BestEffort);
+        let depth = match reliability {
+            Reliability::LatestOnly => spec.depth.unwrap_or(1),
+            _ => spec.depth.unwrap_or(DEFAULT_DEPTH),
+        };
+        let config = TopicConfig {
+            stored_type: spec.stored_type.clone(),
+            reliability,
+            depth,
+            slot_payload: spec.slot_payload,
+            max_endpoints: spec.max_endpoints,
+            pool_len: 0,
+        };
+        let capacity = depth.max(1).next_power_of_two();
+        let chunks = spec
+            .chunk_bytes
+            .map(|bytes| (bytes, spec.chunks.unwrap_or(capacity * 2 + 8)));
+        let topic = || spec.name.clone();
+        let shared = if spec.in_process {
+            let mut map = heap_topics().lock().unwrap();
+            let key = (spec.domain, spec.name.clone());
+            if let Some(existing) = map.get(&key).and_then(Weak::upgrade) {
+                existing
+            } else {
+                let mut config = config;
+                if let Some((size, count)) = chunks {
+                    config.pool_len = Pool::area_len(size, count, config.max_endpoints)
+                        .ok_or_else(|| OpenError::InvalidConfig {
+                            topic: topic(),
+                            reason: "chunk pool size overflows".into(),
+                        })?;
+                }
+                let me = ProcessId::current();
+                let header =
+                    config
+                        .header(me.pid, me.start_time)
+                        .map_err(|e| OpenError::InvalidConfig {
+                            topic: topic(),
+                            reason: e.to_string(),
+                        })?;
+                let params = header
+                    .validate(header.total_size as usize)
+                    .expect("a fresh header validates");
+                let region = HeapRegion::new(params.total_size);
+                // SAFETY: the region is zeroed, private, and as large as the validated layout.
+                unsafe {
+                    std::ptr::write(
+                        region.base().as_ptr() as *mut nerve_shm::layout::HeaderFields,
+                        header,
+                    )
+                };
+                if let Some((size, count)) = chunks {
+                    // SAFETY: the pool area lies inside the fresh region (validated) and is zeroed.
+                    unsafe {
+                        Pool::init(
+                            region.base().as_ptr().add(params.pool_offset),
+                            params.pool_len,
+                            size,
+                            count,
+                            params.max_endpoints,
+                        )
+                    };
+                }
+                let shared = Arc::new(Self::assemble(
+                    spec,
+                    TransportPath::Heap,
+                    params,
+                    Box::new(region),
+                )?);
+                map.insert(key, Arc::downgrade(&shared));
+                shared
+            }
+        } else {
+            let dir = segment::domain_dir(spec.domain);
+            let file = segment::topic_file(&spec.name);
+            let seg =
+                segment::open_or_create(&dir, &file, &config, chunks).map_err(|e| match e {
+                    SegmentError::Corrupt { path, source } => OpenError::Corrupt {
+                        topic: topic(),
+                        path,
+                        reason: source.to_string(),
+                        domain: spec.domain,
+                    },
+                    SegmentError::TypeMismatch { expected, found } => OpenError::TypeMismatch {
+                        topic: topic(),
+                        expected: expected.describe(),
+                        found: found.describe(),
+                    },
+                    SegmentError::Io { source, .. } => OpenError::Io {
+                        topic: topic(),
+                        source,
+                    },
+                })?;
+            let path = TransportPath::Shm(seg.region.path().to_owned());
+            if !seg.created {
+                tracing::debug!(topic = %spec.name, "joined existing topic");
+            }
+            Arc::new(Self::assemble(
+                spec,
+                path,
+                seg.params,
+                Box::new(seg.region),
+            )?)
+        };
+        // QoS explicitly asked for must match what the topic has.
+        let p = &shared.params;
+        let found = describe_qos(p.reliability, p.capacity);
+        if spec.reliability.is_some_and(|r| r != p.reliability)
+            || spec
+                .depth
+                .is_some_and(|d| d.max(1).next_power_of_two() != p.capacity)
+        {
+            return Err(OpenError::QosMismatch {
+                topic: topic(),
+                requested: describe_qos(reliability, capacity),
+                found,
+            });
+        }
+        if p.stored_type != spec.stored_type {
+            return Err(OpenError::TypeMismatch {
+                topic: topic(),
+                expected: spec.stored_type.describe(),
+                found: p.stored_type.describe(),
+            });
+        }
+        if let Some(bytes) = spec.chunk_bytes {
+            let have = shared.pool.as_ref().map_or(0, Pool::chunk_size);
+            if have < bytes {
+                tracing::warn!(topic = %spec.name, requested = bytes, have, "topic already exists with smaller chunks; messages above its limit will be refused");
+            }
+        }
+        Ok(shared)
+    }
+
+    fn assemble(
+        spec: &OpenSpec,
+        path: TransportPath,
+        params: TopicParams,
+        region: Box<dyn Region>,
+    ) -> Result<Shared, OpenError> {
+        // SAFETY: params were validated against this region, which `Shared` keeps alive for as
+        // long as the ring and pool views exist (field order).
+        let ring = unsafe { Ring::new(region.base(), &params) };
+        let pool = if params.pool_len > 0 {
+            // SAFETY: the pool area was validated to lie inside the region.
+            let pool = unsafe {
+                Pool::attach(
+                    region.base().as_ptr().add(params.pool_offset),
+                    params.pool_len,
+                    params.max_endpoints,
+                )
+            };
+            Some(pool.map_err(|e| OpenError::Corrupt {
+                topic: spec.name.clone(),
+                path: match &path {
+                    TransportPath::Shm(p) => p.clone(),
+                    TransportPath::Heap => PathBuf::from("<heap>"),
+                },
+                reason: e.to_string(),
+                domain: spec.domain,
+            })?)
+        } else {
+            None
+        };
+        Ok(Shared {
+            name: spec.name.clone(),
+            domain: spec.domain,
+            path,
+            params,
+            ring,
+            pool,
+            _region: region,
+        })
+    }
+
+    fn record_dead(&self, i: u32) -> bool {
+        let e = self.ring.endpoint(i);
+        let id = ProcessId {
+            pid: e.pid.load(Relaxed),
+            start_time: e.start_time.load(Relaxed),
+        };
+        id.pid != 0 && !id.is_alive()
+    }
+
+    /// Frees the records (and chunk references) of endpoints whose process died. Returns how
+    /// many were reclaimed.
+    pub(crate) fn reclaim_dead(&self) -> usize {
+        let mut n = 0;
+        for i in 0..self.ring.endpoint_count() {
+            let e = self.ring.endpoint(i);
+            let state = e.state.load(Acquire);
+            if (state == ENDPOINT_PUBLISHER || state == ENDPOINT_SUBSCRIBER) && self.record_dead(i)
+            {
+                // Only one reclaimer wins the record.
+                if e.state
+                    .compare_exchange(state, RECLAIMING, AcqRel, Relaxed)
+                    .is_ok()
+                {
+                    let chunks = self.pool.as_ref().map_or(0, |p| p.reclaim_endpoint(i));
+                    tracing::info!(topic = %self.name, endpoint = i, pid = e.pid.load(Relaxed), chunks, "reclaimed the endpoint of a dead process");
+                    e.pid.store(0, Relaxed);
+                    e.state.store(ENDPOINT_FREE, Release);
+                    n += 1;
+                }
+            }
+        }
+        n
+    }
+
+    fn claim_endpoint(self: &Arc<Self>, kind: u32) -> Result<Arc<Endpoint>, OpenError> {
+        for attempt in 0..2 {
+            for i in 0..self.ring.endpoint_count() {
+                let e = self.ring.endpoint(i);
+                if e.state
+                    .compare_exchange(ENDPOINT_FREE, CLAIMING, Acquire, Relaxed)
+                    .is_ok()
+                {
+                    let me = ProcessId::current();
+                    e.pid.store(me.pid, Relaxed);
+                    e.start_time.store(me.start_time, Relaxed);
+                    e.cursor.store(self.ring.head().load(Acquire), Relaxed);
+                    e.count.store(0, Relaxed);
+                    e.lost.store(0, Relaxed);
+                    // Release pairs with the Acquire loads of `state` by readers of the table.
+                    e.state.store(kind, Release);
+                    return Ok(Arc::new(Endpoint {
+                        shared: self.clone(),
+                        index: i,
+                    }));
+                }
+            }
+            if attempt == 0 && self.reclaim_dead() == 0 {
+                break;
+            }
+        }
+        Err(OpenError::TooManyEndpoints {
+            topic: self.name.clone(),
+            max: self.ring.endpoint_count(),
+        })
+    }
+
+    pub(crate) fn chunk_limit(&self, header: usize) -> usize {
+        self.pool
+            .as_ref()
+            .map_or(0, |p| p.chunk_size().saturating_sub(data_offset(header)))
+    }
+}
+
+const CLAIMING: u32 = 0x10;
+const RECLAIMING: u32 = 0x11;
+
+/// Offset of the elements in a chunk: after the header, cache-line aligned.
+pub(crate) const fn data_offset(header: usize) -> usize {
+    (header + 63) & !63
+}
+
+/// An endpoint record owned by this process; freed when the last user (the endpoint or one of
+/// its samples) drops.
+pub(crate) struct Endpoint {
+    pub shared: Arc<Shared>,
+    pub index: u32,
+}
+
+impl Endpoint {
+    pub(crate) fn record(&self) -> &EndpointRecord {
+        self.shared.ring.endpoint(self.index)
+    }
+}
+
+impl Drop for Endpoint {
+    fn drop(&mut self) {
+        let r = self.record();
+        r.pid.store(0, Relaxed);
+        // Release: our last uses of the record and chunks happen before it is reused.
+        r.state.store(ENDPOINT_FREE, Release);
+    }
+}
+
+/// A chunk descriptor as carried in a ring slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Descriptor {
+    pub id: ChunkId,
+    pub len: u64,
+}
+
+impl Descriptor {
+    pub fn to_bytes(self) -> [u8; 16] {
+        let mut b = [0u8; 16];
+        b[..4].copy_from_slice(&self.id.index.to_le_bytes());
+        b[4..8].copy_from_slice(&self.id.generation.to_le_bytes());
+        b[8..].copy_from_slice(&self.len.to_le_bytes());
+        b
+    }
+    pub fn from_bytes(b: &[u8; 16]) -> Self {
+        Descriptor {
+            id: ChunkId {
+                index: u32::from_le_bytes(b[..4].try_into().unwrap()),
+                generation: u32::from_le_bytes(b[4..8].try_into().unwrap()),
+            },
+            len: u64::from_le_bytes(b[8..].try_into().unwrap()),
+        }
+    }
+}
+
+/// Publisher half of the core.
+pub(crate) struct PubCore {
+    pub ep: Arc<Endpoint>,
+    /// Reliable mode: lowest subscriber cursor seen at the last scan.
+    min_cursor: AtomicU64,
+    pub timeout: Duration,
+    sent: AtomicU64,
+}
+
+/// How long a reliable publisher waits for room by default.
+pub const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(1);
+
+impl PubCore {
+    pub(crate) fn new(shared: &Arc<Shared>) -> Result<Self, OpenError> {
+        let ep = shared.claim_endpoint(ENDPOINT_PUBLISHER)?;
+        Ok(PubCore {
+            ep,
+            min_cursor: AtomicU64::new(0),
+            timeout: DEFAULT_SEND_TIMEOUT,
+            sent: AtomicU64::new(0),
+        })
+    }
+
+    pub(crate) fn shared(&self) -> &Shared {
+        &self.ep.shared
+    }
+
+    fn scan_min_cursor(&self, head: u64) -> u64 {
+        let ring = &self.shared().ring;
+        let mut min = head;
+        for i in 0..ring.endpoint_count() {
+            let e = ring.endpoint(i);
+            if e.state.load(Acquire) == ENDPOINT_SUBSCRIBER {
+                // Acquire pairs with the Release store of the cursor in `SubCore::advance`:
+                // the subscriber has finished reading everything before its cursor.
+                min = min.min(e.cursor.load(Acquire));
+            }
+        }
+        min
+    }
+
+    /// Claims the next message index, waiting for room on reliable topics. None: full.
+    fn claim(&self) -> Option<u64> {
+        let shared = self.shared();
+        let ring = &shared.ring;
+        if shared.params.reliability != Reliability::Reliable {
+            return Some(ring.head().fetch_add(1, Relaxed));
+        }
+        let cap = ring.capacity();
+        let mut deadline: Option<Instant> = None;
+        let mut spins = 0u32;
+        loop {
+            let h = ring.head().load(Relaxed);
+            if h >= self.min_cursor.load(Relaxed) + cap {
+                let min = self.scan_min_cursor(h);
+                self.min_cursor.store(min, Relaxed);
+                if h >= min + cap {
+                    let now = Instant::now();
+                    let d = *deadline.get_or_insert(now + self.timeout);
+                    if now >= d {
+                        shared.reclaim_dead();
+                        if h >= self.scan_min_cursor(h) + cap {
+                            return None;
+                        }
+                    }
+                    spins += 1;
+                    if spins % 1024 == 0 {
+                        shared.reclaim_dead();
+                    }
+                    if spins < 64 {
+                        std::hint::spin_loop();
+                    } else if spins < 256 {
+                        std::thread::yield_now();
+                    } else {
+                        std::thread::sleep(Duration::from_micros(50));
+                    }
+                    continue;
+                }
+            }
+            if ring
+                .head()
+                .compare_exchange_weak(h, h + 1, Relaxed, Relaxed)
+                .is_ok()
+            {
+                return Some(h);
+            }
+        }
+    }
+
+    /// Writes one message; `payload` is the slot content. Releases the chunk a replaced slot
+    /// carried. Returns false when the topic is full (reliable).
+    pub(crate) fn publish(&self, payload: &[u8]) -> bool {
+        let Some(n) = self.claim() else { return false };
+        let shared = self.shared();
+        let ring = &shared.ring;
+        let claimed = ring.begin_write(n, self.ep.index, |w| {
+            w >= ring.endpoint_count()
+                || shared.record_dead(w)
+                || ring.endpoint(w).state.load(Acquire) == ENDPOINT_FREE
+        });
+        match claimed {
+            Claimed::Overtaken => {
+                // A message a full ring newer owns the slot: ours is already obsolete.
+                self.release_payload(payload);
+                return true;
+            }
+            Claimed::Replaced(_) => {
+                if let Some(pool) = &shared.pool {
+                    let mut old = [0u8; 16];
+                    ring.old_payload(n, &mut old);
+                    pool.release_unowned(Descriptor::from_bytes(&old).id);
+                }
+            }
+            Claimed::Fresh | Claimed::TakenOver => {}
+        }
+        ring.write(n, payload);
+        ring.commit(n);
+        let rec = self.ep.record();
+        rec.count
+            .store(self.sent.fetch_add(1, Relaxed) + 1, Relaxed);
+        true
+    }
+
+    fn release_payload(&self, payload: &[u8]) {
+        if let (Some(pool), Ok(b)) = (&self.shared().pool, <&[u8; 16]>::try_from(payload)) {
+            pool.release_unowned(Descriptor::from_bytes(b).id);
+        }
+    }
+
+    /// Counts a message refused as full.
+    pub(crate) fn count_full(&self) {
+        self.ep.record().lost.fetch_add(1, Relaxed);
+    }
+
+    pub(crate) fn full_error<T>(&self, msg: T) -> SendError<T> {
+        self.count_full();
+        SendError::Full {
+            msg,
+            topic: self.shared().name.clone(),
+            depth: self.shared().ring.capacity(),
+        }
+    }
+
+    /// Loans a chunk able to hold `bytes` bytes after a header of `header` bytes.
+    pub(crate) fn loan(&self, header: usize, bytes: usize) -> Result<ChunkId, SendError<()>> {
+        let shared = self.shared();
+        let limit = shared.chunk_limit(header);
+        let Some(pool) = &shared.pool else {
+            return Err(SendError::TooLarge {
+                topic: shared.name.clone(),
+                size: bytes,
+                limit: 0,
+            });
+        };
+        if bytes > limit {
+            return Err(SendError::TooLarge {
+                topic: shared.name.clone(),
+                size: bytes,
+                limit,
+            });
+        }
+        if let Some(id) = pool.alloc(self.ep.index) {
+            return Ok(id);
+        }
+        shared.reclaim_dead();
+        pool.alloc(self.ep.index)
+            .ok_or_else(|| SendError::PoolExhausted {
+                topic: shared.name.clone(),
+                chunks: pool.chunk_count(),
+            })
+    }
+
+    /// Publishes a loaned chunk. On `false` (full) the loan is still ours.
+    pub(crate) fn send_chunk(&self, id: ChunkId, len: u64) -> bool {
+        let pool = self.shared().pool.as_ref().expect("chunk topic has a pool");
+        // The ring takes over our reference (see pool.rs on the order of these steps).
+        pool.disown(id, self.ep.index);
+        if self.publish(&Descriptor { id, len }.to_bytes()) {
+            return true;
+        }
+        // Full: take the reference back.
+        if !pool.retain(id, self.ep.index) {
+            unreachable!("a loaned chunk cannot be recycled while we hold it");
+        }
+        pool.release_unowned(id);
+        false
+    }
+
+    pub(crate) fn release_loan(&self, id: ChunkId) {
+        if let Some(pool) = &self.shared().pool {
+            pool.release(id, self.ep.index);
+        }
+    }
+}
+
+/// Counters of one subscriber.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SubscriberStats {
+    /// Messages received.
+    pub received: u64,
+    /// Messages overwritten before this subscriber read them (best effort), or skipped for a
+    /// newer one (latest only).
+    pub lost: u64,
+    /// Messages discarded as unusable: abandoned by a publisher that died mid-write, or with an
+    /// invalid length or chunk descriptor.
+    pub dropped: u64,
+}
+
+/// What one attempt at the cursor produced.
+pub(crate) enum Step<T> {
+    Got(T),
+    Empty,
+    Writing(u32),
+    Lapped,
+    Dropped,
+}
+
+/// Subscriber half of the core.
+pub(crate) struct SubCore {
+    pub ep: Arc<Endpoint>,
+    pub cursor: u64,
+    pub stats: SubscriberStats,
+    /// Spin this long in `recv` before sleeping on the futex.
+    pub spin: Duration,
+    stuck_polls: u32,
+    stuck_since: Option<(u64, Instant)>,
+}
+
+/// Default spin before a blocking receive sleeps.
+pub const DEFAULT_SPIN: Duration = Duration::from_micros(20);
+/// How long a slot may stay claimed-but-unwritten before a reader gives up on it.
+const STUCK_AFTER: Duration = Duration::from_millis(200);
+
+impl SubCore {
+    pub(crate) fn new(shared: &Arc<Shared>, history: u64) -> Result<Self, OpenError> {
+        let ep = shared.claim_endpoint(ENDPOINT_SUBSCRIBER)?;
+        let head = shared.ring.head().load(Acquire);
+        let cursor = head.saturating_sub(history.min(shared.ring.capacity()));
+        ep.record().cursor.store(cursor, Release);
+        Ok(SubCore {
+            ep,
+            cursor,
+            stats: SubscriberStats::default(),
+            spin: DEFAULT_SPIN,
+            stuck_polls: 0,
+            stuck_since: None,
+        })
+    }
+
+    pub(crate) fn shared(&self) -> &Shared {
+        &self.ep.shared
+    }
+
+    fn advance(&mut self, by_lost: u64, got: bool) {
+        self.cursor += 1;
+        self.stats.lost += by_lost;
+        let rec = self.ep.record();
+        if got {
+            self.stats.received += 1;
+            rec.count.store(self.stats.received, Relaxed);
+        }
+        if self.shared().params.reliability == Reliability::Reliable {
+            // Release pairs with the Acquire in `PubCore::scan_min_cursor`.
+            rec.cursor.store(self.cursor, Release);
+        }
+    }
+
+    fn resync(&mut self) {
+        let ring = &self.shared().ring;
+        let head = ring.head().load(Acquire);
+        let next = (head.saturating_sub(ring.capacity()) + 1).max(self.cursor + 1);
+        self.stats.lost += next - self.cursor;
+        self.cursor = next;
+        self.ep.record().lost.store(self.stats.lost, Relaxed);
+        if self.shared().params.reliability == Reliability::Reliable {
+            self.ep.record().cursor.store(self.cursor, Release);
+        }
+    }
+
+    /// One non-blocking attempt. `decode` reads the message at the cursor.
+    pub(crate) fn try_recv<T>(
+        &mut self,
+        mut decode: impl FnMut(&Shared, u64) -> Step<T>,
+    ) -> Option<T> {
+        if self.shared().params.reliability == Reliability::LatestOnly {
+            let head = self.shared().ring.head().load(Acquire);
+            if head > self.cursor + 1 {
+                let skip = head - 1 - self.cursor;
+                self.stats.lost += skip;
+                self.cursor = head - 1;
+            }
+        }
+        loop {
+            let cursor = self.cursor;
+            match decode(self.shared(), cursor) {
+                Step::Got(v) => {
+                    self.stuck_polls = 0;
+                    self.stuck_since = None;
+                    self.advance(0, true);
+                    return Some(v);
+                }
+                Step::Lapped => self.resync(),
+                Step::Dropped => {
+                    self.stats.dropped += 1;
+                    self.advance(0, false);
+                }
+                Step::Empty | Step::Writing(_) => {
+                    self.stuck_polls = self.stuck_polls.wrapping_add(1);
+                    if self.stuck_polls % 4096 == 0 && self.check_stuck(&mut decode) {
+                        continue;
+                    }
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// Skips the message at the cursor if its publisher died before finishing it, or if it has
+    /// been claimed but unwritten for `STUCK_AFTER` while newer messages exist.
+    fn check_stuck<T>(&mut self, decode: &mut impl FnMut(&Shared, u64) -> Step<T>) -> bool {
+        let shared = self.ep.shared.clone();
+        let head = shared.ring.head().load(Acquire);
+        if head <= self.cursor {
+            self.stuck_since = None;
+            return false;
+        }
+        let skip = match decode(&shared, self.cursor) {
+            Step::Writing(w) => {
+                w >= shared.ring.endpoint_count()
+                    || shared.record_dead(w)
+                    || shared.ring.endpoint(w).state.load(Acquire) == ENDPOINT_FREE
+            }
+            Step::Empty => match self.stuck_since {
+                Some((c, t)) if c == self.cursor => t.elapsed() >= STUCK_AFTER,
+                _ => {
+                    self.stuck_since = Some((self.cursor, Instant::now()));
+                    false
+                }
+            },
+            _ => return true,
+        };
+        if skip {
+            tracing::warn!(topic = %shared.name, message = self.cursor, "skipping a message abandoned by a publisher that died while writing it");
+            self.stats.dropped += 1;
+            self.stuck_since = None;
+            self.advance(0, false);
+        }
+        skip
+    }
+
+    /// Receives, spinning for `self.spin` then sleeping on the futex, until `deadline`.
+    pub(crate) fn recv_until<T>(
+        &mut self,
+        deadline: Option<Instant>,
+        mut decode: impl FnMut(&Shared, u64) -> Step<T>,
+    ) -> Option<T> {
+        if let Some(v) = self.try_recv(&mut decode) {
+            return Some(v);
+        }
+        let start = Instant::now();
+        let spin_until = start + self.spin;
+        while Instant::now() < spin_until {
+            for _ in 0..64 {
+                std::hint::spin_loop();
+            }
+            if let Some(v) = self.try_recv(&mut decode) {
+                return Some(v);
+            }
+        }
+        let shared = self.ep.shared.clone();
+        let ring = &shared.ring;
+        loop {
+            let slice = Duration::from_millis(100);
+            let wait = match deadline {
+                Some(d) => {
+                    let now = Instant::now();
+                    if now >= d {
+                        return None;
+                    }
+                    (d - now).min(slice)
+                }
+                None => slice,
+            };
+            let v = ring.prepare_wait();
+            if let Some(msg) = self.try_recv(&mut decode) {
+                ring.end_wait();
+                return Some(msg);
+            }
+            nerve_shm::futex::wait(ring.notify(), v, Some(wait));
+            ring.end_wait();
+            if let Some(msg) = self.try_recv(&mut decode) {
+                return Some(msg);
+            }
+            self.check_stuck(&mut decode);
+        }
+    }
+
+    pub(crate) fn timeout_error(&self, timeout: Duration) -> RecvError {
+        RecvError::Timeout {
+            topic: self.shared().name.clone(),
+            timeout,
+        }
+    }
+}
+
+/// Reads a fixed message of `out.len()` bytes at cursor `c`.
+pub(crate) fn read_fixed(shared: &Shared, c: u64, out: &mut [u8]) -> Step<()> {
+    match shared.ring.read(c, out) {
+        Read::Ok(n) if n == out.len() => Step::Got(()),
+        Read::Ok(_) => Step::Dropped,
+        Read::Empty => Step::Empty,
+        Read::Writing(w) => Step::Writing(w),
+        Read::Lapped => Step::Lapped,
+    }
+}
+
+/// Reads a chunk descriptor at cursor `c` and pins its chunk for `endpoint`.
+pub(crate) fn read_chunk(
+    shared: &Shared,
+    c: u64,
+    endpoint: u32,
+    header: usize,
+    elem: usize,
+) -> Step<Descriptor> {
+    let mut b = [0u8; 16];
+    match shared.ring.read(c, &mut b) {
+        Read::Ok(16) => {}
+        Read::Ok(_) => return Step::Dropped,
+        Read::Empty => return Step::Empty,
+        Read::Writing(w) => return Step::Writing(w),
+        Read::Lapped => return Step::Lapped,
+    }
+    let d = Descriptor::from_bytes(&b);
+    let Some(pool) = &shared.pool else {
+        return Step::Dropped;
+    };
+    let fits = (d.len as usize)
+        .checked_mul(elem.max(1))
+        .and_then(|n| n.checked_add(data_offset(header)))
+        .is_some_and(|n| n <= pool.chunk_size());
+    if d.id.index >= pool.chunk_count() || !fits {
+        return Step::Dropped;
+    }
+    if !pool.retain(d.id, endpoint) {
+        // Recycled between the slot read and the retain: the ring moved past it.
+        return Step::Lapped;
+    }
+    Step::Got(d)
+}

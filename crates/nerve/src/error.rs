@@ -1,0 +1,168 @@
+//! One small error enum per operation. Every message names the topic, says what happened and
+//! what to do about it.
+
+use std::path::PathBuf;
+
+/// Opening a topic, publisher or subscriber failed.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// The topic name is not valid.
+    #[error("invalid topic name {name:?}: {reason}. Use 1-200 characters from [A-Za-z0-9_./-], not starting with '/' or '.', e.g. \"robot/cmd_vel\"")]
+    InvalidName {
+        /// The rejected name.
+        name: String,
+        /// Why.
+        reason: &'static str,
+    },
+    /// The topic exists with another message type.
+    #[error("topic '{topic}' carries {found}, but this endpoint uses {expected}. Use the same message type (and the same nerve version) in every process on this topic, or pick another topic name")]
+    TypeMismatch {
+        /// The topic.
+        topic: String,
+        /// The type this endpoint asked for.
+        expected: String,
+        /// The type the topic was created with.
+        found: String,
+    },
+    /// The topic exists with another QoS than the one explicitly requested.
+    #[error("topic '{topic}' was created with {found}, but this endpoint asked for {requested}. Request the same QoS everywhere, or leave it unset to adopt the topic's")]
+    QosMismatch {
+        /// The topic.
+        topic: String,
+        /// What was asked.
+        requested: String,
+        /// What the topic has.
+        found: String,
+    },
+    /// The shared-memory segment failed validation (garbage, another program's file, or a
+    /// newer layout).
+    #[error("topic '{topic}': the shared-memory segment {path} is invalid ({reason}). If no nerve process is using it, run `nerve clean --domain {domain}` or delete the file")]
+    Corrupt {
+        /// The topic.
+        topic: String,
+        /// The file.
+        path: PathBuf,
+        /// What validation rejected.
+        reason: String,
+        /// The domain.
+        domain: u32,
+    },
+    /// Every endpoint record of the topic is in use by a live process.
+    #[error("topic '{topic}' has no free endpoint record ({max} in use). Create the topic with a larger .max_endpoints(n)")]
+    TooManyEndpoints {
+        /// The topic.
+        topic: String,
+        /// Records in the segment.
+        max: u32,
+    },
+    /// A configuration value is out of range.
+    #[error("topic '{topic}': {reason}")]
+    InvalidConfig {
+        /// The topic.
+        topic: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The operating system refused.
+    #[error("topic '{topic}': {source}. Check that /dev/shm is mounted and writable (or set NERVE_SHM_DIR)")]
+    Io {
+        /// The topic.
+        topic: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
+/// Sending failed; the message is given back where there is one.
+#[derive(Debug, thiserror::Error)]
+pub enum SendError<T> {
+    /// Reliable topic: the slowest live subscriber stayed a full ring behind for the whole
+    /// timeout.
+    #[error("topic '{topic}' is full: the slowest subscriber is {depth} messages behind. Raise .depth(n), speed the subscriber up, or use best-effort")]
+    Full {
+        /// The message, given back.
+        msg: T,
+        /// The topic.
+        topic: String,
+        /// The ring depth.
+        depth: u64,
+    },
+    /// The message does not fit.
+    #[error("topic '{topic}': message of {size} bytes exceeds the limit of {limit} bytes. Raise it with Topic::builder(..).max_message_bytes({size}) when the topic is first created")]
+    TooLarge {
+        /// The topic.
+        topic: String,
+        /// Bytes needed.
+        size: usize,
+        /// Bytes allowed.
+        limit: usize,
+    },
+    /// Every chunk of the topic's pool is in use.
+    #[error("topic '{topic}': all {chunks} shared chunks are in use (subscribers hold samples, or loans are not sent). Drop samples sooner, or raise .chunks(n) when the topic is first created")]
+    PoolExhausted {
+        /// The topic.
+        topic: String,
+        /// Chunks in the pool.
+        chunks: u32,
+    },
+    /// The value could not be serialized.
+    #[error("topic '{topic}': cannot serialize the message: {reason}")]
+    Encode {
+        /// The topic.
+        topic: String,
+        /// The encoder's message.
+        reason: String,
+    },
+}
+
+impl<T> SendError<T> {
+    /// The message, if this error carries one.
+    pub fn into_inner(self) -> Option<T> {
+        match self {
+            SendError::Full { msg, .. } => Some(msg),
+            _ => None,
+        }
+    }
+
+    /// Drops the message, keeping the error (for `?` across message types).
+    pub fn discard(self) -> SendError<()> {
+        match self {
+            SendError::Full { topic, depth, .. } => SendError::Full {
+                msg: (),
+                topic,
+                depth,
+            },
+            SendError::TooLarge { topic, size, limit } => {
+                SendError::TooLarge { topic, size, limit }
+            }
+            SendError::PoolExhausted { topic, chunks } => {
+                SendError::PoolExhausted { topic, chunks }
+            }
+            SendError::Encode { topic, reason } => SendError::Encode { topic, reason },
+        }
+    }
+}
+
+/// Loaning a chunk failed.
+pub type LoanError = SendError<()>;
+
+/// Receiving failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RecvError {
+    /// `recv` with a deadline reached it.
+    #[error("topic '{topic}': no message within {timeout:?}")]
+    Timeout {
+        /// The topic.
+        topic: String,
+        /// The timeout.
+        timeout: std::time::Duration,
+    },
+    /// A serialized message could not be decoded into the requested type.
+    #[error("topic '{topic}': cannot decode message: {reason}. Publisher and subscriber must agree on the message's fields")]
+    Decode {
+        /// The topic.
+        topic: String,
+        /// The decoder's message.
+        reason: String,
+    },
+}

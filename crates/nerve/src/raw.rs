@@ -1,0 +1,1 @@
+//! Untyped topics for the Python and C fronts (work in progress).

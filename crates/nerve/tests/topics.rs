@@ -1,0 +1,299 @@
+//! Topic behaviour within one process (both the shm and the heap path).
+
+mod common;
+
+use std::time::Duration;
+
+use nerve::prelude::*;
+use nerve::{OpenError, TransportPath};
+
+fn cmd(i: u64) -> CmdVel {
+    CmdVel {
+        stamp_ns: i,
+        linear: i as f32,
+        angular: -(i as f32),
+    }
+}
+
+#[test]
+fn fixed_messages_reach_every_subscriber_in_order() {
+    for in_process in [false, true] {
+        let (d, _g) = common::domain();
+        let mut b = Topic::<CmdVel>::builder("t/fixed").domain(d).depth(64);
+        if in_process {
+            b = b.in_process();
+        }
+        let topic = b.open().unwrap();
+        assert_eq!(matches!(topic.path(), TransportPath::Heap), in_process);
+        let p = topic.publisher().unwrap();
+        let mut subs: Vec<_> = (0..3).map(|_| topic.subscriber().unwrap()).collect();
+        for i in 0..50 {
+            p.send(&cmd(i)).unwrap();
+        }
+        for s in &mut subs {
+            for i in 0..50 {
+                assert_eq!(s.try_recv().unwrap(), Some(cmd(i)));
+            }
+            assert_eq!(s.try_recv().unwrap(), None);
+            assert_eq!(
+                s.stats(),
+                SubscriberStats {
+                    received: 50,
+                    lost: 0,
+                    dropped: 0
+                }
+            );
+        }
+    }
+}
+
+#[test]
+fn lapped_subscriber_counts_every_loss() {
+    let (d, _g) = common::domain();
+    let topic = Topic::<CmdVel>::builder("t/lap")
+        .domain(d)
+        .depth(8)
+        .open()
+        .unwrap();
+    let p = topic.publisher().unwrap();
+    let mut s = topic.subscriber().unwrap();
+    for i in 0..100 {
+        p.send(&cmd(i)).unwrap();
+    }
+    let mut got = Vec::new();
+    while let Some(m) = s.try_recv().unwrap() {
+        got.push(m.stamp_ns);
+    }
+    let st = s.stats();
+    assert_eq!(st.received + st.lost, 100, "{st:?}");
+    assert!(st.lost >= 92, "{st:?}");
+    assert_eq!(*got.last().unwrap(), 99);
+    assert!(
+        got.windows(2).all(|w| w[1] == w[0] + 1),
+        "in order after the resync: {got:?}"
+    );
+}
+
+#[test]
+fn reliable_publisher_reports_full_and_gives_the_message_back() {
+    let (d, _g) = common::domain();
+    let topic = Topic::<CmdVel>::builder("t/rel")
+        .domain(d)
+        .depth(4)
+        .reliable()
+        .open()
+        .unwrap();
+    let mut p = topic.publisher().unwrap();
+    p.set_timeout(Duration::from_millis(20));
+    let mut s = topic.subscriber().unwrap();
+    for i in 0..4 {
+        p.send(&cmd(i)).unwrap();
+    }
+    match p.send(&cmd(4)) {
+        Err(SendError::Full { msg, topic, depth }) => {
+            assert_eq!(msg, cmd(4));
+            assert_eq!(topic, "t/rel");
+            assert_eq!(depth, 4);
+        }
+        other => panic!("expected Full, got {other:?}"),
+    }
+    assert_eq!(s.try_recv().unwrap(), Some(cmd(0)));
+    p.send(&cmd(4)).unwrap();
+    for i in 1..5 {
+        assert_eq!(s.try_recv().unwrap(), Some(cmd(i)));
+    }
+    assert_eq!(s.stats().lost, 0);
+}
+
+#[test]
+fn latest_only_skips_to_the_newest() {
+    let (d, _g) = common::domain();
+    let topic = Topic::<CmdVel>::builder("t/latest")
+        .domain(d)
+        .latest_only()
+        .open()
+        .unwrap();
+    let p = topic.publisher().unwrap();
+    let mut s = topic.subscriber().unwrap();
+    for i in 0..10 {
+        p.send(&cmd(i)).unwrap();
+    }
+    assert_eq!(s.try_recv().unwrap(), Some(cmd(9)));
+    assert_eq!(s.try_recv().unwrap(), None);
+    assert_eq!(s.stats().received + s.stats().lost, 10);
+}
+
+#[test]
+fn late_joiner_gets_history() {
+    let (d, _g) = common::domain();
+    let topic = Topic::<CmdVel>::builder("t/hist")
+        .domain(d)
+        .depth(16)
+        .open()
+        .unwrap();
+    let p = topic.publisher().unwrap();
+    for i in 0..10 {
+        p.send(&cmd(i)).unwrap();
+    }
+    let mut s = topic.subscriber_with_history(3).unwrap();
+    for i in 7..10 {
+        assert_eq!(s.try_recv().unwrap(), Some(cmd(i)));
+    }
+    assert_eq!(s.try_recv().unwrap(), None);
+}
+
+#[test]
+fn type_mismatch_names_both_types_and_the_topic() {
+    let (d, _g) = common::domain();
+    let _t = Topic::<CmdVel>::builder("t/type").domain(d).open().unwrap();
+    let _p = _t.publisher().unwrap();
+    let err = match Topic::<Msgpack<u32>>::builder("t/type").domain(d).open() {
+        Err(e) => e,
+        Ok(_) => panic!("opened a CmdVel topic as Msgpack"),
+    };
+    assert!(matches!(err, OpenError::TypeMismatch { .. }));
+    let text = err.to_string();
+    assert!(
+        text.contains("t/type") && text.contains("nerve/CmdVel") && text.contains("nerve/Msgpack"),
+        "{text}"
+    );
+}
+
+#[test]
+fn explicit_qos_mismatch_is_an_error() {
+    let (d, _g) = common::domain();
+    let t = Topic::<CmdVel>::builder("t/qos")
+        .domain(d)
+        .depth(8)
+        .open()
+        .unwrap();
+    let _p = t.publisher().unwrap();
+    let err = Topic::<CmdVel>::builder("t/qos")
+        .domain(d)
+        .reliable()
+        .open()
+        .err()
+        .unwrap();
+    assert!(matches!(err, OpenError::QosMismatch { .. }), "{err}");
+    // Leaving QoS unset adopts the topic's.
+    let t2 = Topic::<CmdVel>::builder("t/qos").domain(d).open().unwrap();
+    assert_eq!(t2.depth(), 8);
+}
+
+#[test]
+fn invalid_names_are_rejected_with_advice() {
+    for bad in ["", "/x", "a b", "a//b"] {
+        let err = Topic::<CmdVel>::builder(bad).open().err().unwrap();
+        assert!(err.to_string().contains("robot/cmd_vel"), "{err}");
+    }
+}
+
+#[test]
+fn blocking_recv_wakes_on_publish_and_times_out() {
+    let (d, _g) = common::domain();
+    let topic = Topic::<CmdVel>::builder("t/block")
+        .domain(d)
+        .open()
+        .unwrap();
+    let p = topic.publisher().unwrap();
+    let mut s = topic.subscriber().unwrap();
+    s.set_spin(Duration::ZERO);
+    let t0 = std::time::Instant::now();
+    assert_eq!(s.recv_timeout(Duration::from_millis(50)).unwrap(), None);
+    assert!(t0.elapsed() >= Duration::from_millis(50));
+    let h = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(30));
+        p.send(&cmd(7)).unwrap();
+    });
+    assert_eq!(s.recv().unwrap(), cmd(7));
+    h.join().unwrap();
+    assert!(s
+        .recv_deadline(Duration::from_millis(5))
+        .unwrap_err()
+        .to_string()
+        .contains("t/block"));
+}
+
+#[test]
+fn msgpack_values_round_trip_without_size_caps() {
+    #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+    struct Status {
+        name: String,
+        values: Vec<f64>,
+    }
+    let (d, _g) = common::domain();
+    let topic = Topic::<Msgpack<Status>>::builder("t/msgpack")
+        .domain(d)
+        .open()
+        .unwrap();
+    let p = topic.publisher().unwrap();
+    let mut s = topic.subscriber().unwrap();
+    let big = Status {
+        name: "x".repeat(10),
+        values: (0..200_000).map(|i| i as f64).collect(),
+    };
+    p.send(&big).unwrap();
+    assert_eq!(s.try_recv().unwrap().unwrap(), big);
+    // Above the topic's limit: an error that says the limit and how to raise it.
+    let small = Topic::<Msgpack<Status>>::builder("t/msgpack-small")
+        .domain(d)
+        .max_message_bytes(1024)
+        .open()
+        .unwrap();
+    let err = small
+        .publisher()
+        .unwrap()
+        .send(&big)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("max_message_bytes") && err.contains("t/msgpack-small"),
+        "{err}"
+    );
+}
+
+#[test]
+fn chunked_messages_are_zero_copy_and_released() {
+    let (d, _g) = common::domain();
+    let topic = Topic::<Image>::builder("t/image")
+        .domain(d)
+        .depth(4)
+        .open()
+        .unwrap();
+    let p = topic.publisher().unwrap();
+    let mut s = topic.subscriber().unwrap();
+    let len = 1920 * 1080 * 3;
+    let mut loan = p.loan(len).unwrap();
+    loan.header_mut().width = 1920;
+    loan.header_mut().height = 1080;
+    let data = loan.data_mut();
+    data[0] = 1;
+    data[len - 1] = 2;
+    let ptr = data.as_ptr();
+    loan.send().unwrap();
+    let sample = s.try_recv().unwrap().unwrap();
+    assert_eq!(sample.header().width, 1920);
+    assert_eq!(sample.len(), len);
+    assert_eq!((sample.data()[0], sample.data()[len - 1]), (1, 2));
+    assert_eq!(
+        sample.data().as_ptr(),
+        ptr,
+        "same-process subscriber reads the publisher's chunk"
+    );
+    drop(sample);
+    // Unsent loans return their chunk; the pool never runs dry in a steady loop.
+    for i in 0..1000u32 {
+        let mut l = p.loan(64).unwrap();
+        l.data_mut()[0] = i as u8;
+        if i % 3 == 0 {
+            drop(l);
+        } else {
+            l.send().unwrap();
+        }
+        while let Some(sample) = s.try_recv().unwrap() {
+            assert_eq!(sample.len(), 64);
+        }
+    }
+    let err = p.loan(usize::MAX / 2).err().unwrap().to_string();
+    assert!(err.contains("exceeds the limit"), "{err}");
+}
