@@ -7,8 +7,12 @@ use std::time::Duration;
 
 use crate::time::{futex_wake_all, mono_ns};
 
-#[derive(Debug, Default)]
+/// Publishes a local trigger to other processes (set while an e-stop topic bridge runs).
+pub(crate) type RemotePublish = Box<dyn Fn(&str) + Send + Sync>;
+
+#[derive(Default)]
 pub(crate) struct EStopInner {
+    pub(crate) publish: Mutex<Option<RemotePublish>>,
     /// Monotonic ns of the first trigger; 0 while not triggered.
     pub(crate) triggered_at: AtomicU64,
     pub(crate) reason: Mutex<Option<String>>,
@@ -21,9 +25,18 @@ pub(crate) struct EStopInner {
 /// [`Node::on_safe_state`](crate::Node::on_safe_state) runs once, on its own thread.
 ///
 /// The e-stop latches: it stays triggered until [`EStop::reset`].
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct EStop {
     pub(crate) inner: Arc<EStopInner>,
+}
+
+impl std::fmt::Debug for EStop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EStop")
+            .field("triggered", &self.is_triggered())
+            .field("reason", &self.reason())
+            .finish()
+    }
 }
 
 impl EStop {
@@ -37,6 +50,34 @@ impl EStop {
     /// Triggers the e-stop (the first trigger's time and reason are kept). Cheap and
     /// non-blocking apart from the short reason lock; safe to call from any thread.
     pub fn trigger(&self, reason: &str) {
+        if self.latch(reason) {
+            if let Ok(p) = self.inner.publish.lock() {
+                if let Some(p) = p.as_ref() {
+                    p(reason);
+                }
+            }
+        }
+    }
+
+    /// A trigger that came from another process: not published again.
+    pub(crate) fn trigger_from_remote(&self, reason: &str) {
+        self.latch(reason);
+    }
+
+    pub(crate) fn set_publisher(&self, p: RemotePublish) {
+        if let Ok(mut g) = self.inner.publish.lock() {
+            *g = Some(p);
+        }
+    }
+
+    pub(crate) fn clear_publisher(&self) {
+        if let Ok(mut g) = self.inner.publish.lock() {
+            *g = None;
+        }
+    }
+
+    /// Latches the trigger and wakes the lanes; `true` for the first trigger.
+    fn latch(&self, reason: &str) -> bool {
         let now = mono_ns().max(1);
         if self
             .inner
@@ -48,8 +89,11 @@ impl EStop {
                 *r = Some(reason.to_owned());
             }
             tracing::warn!(reason, "e-stop triggered");
+            self.kick();
+            return true;
         }
         self.kick();
+        false
     }
 
     /// Whether the e-stop is triggered.

@@ -41,6 +41,7 @@ pub mod bench;
 mod estop;
 mod node;
 mod policy;
+mod remote;
 mod rt;
 mod scheduler;
 mod signal;
@@ -51,6 +52,9 @@ mod wake;
 pub use estop::EStop;
 pub use node::{Context, Node, NodeError};
 pub use policy::{ExecClass, FailurePolicy, HangPolicy, MissPolicy};
+pub use remote::{
+    trigger_remote_estop, EStopMsg, Inbox, Received, TopicSource, ESTOP_REASON_LEN, ESTOP_TOPIC,
+};
 pub use rt::{RtAction, RtReport};
 pub use scheduler::{
     BuildError, NodeEntry, RunError, Scheduler, SchedulerBuilder, SchedulerHandle, StopReason,

@@ -10,6 +10,7 @@ use std::time::Duration;
 use crate::estop::EStop;
 use crate::node::{Context, Node};
 use crate::policy::{ExecClass, FailurePolicy, HangPolicy, MissPolicy};
+use crate::remote::EStopBridge;
 use crate::rt::{self, RtReport};
 use crate::signal::{self, SignalGuard};
 use crate::stats::{self, NodeStats, Recorder};
@@ -116,6 +117,9 @@ pub enum RunError {
         /// not run).
         stuck: Vec<String>,
     },
+    /// The e-stop topic could not be opened.
+    #[error("could not open the e-stop topic nerve/estop: {0}")]
+    EStopTopic(nerve::OpenError),
     /// A lane thread could not be started.
     #[error("could not start thread for lane {lane}: {error}")]
     Spawn {
@@ -174,6 +178,7 @@ pub struct SchedulerBuilder {
     print_stats: bool,
     lock_memory: Option<bool>,
     estop: Option<EStop>,
+    estop_topic: Option<Option<u32>>,
     shutdown_timeout: Duration,
 }
 
@@ -188,6 +193,7 @@ impl Default for SchedulerBuilder {
             print_stats: true,
             lock_memory: None,
             estop: None,
+            estop_topic: None,
             shutdown_timeout: Duration::from_secs(2),
         }
     }
@@ -240,6 +246,15 @@ impl SchedulerBuilder {
     /// created before the scheduler).
     pub fn estop(mut self, estop: &EStop) -> Self {
         self.estop = Some(estop.clone());
+        self
+    }
+
+    /// Connects the e-stop to the topic `nerve/estop` while running: an
+    /// [`EStopMsg`](crate::EStopMsg) from any process (see
+    /// [`trigger_remote_estop`](crate::trigger_remote_estop)) triggers it, and a local
+    /// trigger is published for the others. `domain`: `None` for `$NERVE_DOMAIN`.
+    pub fn estop_topic(mut self, domain: Option<u32>) -> Self {
+        self.estop_topic = Some(domain);
         self
     }
 
@@ -847,6 +862,7 @@ pub struct Scheduler {
     print_stats: bool,
     shutdown_timeout: Duration,
     watchdog_tick: Option<Duration>,
+    estop_topic: Option<Option<u32>>,
 }
 
 /// A handle on a scheduler usable from other threads, also while it runs: stop it, read its
@@ -1029,6 +1045,7 @@ impl Scheduler {
             print_stats: b.print_stats,
             shutdown_timeout: b.shutdown_timeout,
             watchdog_tick,
+            estop_topic: b.estop_topic,
         })
     }
 
@@ -1059,7 +1076,8 @@ impl Scheduler {
         self.handle().rt_report()
     }
 
-    /// Runs until stopped (handle, node, SIGINT/SIGTERM, or a policy).
+    /// Runs until stopped (handle, node, SIGINT/SIGTERM, or a policy). An error opening the
+    /// e-stop topic (when asked for) ends the run before any node starts.
     pub fn run(&mut self) -> Result<StopReason, RunError> {
         self.run_inner(None)
     }
@@ -1108,6 +1126,17 @@ impl Scheduler {
             }
         } else {
             None
+        };
+
+        let _bridge = match self.estop_topic {
+            Some(domain) => match EStopBridge::start(&self.shared.estop, domain) {
+                Ok(b) => Some(b),
+                Err(e) => {
+                    self.lanes = Some(lanes);
+                    return Err(RunError::EStopTopic(e));
+                }
+            },
+            None => None,
         };
 
         let n = lanes.len();
@@ -1234,6 +1263,7 @@ impl Scheduler {
             );
         }
         self.report();
+        self.shared.estop.clear_publisher();
         match self.outcome(StopReason::Elapsed) {
             Err(RunError::NodeHung { node, timeout, .. }) => Err(RunError::NodeHung {
                 node,
