@@ -749,7 +749,7 @@ impl Lane {
             .filter(|d| *d > 0 && !event);
         {
             let mut rec = s.sh.rec();
-            rec.record_tick(t0, dur, late);
+            rec.record_tick(t0, t0.saturating_sub(start), dur, late);
             if missed_by.is_some() {
                 rec.misses += 1;
             }

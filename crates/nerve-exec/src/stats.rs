@@ -192,10 +192,15 @@ pub(crate) struct Recorder {
     pub(crate) first_start: Option<u64>,
     pub(crate) last_start: u64,
     pub(crate) safe_state_latency: Option<Duration>,
+    pub(crate) worst_late_at: u64,
 }
 
 impl Recorder {
-    pub(crate) fn record_tick(&mut self, start: u64, dur: u64, late: u64) {
+    /// `start`: actual start (clock ns); `since`: the same, from the scheduler's start.
+    pub(crate) fn record_tick(&mut self, start: u64, since: u64, dur: u64, late: u64) {
+        if late > self.lateness.max() || self.lateness.is_empty() {
+            self.worst_late_at = since;
+        }
         self.tick.record(dur);
         self.lateness.record(late);
         if self.first_start.is_none() {
@@ -235,6 +240,9 @@ pub struct NodeStats {
     pub achieved_hz: f64,
     /// Time from the e-stop trigger to this node's `on_safe_state`, if it was e-stopped.
     pub safe_state_latency: Option<Duration>,
+    /// When (since the scheduler's start) the latest start happened: tells a start-up
+    /// hiccup from a periodic disturbance.
+    pub worst_lateness_at: Duration,
 }
 
 impl NodeStats {
@@ -260,6 +268,7 @@ impl NodeStats {
             hangs: r.hangs,
             achieved_hz,
             safe_state_latency: r.safe_state_latency,
+            worst_lateness_at: Duration::from_nanos(r.worst_late_at),
         }
     }
 
