@@ -20,12 +20,17 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 //!
-//! Subscription streams (`sub.next().await`) arrive with the topic API.
+//! Topic subscriptions are streams too: [`subscribe`] turns a `nerve::Subscriber` into a
+//! [`Subscription`] for `sub.next().await`.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
+
+use nerve::{Codec, Message, Subscriber};
+
+use crate::remote::Received;
 
 pub use tokio::task::JoinHandle;
 pub use tokio::{join, select, spawn};
@@ -114,5 +119,58 @@ impl Stream for Interval {
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         self.inner.poll_tick(cx).map(|t| Some(t.into_std()))
+    }
+}
+
+/// A topic subscription as a stream of messages (`sub.next().await`), made by [`subscribe`].
+///
+/// A small thread blocks in the subscriber's `recv_timeout` (futex wait, ≈0 % CPU) and hands
+/// messages to the async side through a bounded channel of `capacity`; when the async side
+/// falls behind, the subscriber's own ring absorbs (and counts) the loss. The thread ends when
+/// the stream is dropped.
+pub struct Subscription<T: Message>
+where
+    T::Kind: Codec<T>,
+{
+    rx: tokio::sync::mpsc::Receiver<Received<T>>,
+}
+
+/// Turns `sub` into an async stream; see [`Subscription`].
+pub fn subscribe<T: Message>(mut sub: Subscriber<T>, capacity: usize) -> Subscription<T>
+where
+    T::Kind: Codec<T>,
+    Received<T>: Send + 'static,
+    Subscriber<T>: Send + 'static,
+{
+    let (tx, rx) = tokio::sync::mpsc::channel(capacity.max(1));
+    let name = format!("nerve-sub-{}", sub.topic());
+    let _ = std::thread::Builder::new().name(name).spawn(move || {
+        while !tx.is_closed() {
+            // The timeout only bounds how long a dropped stream keeps this thread.
+            match sub.recv_timeout(Duration::from_millis(50)) {
+                Ok(Some(m)) => {
+                    if tx.blocking_send(m).is_err() {
+                        break;
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    tracing::error!(topic = %sub.topic(), error = %e, "subscription stream ended");
+                    break;
+                }
+            }
+        }
+    });
+    Subscription { rx }
+}
+
+impl<T: Message> Stream for Subscription<T>
+where
+    T::Kind: Codec<T>,
+{
+    type Item = Received<T>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.rx.poll_recv(cx)
     }
 }

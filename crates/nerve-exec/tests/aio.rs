@@ -71,3 +71,41 @@ fn interval_stream_select_and_join() {
         );
     });
 }
+
+#[test]
+fn subscription_stream_with_select() {
+    use nerve::{msgs::CmdVel, Topic};
+    let d = 56_000 + std::process::id() % 5_000;
+    let topic = Topic::<CmdVel>::builder("exec/async_cmd")
+        .depth(16)
+        .domain(d)
+        .open()
+        .unwrap();
+    let mut sub = aio::subscribe(topic.subscriber().unwrap(), 16);
+    let publisher = topic.publisher().unwrap();
+    let ex = Executor::builder().build().unwrap();
+    let got = ex.block_on(async move {
+        aio::spawn(async move {
+            for i in 0..5 {
+                aio::sleep(Duration::from_millis(10)).await;
+                publisher
+                    .send(&CmdVel {
+                        stamp_ns: i,
+                        linear: i as f32,
+                        angular: 0.0,
+                    })
+                    .unwrap();
+            }
+        });
+        let mut got = Vec::new();
+        let mut timeout = std::pin::pin!(aio::sleep(Duration::from_secs(2)));
+        while got.len() < 5 {
+            aio::select! {
+                m = sub.next() => got.push(m.unwrap().stamp_ns),
+                _ = &mut timeout => break,
+            }
+        }
+        got
+    });
+    assert_eq!(got, [0, 1, 2, 3, 4]);
+}
