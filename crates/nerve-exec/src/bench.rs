@@ -267,7 +267,9 @@ fn mixed_rates(secs: u64) -> Vec<BenchRow> {
         Err(e) => return vec![error_row("mixed-rates", "start_lateness_ns", e)],
     };
     let busy = Busy::start();
+    let steal0 = steal_ms();
     let r = s.run_for(Duration::from_secs(secs));
+    let steal = steal0.zip(steal_ms()).map(|(a, b)| b.saturating_sub(a));
     drop(busy);
     if let Err(e) = r {
         return vec![error_row("mixed-rates", "start_lateness_ns", e)];
@@ -295,17 +297,28 @@ fn mixed_rates(secs: u64) -> Vec<BenchRow> {
             r.achieved_hz = Some(st.achieved_hz);
             r.note = Some(format!(
                 "{}, work {work_us} us/tick, {secs} s, other core busy; {rt_note}; tick p99 {} ns; \
-                 worst start at {:?}",
+                 worst start at {:?}; host steal during the run: {}",
                 match class {
                     ExecClass::Rt { priority, .. } => format!("RT prio {priority}"),
                     _ => "compute lane".to_owned(),
                 },
                 st.tick_ns.p99,
-                st.worst_lateness_at
+                st.worst_lateness_at,
+                steal.map_or("unknown".to_owned(), |ms| format!("{ms} ms"))
             ));
             r
         })
         .collect()
+}
+
+/// Time the hypervisor took the vCPUs away (all CPUs, `steal` in /proc/stat), in ms.
+fn steal_ms() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+    let ticks: u64 = line.split_whitespace().nth(8)?.parse().ok()?;
+    // SAFETY: sysconf takes a constant and touches no memory.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    Some(ticks * 1000 / hz)
 }
 
 fn num_cpus() -> usize {

@@ -229,8 +229,7 @@ impl SchedulerBuilder {
         self
     }
 
-    /// Whether the statistics table is printed to stderr when a real-time run ends (default:
-    /// yes). It is always available from [`Scheduler::stats`] and logged at `info`.
+    /// Whether the statistics table is printed to stderr when a run ends (default: yes). It is always available from [`Scheduler::stats`] and logged at `info`.
     pub fn print_stats(mut self, yes: bool) -> Self {
         self.print_stats = yes;
         self
@@ -1296,6 +1295,7 @@ impl Scheduler {
             }
             lane.shutdown_all(&self.shared, &clock, start);
         }
+        self.report();
         self.outcome(StopReason::Elapsed)
     }
 
