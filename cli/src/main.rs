@@ -1,1 +1,64 @@
-fn main() {}
+//! `nerve`: the command-line tool. Topics, clean-up, and the demo robot graph.
+
+mod demo;
+mod topic_cmd;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "nerve",
+    version,
+    about = "nerve robotics middleware: tools and demo"
+)]
+struct Cli {
+    /// Domain (default: $NERVE_DOMAIN or 0).
+    #[arg(long, global = true)]
+    domain: Option<u32>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the demo robot graph: sensor, controller and monitor in separate processes.
+    Demo(demo::DemoArgs),
+    /// Inspect topics.
+    #[command(subcommand)]
+    Topic(topic_cmd::TopicCommand),
+    /// Remove shared-memory segments no live process uses (and corrupt ones).
+    Clean,
+    #[command(hide = true, name = "__demo-role")]
+    DemoRole { role: String, duration_s: f64 },
+}
+
+fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let domain = cli.domain.unwrap_or_else(nerve::default_domain);
+    match cli.command {
+        Command::Demo(args) => demo::run(domain, args),
+        Command::DemoRole { role, duration_s } => demo::role(domain, &role, duration_s),
+        Command::Topic(cmd) => topic_cmd::run(domain, cmd),
+        Command::Clean => {
+            let r = nerve::registry::clean(domain)?;
+            for p in &r.stale {
+                println!("removed stale   {}", p.display());
+            }
+            for p in &r.corrupt {
+                println!("removed corrupt {}", p.display());
+            }
+            println!(
+                "{} removed, {} in use kept",
+                r.stale.len() + r.corrupt.len(),
+                r.kept
+            );
+            Ok(())
+        }
+    }
+}

@@ -1,1 +1,58 @@
-fn main() {}
+//! `nerve-bench`: nerve measured against its peers by one harness, in one run, on one machine.
+//!
+//! Subcommands are suites (`ipc` now; `python`, `sched`, `rpc` later). Shared pieces live in
+//! their own modules so every suite reports the same way: [`machine`] (what it ran on),
+//! [`stats`] (percentiles, timer overhead), [`report`] (the row, JSON/CSV/table), [`pin`]
+//! (core pinning), [`child`] (re-executing this binary for the other side of a benchmark).
+#![deny(unsafe_op_in_unsafe_fn)]
+
+mod child;
+mod ipc;
+mod machine;
+mod pin;
+mod report;
+mod stats;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "nerve-bench",
+    version,
+    about = "nerve against its peers: same harness, same run, same machine"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Inter-process communication: one-way latency (RTT/2) and throughput, nerve vs iceoryx2,
+    /// a raw shared-memory floor and loopback UDP, in alternating rounds.
+    Ipc(ipc::IpcArgs),
+    /// Internal: the echo side of a cross-process `ipc` benchmark.
+    #[command(name = "__ipc-echo", hide = true)]
+    IpcEcho {
+        /// The scenario, as JSON.
+        #[arg(long)]
+        spec: String,
+        /// The core to pin to.
+        #[arg(long)]
+        core: usize,
+    },
+}
+
+fn main() -> Result<()> {
+    // nerve and the peers log through `tracing`; RUST_LOG selects what reaches stderr.
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Ipc(args) => ipc::run_suite(&args),
+        Command::IpcEcho { spec, core } => ipc::echo_child_main(&spec, core),
+    }
+}

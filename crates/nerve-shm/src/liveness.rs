@@ -60,6 +60,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg_attr(miri, ignore = "reads /proc, which miri isolates")]
     fn current_process_is_alive_and_unknown_pid_is_not() {
         assert!(ProcessId::current().is_alive());
         assert!(ProcessId::current().start_time > 0);

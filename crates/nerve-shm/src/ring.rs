@@ -133,6 +133,42 @@ impl Ring {
         }
     }
 
+    /// Claims a free endpoint record for the current process with state `kind`. Returns its
+    /// index, or None when every record is taken.
+    pub fn claim_endpoint(&self, kind: u32) -> Option<u32> {
+        let me = crate::ProcessId::current();
+        (0..self.endpoints).find(|&i| {
+            let e = self.endpoint(i);
+            if e.state
+                .compare_exchange(
+                    crate::layout::ENDPOINT_FREE,
+                    crate::layout::ENDPOINT_CLAIMING,
+                    Acquire,
+                    Relaxed,
+                )
+                .is_err()
+            {
+                return false;
+            }
+            e.pid.store(me.pid, Relaxed);
+            e.start_time.store(me.start_time, Relaxed);
+            e.cursor.store(self.head().load(Acquire), Relaxed);
+            e.count.store(0, Relaxed);
+            e.lost.store(0, Relaxed);
+            // Release pairs with the Acquire loads of `state` by readers of the table.
+            e.state.store(kind, Release);
+            true
+        })
+    }
+
+    /// Frees endpoint record `i` (ours).
+    pub fn release_endpoint(&self, i: u32) {
+        let e = self.endpoint(i);
+        e.pid.store(0, Relaxed);
+        // Release: our last uses of the record happen before it is reused.
+        e.state.store(crate::layout::ENDPOINT_FREE, Release);
+    }
+
     fn slot(&self, n: u64) -> (&AtomicU64, &AtomicU32, &AtomicU32, *mut u8) {
         let off = self.slots + (n & self.mask) as usize * self.stride;
         // SAFETY: (n & mask) < capacity and the ring was validated to fit the segment; slots are
@@ -332,6 +368,26 @@ mod tests {
         );
         assert_eq!(r.read(4, &mut buf), Read::Ok(8));
         assert_eq!(u64::from_le_bytes(buf), 4);
+    }
+
+    #[test]
+    fn publishing_makes_a_syscall_only_when_someone_waits() {
+        let (_m, r) = ring(4, 8);
+        let n = r.head().fetch_add(1, Relaxed);
+        r.begin_write(n, 0, |_| false);
+        r.write(n, &[1; 8]);
+        assert!(!r.commit(n), "no waiter: no futex wake");
+        let v = r.prepare_wait();
+        let n = r.head().fetch_add(1, Relaxed);
+        r.begin_write(n, 0, |_| false);
+        r.write(n, &[2; 8]);
+        assert!(r.commit(n), "a registered waiter is woken");
+        assert_ne!(
+            r.notify().load(Relaxed),
+            v,
+            "the futex word moved, so a late sleeper returns at once"
+        );
+        r.end_wait();
     }
 
     #[test]

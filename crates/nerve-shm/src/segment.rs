@@ -110,6 +110,12 @@ pub enum SegmentError {
         /// What the segment holds.
         found: StoredType,
     },
+    /// Every endpoint record is taken by a live process.
+    #[error("{path}: every endpoint record is in use")]
+    Full {
+        /// The file.
+        path: PathBuf,
+    },
     /// OS error.
     #[error("{path}: {source}")]
     Io {
@@ -185,6 +191,10 @@ pub struct Segment {
     pub params: TopicParams,
     /// True if this call created it (or replaced a stale one).
     pub created: bool,
+    /// The `ENDPOINT_HANDLE` record claimed for this opener under the domain lock, so no other
+    /// process reclaims the segment as stale before this one adds its endpoints. The owner
+    /// releases it (`Ring::release_endpoint`) when it closes the topic.
+    pub handle: u32,
 }
 
 fn ready_word(base: NonNull<u8>) -> &'static AtomicU32 {
@@ -241,7 +251,14 @@ pub fn open_or_create(
                 // Empty or truncated: a creator died before sizing it (we hold the lock).
                 _ => return replace(&path, config, chunks),
             };
-            if ready_word(region.base()).load(Acquire) != READY {
+            // A creator that died before finishing leaves zeros or our magic without the ready
+            // mark (we hold the lock, so it is not still writing): replace it. Anything else
+            // that fails validation is not ours to delete: report it.
+            // SAFETY: the mapping is at least a page long; the magic is its first 8 bytes.
+            let magic = unsafe { std::ptr::read_volatile(region.base().as_ptr() as *const u64) };
+            if (magic == 0 || magic == crate::layout::TOPIC_MAGIC)
+                && ready_word(region.base()).load(Acquire) != READY
+            {
                 return replace(&path, config, chunks);
             }
             let params = validate(&region).map_err(|source| SegmentError::Corrupt {
@@ -261,10 +278,14 @@ pub fn open_or_create(
                     found: params.stored_type,
                 });
             }
+            let Some(handle) = ring.claim_endpoint(crate::layout::ENDPOINT_HANDLE) else {
+                return Err(SegmentError::Full { path });
+            };
             Ok(Segment {
                 region,
                 params,
                 created: false,
+                handle,
             })
         }
         Err(e) if e.kind() == io::ErrorKind::NotFound => create(&path, config, chunks),
@@ -346,10 +367,18 @@ fn create(
     // Release pairs with the Acquire load in `open_or_create`: a segment marked ready has its
     // header and pool written.
     ready_word(region.base()).store(READY, Release);
+    // SAFETY: params validated against this mapping, which the ring does not outlive.
+    let ring = unsafe { Ring::new(region.base(), &params) };
+    let handle = ring
+        .claim_endpoint(crate::layout::ENDPOINT_HANDLE)
+        .ok_or_else(|| SegmentError::Full {
+            path: path.to_owned(),
+        })?;
     Ok(Segment {
         region,
         params,
         created: true,
+        handle,
     })
 }
 

@@ -7,7 +7,10 @@ use std::sync::atomic::{AtomicU64, Ordering::*};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
-use nerve_shm::layout::{EndpointRecord, ENDPOINT_FREE, ENDPOINT_PUBLISHER, ENDPOINT_SUBSCRIBER};
+use nerve_shm::layout::{
+    EndpointRecord, ENDPOINT_FREE, ENDPOINT_HANDLE, ENDPOINT_PUBLISHER, ENDPOINT_RECLAIMING,
+    ENDPOINT_SUBSCRIBER,
+};
 use nerve_shm::segment::{self, SegmentError};
 use nerve_shm::{
     ChunkId, Claimed, HeapRegion, Pool, ProcessId, Read, Region, Reliability, Ring, StoredType,
@@ -58,6 +61,8 @@ pub(crate) struct Shared {
     pub params: TopicParams,
     pub ring: Ring,
     pub pool: Option<Pool>,
+    /// Our `ENDPOINT_HANDLE` record (shared-memory topics).
+    handle: Option<u32>,
     // Declared last: dropped after the ring and pool views that point into it.
     _region: Box<dyn Region>,
 }
@@ -174,6 +179,10 @@ impl Shared {
                         expected: expected.describe(),
                         found: found.describe(),
                     },
+                    SegmentError::Full { .. } => OpenError::TooManyEndpoints {
+                        topic: topic(),
+                        max: spec.max_endpoints,
+                    },
                     SegmentError::Io { source, .. } => OpenError::Io {
                         topic: topic(),
                         source,
@@ -183,12 +192,10 @@ impl Shared {
             if !seg.created {
                 tracing::debug!(topic = %spec.name, "joined existing topic");
             }
-            Arc::new(Self::assemble(
-                spec,
-                path,
-                seg.params,
-                Box::new(seg.region),
-            )?)
+            let handle = seg.handle;
+            let mut shared = Self::assemble(spec, path, seg.params, Box::new(seg.region))?;
+            shared.handle = Some(handle);
+            Arc::new(shared)
         };
         // QoS explicitly asked for must match what the topic has.
         let p = &shared.params;
@@ -209,6 +216,29 @@ impl Shared {
                 topic: topic(),
                 expected: spec.stored_type.describe(),
                 found: p.stored_type.describe(),
+            });
+        }
+        // The header may be self-consistent yet wrong for this type (another program, or a
+        // lie): the slot must hold exactly what the type sends, and chunked types need a pool.
+        let pool_missing = spec.chunk_bytes.is_some() && shared.pool.is_none();
+        if p.slot_payload != spec.slot_payload || pool_missing {
+            let reason = if pool_missing {
+                "the segment has no chunk pool for a chunked message type".to_owned()
+            } else {
+                format!(
+                    "its slots hold {} bytes, the message needs {}",
+                    p.slot_payload, spec.slot_payload
+                )
+            };
+            let path = match &shared.path {
+                TransportPath::Shm(p) => p.clone(),
+                TransportPath::Heap => PathBuf::from("<heap>"),
+            };
+            return Err(OpenError::Corrupt {
+                topic: topic(),
+                path,
+                reason,
+                domain: spec.domain,
             });
         }
         if let Some(bytes) = spec.chunk_bytes {
@@ -257,6 +287,7 @@ impl Shared {
             params,
             ring,
             pool,
+            handle: None,
             _region: region,
         })
     }
@@ -277,11 +308,14 @@ impl Shared {
         for i in 0..self.ring.endpoint_count() {
             let e = self.ring.endpoint(i);
             let state = e.state.load(Acquire);
-            if (state == ENDPOINT_PUBLISHER || state == ENDPOINT_SUBSCRIBER) && self.record_dead(i)
+            if matches!(
+                state,
+                ENDPOINT_PUBLISHER | ENDPOINT_SUBSCRIBER | ENDPOINT_HANDLE
+            ) && self.record_dead(i)
             {
                 // Only one reclaimer wins the record.
                 if e.state
-                    .compare_exchange(state, RECLAIMING, AcqRel, Relaxed)
+                    .compare_exchange(state, ENDPOINT_RECLAIMING, AcqRel, Relaxed)
                     .is_ok()
                 {
                     let chunks = self.pool.as_ref().map_or(0, |p| p.reclaim_endpoint(i));
@@ -296,35 +330,21 @@ impl Shared {
     }
 
     fn claim_endpoint(self: &Arc<Self>, kind: u32) -> Result<Arc<Endpoint>, OpenError> {
-        for attempt in 0..2 {
-            for i in 0..self.ring.endpoint_count() {
-                let e = self.ring.endpoint(i);
-                if e.state
-                    .compare_exchange(ENDPOINT_FREE, CLAIMING, Acquire, Relaxed)
-                    .is_ok()
-                {
-                    let me = ProcessId::current();
-                    e.pid.store(me.pid, Relaxed);
-                    e.start_time.store(me.start_time, Relaxed);
-                    e.cursor.store(self.ring.head().load(Acquire), Relaxed);
-                    e.count.store(0, Relaxed);
-                    e.lost.store(0, Relaxed);
-                    // Release pairs with the Acquire loads of `state` by readers of the table.
-                    e.state.store(kind, Release);
-                    return Ok(Arc::new(Endpoint {
-                        shared: self.clone(),
-                        index: i,
-                    }));
-                }
-            }
-            if attempt == 0 && self.reclaim_dead() == 0 {
-                break;
-            }
+        let index = match self.ring.claim_endpoint(kind) {
+            Some(i) => Some(i),
+            None if self.reclaim_dead() > 0 => self.ring.claim_endpoint(kind),
+            None => None,
+        };
+        match index {
+            Some(index) => Ok(Arc::new(Endpoint {
+                shared: self.clone(),
+                index,
+            })),
+            None => Err(OpenError::TooManyEndpoints {
+                topic: self.name.clone(),
+                max: self.ring.endpoint_count(),
+            }),
         }
-        Err(OpenError::TooManyEndpoints {
-            topic: self.name.clone(),
-            max: self.ring.endpoint_count(),
-        })
     }
 
     pub(crate) fn chunk_limit(&self, header: usize) -> usize {
@@ -333,9 +353,6 @@ impl Shared {
             .map_or(0, |p| p.chunk_size().saturating_sub(data_offset(header)))
     }
 }
-
-const CLAIMING: u32 = 0x10;
-const RECLAIMING: u32 = 0x11;
 
 /// Offset of the elements in a chunk: after the header, cache-line aligned.
 pub(crate) const fn data_offset(header: usize) -> usize {
@@ -357,10 +374,15 @@ impl Endpoint {
 
 impl Drop for Endpoint {
     fn drop(&mut self) {
-        let r = self.record();
-        r.pid.store(0, Relaxed);
-        // Release: our last uses of the record and chunks happen before it is reused.
-        r.state.store(ENDPOINT_FREE, Release);
+        self.shared.ring.release_endpoint(self.index);
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        if let Some(h) = self.handle {
+            self.ring.release_endpoint(h);
+        }
     }
 }
 
@@ -456,7 +478,7 @@ impl PubCore {
                         }
                     }
                     spins += 1;
-                    if spins % 1024 == 0 {
+                    if spins.is_multiple_of(1024) {
                         shared.reclaim_dead();
                     }
                     if spins < 64 {
@@ -511,6 +533,13 @@ impl PubCore {
         rec.count
             .store(self.sent.fetch_add(1, Relaxed) + 1, Relaxed);
         true
+    }
+
+    pub(crate) fn stall_mid_write(&self, payload: &[u8]) {
+        let ring = &self.shared().ring;
+        let n = ring.head().fetch_add(1, Relaxed);
+        ring.begin_write(n, self.ep.index, |_| false);
+        ring.write(n, &payload[..payload.len() / 2]);
     }
 
     fn release_payload(&self, payload: &[u8]) {
@@ -698,7 +727,7 @@ impl SubCore {
                 }
                 Step::Empty | Step::Writing(_) => {
                     self.stuck_polls = self.stuck_polls.wrapping_add(1);
-                    if self.stuck_polls % 4096 == 0 && self.check_stuck(&mut decode) {
+                    if self.stuck_polls.is_multiple_of(4096) && self.check_stuck(&mut decode) {
                         continue;
                     }
                     return None;

@@ -35,6 +35,7 @@ mod msgpack;
 pub mod name;
 pub mod raw;
 pub mod registry;
+pub mod time;
 mod topic;
 
 pub use crate::core::{

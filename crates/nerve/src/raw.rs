@@ -1,1 +1,530 @@
-//! Untyped topics for the Python and C fronts (work in progress).
+//! Untyped topics for the Python and C fronts: the same rings, pools, QoS and errors as the
+//! typed [`Topic`](crate::Topic), with messages as bytes.
+//!
+//! A raw endpoint interoperates with typed ones as long as both open the topic with the same
+//! [`StoredType`] (get it from a Rust type with [`stored_type`]):
+//!
+//! ```
+//! use nerve::prelude::*;
+//! use nerve::raw::{self, RawMessage, RawTopic};
+//! # std::env::set_var("NERVE_DOMAIN", "4243");
+//! let typed = Topic::<CmdVel>::builder("doc/raw").open()?;
+//! let raw = RawTopic::builder("doc/raw", raw::stored_type::<CmdVel>()).open()?;
+//! let mut sub = raw.subscriber(0)?;
+//! typed.publisher()?.send(&CmdVel { stamp_ns: 7, linear: 1.0, angular: 0.0 })?;
+//! match sub.try_recv()? {
+//!     Some(RawMessage::Fixed(bytes)) => assert_eq!(CmdVel::from_bytes(bytes).unwrap().stamp_ns, 7),
+//!     _ => panic!("expected a fixed message"),
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use nerve_msgs::{Message, MessageKind};
+use nerve_shm::{ChunkId, Reliability};
+
+pub use nerve_shm::StoredType;
+
+use crate::core::{
+    self, data_offset, read_chunk, read_fixed, Descriptor, Endpoint, OpenSpec, PubCore, Shared,
+    Step, SubCore, SubscriberStats, TransportPath,
+};
+use crate::error::{OpenError, RecvError, SendError};
+use crate::topic::default_domain;
+
+/// The stored type of Rust message type `T` (a fixed, chunked or `Msgpack` message).
+pub fn stored_type<T: Message>() -> StoredType {
+    crate::topic::stored_type(&T::FINGERPRINT)
+}
+
+/// The stored type every `Msgpack<_>` topic has.
+pub fn msgpack_type() -> StoredType {
+    stored_type::<crate::Msgpack<()>>()
+}
+
+fn kind_of(t: &StoredType) -> Option<MessageKind> {
+    MessageKind::from_raw(t.kind)
+}
+
+/// Builds or joins an untyped topic; the options are those of
+/// [`TopicBuilder`](crate::TopicBuilder).
+#[must_use = "a builder does nothing until .open()"]
+pub struct RawTopicBuilder {
+    spec: OpenSpec,
+}
+
+impl RawTopicBuilder {
+    /// Ring depth; rounded up to a power of two.
+    pub fn depth(mut self, depth: u32) -> Self {
+        self.spec.depth = Some(depth);
+        self
+    }
+    /// Reliability (best effort, reliable, latest only).
+    pub fn reliability(mut self, r: Reliability) -> Self {
+        self.spec.reliability = Some(r);
+        self
+    }
+    /// Domain (default `$NERVE_DOMAIN` or 0).
+    pub fn domain(mut self, domain: u32) -> Self {
+        self.spec.domain = domain;
+        self
+    }
+    /// Keep the topic in this process's heap.
+    pub fn in_process(mut self) -> Self {
+        self.spec.in_process = true;
+        self
+    }
+    /// Largest chunked/serialized payload in bytes (default 8 MiB), set when the topic is
+    /// created. Ignored for fixed types.
+    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+        if self.spec.chunk_bytes.is_some() {
+            self.spec.chunk_bytes = Some(bytes + data_offset(self.spec.stored_type.size as usize));
+        }
+        self
+    }
+    /// Chunks in the pool (default 2 × depth + 8).
+    pub fn chunks(mut self, chunks: u32) -> Self {
+        self.spec.chunks = Some(chunks);
+        self
+    }
+    /// Endpoint records (default 64), set when the topic is created.
+    pub fn max_endpoints(mut self, n: u32) -> Self {
+        self.spec.max_endpoints = n;
+        self
+    }
+    /// Opens the topic, creating it if needed.
+    pub fn open(self) -> Result<RawTopic, OpenError> {
+        if kind_of(&self.spec.stored_type).is_none() {
+            return Err(OpenError::InvalidConfig {
+                topic: self.spec.name.clone(),
+                reason: format!(
+                    "unknown message kind {} in type {}",
+                    self.spec.stored_type.kind, self.spec.stored_type.name
+                ),
+            });
+        }
+        Ok(RawTopic {
+            shared: Shared::open(&self.spec)?,
+        })
+    }
+}
+
+/// An untyped topic.
+#[derive(Clone)]
+pub struct RawTopic {
+    shared: Arc<Shared>,
+}
+
+impl RawTopic {
+    /// Starts building topic `name` carrying `stored_type`.
+    pub fn builder(name: &str, stored_type: StoredType) -> RawTopicBuilder {
+        let fixed = kind_of(&stored_type) == Some(MessageKind::Fixed);
+        RawTopicBuilder {
+            spec: OpenSpec {
+                name: name.to_owned(),
+                domain: default_domain(),
+                slot_payload: if fixed {
+                    stored_type.size
+                } else {
+                    core::DESCRIPTOR_BYTES
+                },
+                stored_type,
+                reliability: None,
+                depth: None,
+                max_endpoints: core::DEFAULT_MAX_ENDPOINTS,
+                chunk_bytes: (!fixed).then_some(core::DEFAULT_CHUNK_BYTES),
+                chunks: None,
+                in_process: false,
+            },
+        }
+    }
+
+    /// A new publisher.
+    pub fn publisher(&self) -> Result<RawPublisher, OpenError> {
+        Ok(RawPublisher {
+            core: Arc::new(PubCore::new(&self.shared)?),
+        })
+    }
+
+    /// A new subscriber that first receives up to `history` recent messages.
+    pub fn subscriber(&self, history: u64) -> Result<RawSubscriber, OpenError> {
+        let size = self.shared.params.stored_type.size as usize;
+        let fixed = self.kind() == MessageKind::Fixed;
+        Ok(RawSubscriber {
+            core: SubCore::new(&self.shared, history)?,
+            scratch: vec![0; if fixed { size } else { 0 }],
+        })
+    }
+
+    /// The topic name.
+    pub fn name(&self) -> &str {
+        &self.shared.name
+    }
+    /// The stored type.
+    pub fn stored_type(&self) -> &StoredType {
+        &self.shared.params.stored_type
+    }
+    /// The message kind.
+    pub fn kind(&self) -> MessageKind {
+        kind_of(&self.shared.params.stored_type).unwrap_or(MessageKind::Fixed)
+    }
+    /// Where the topic lives.
+    pub fn path(&self) -> &TransportPath {
+        &self.shared.path
+    }
+    /// Ring capacity.
+    pub fn depth(&self) -> u64 {
+        self.shared.ring.capacity()
+    }
+    /// Reliability of the topic.
+    pub fn reliability(&self) -> Reliability {
+        self.shared.params.reliability
+    }
+    /// Largest payload in bytes a chunk holds (0 for fixed topics).
+    pub fn max_payload_bytes(&self) -> usize {
+        self.shared
+            .chunk_limit(self.shared.params.stored_type.size as usize)
+    }
+}
+
+/// Publishes untyped messages. Cheap to share: loans hold a clone of its core.
+pub struct RawPublisher {
+    core: Arc<PubCore>,
+}
+
+impl RawPublisher {
+    fn shared(&self) -> &Shared {
+        self.core.shared()
+    }
+
+    /// How long `send` waits for room on a reliable topic before `Full`.
+    ///
+    /// Only effective before the first loan is taken (loans share the publisher's core).
+    pub fn set_timeout(&mut self, timeout: Duration) {
+        if let Some(core) = Arc::get_mut(&mut self.core) {
+            core.timeout = timeout;
+        }
+    }
+
+    /// The topic name.
+    pub fn topic(&self) -> &str {
+        &self.shared().name
+    }
+
+    /// Copies a fixed message (exactly the type's size) into the ring.
+    pub fn send_bytes(&self, bytes: &[u8]) -> Result<(), SendError<()>> {
+        let shared = self.shared();
+        let t = &shared.params.stored_type;
+        if kind_of(t) != Some(MessageKind::Fixed) || bytes.len() != t.size as usize {
+            return Err(SendError::Encode {
+                topic: shared.name.clone(),
+                reason: if kind_of(t) == Some(MessageKind::Fixed) {
+                    format!(
+                        "{} is {} bytes, got {}; send exactly one message",
+                        t.name,
+                        t.size,
+                        bytes.len()
+                    )
+                } else {
+                    format!(
+                        "{} is a chunked/serialized type: use loan() instead of send_bytes()",
+                        t.name
+                    )
+                },
+            });
+        }
+        if self.core.publish(bytes) {
+            Ok(())
+        } else {
+            Err(self.core.full_error(()))
+        }
+    }
+
+    /// Loans a chunk for a message of `header_bytes` (must equal the type's header size) and
+    /// `payload_bytes` (a whole number of elements): fill it in place, then `send()`.
+    pub fn loan(
+        &self,
+        header_bytes: usize,
+        payload_bytes: usize,
+    ) -> Result<RawLoan, SendError<()>> {
+        let shared = self.shared();
+        let t = &shared.params.stored_type;
+        let elem = (t.elem_size as usize).max(1);
+        if kind_of(t) == Some(MessageKind::Fixed)
+            || header_bytes != t.size as usize
+            || payload_bytes / elem * elem != payload_bytes
+        {
+            return Err(SendError::Encode {
+                topic: shared.name.clone(),
+                reason: format!(
+                    "a loan of {} needs a {}-byte header and a multiple of {} payload bytes, got {} and {}",
+                    t.name, t.size, elem, header_bytes, payload_bytes
+                ),
+            });
+        }
+        let id = self.core.loan(header_bytes, payload_bytes)?;
+        Ok(RawLoan {
+            core: self.core.clone(),
+            id,
+            header: header_bytes,
+            bytes: payload_bytes,
+            len: (payload_bytes / elem) as u64,
+            sent: false,
+        })
+    }
+
+    /// Serializes nothing: publishes `bytes` (already MessagePack) through a chunk.
+    pub fn send_serialized(&self, bytes: &[u8]) -> Result<(), SendError<()>> {
+        let mut loan = self.loan(0, bytes.len())?;
+        loan.data_mut().copy_from_slice(bytes);
+        loan.send()
+    }
+}
+
+/// A loaned chunk being filled; dropping it unsent returns the chunk.
+pub struct RawLoan {
+    core: Arc<PubCore>,
+    id: ChunkId,
+    header: usize,
+    bytes: usize,
+    len: u64,
+    sent: bool,
+}
+
+impl RawLoan {
+    fn base(&self) -> *mut u8 {
+        self.core
+            .shared()
+            .pool
+            .as_ref()
+            .expect("chunked topic has a pool")
+            .chunk_ptr(self.id.index)
+    }
+    /// The header bytes, in shared memory.
+    pub fn header_mut(&mut self) -> &mut [u8] {
+        // SAFETY: the chunk is ours alone until sent and holds the header (checked in loan).
+        unsafe { std::slice::from_raw_parts_mut(self.base(), self.header) }
+    }
+    /// The payload bytes, in shared memory (previous content unspecified).
+    pub fn data_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as for header_mut; `bytes` fit after the 64-byte aligned data offset.
+        unsafe {
+            std::slice::from_raw_parts_mut(self.base().add(data_offset(self.header)), self.bytes)
+        }
+    }
+    /// Pointer to the header (valid until `send` or drop; for Python and C views).
+    pub fn header_ptr(&self) -> *mut u8 {
+        self.base()
+    }
+    /// Pointer to the payload (64-byte aligned; valid until `send` or drop).
+    pub fn data_ptr(&self) -> *mut u8 {
+        // SAFETY: the data offset lies inside the chunk (checked in loan).
+        unsafe { self.base().add(data_offset(self.header)) }
+    }
+    /// Payload bytes.
+    pub fn data_len(&self) -> usize {
+        self.bytes
+    }
+    /// Publishes the chunk: O(1) in its size.
+    pub fn send(mut self) -> Result<(), SendError<()>> {
+        self.sent = true;
+        if self.core.send_chunk(self.id, self.len) {
+            Ok(())
+        } else {
+            self.core.release_loan(self.id);
+            Err(self.core.full_error(()))
+        }
+    }
+}
+
+impl Drop for RawLoan {
+    fn drop(&mut self) {
+        if !self.sent {
+            self.core.release_loan(self.id);
+        }
+    }
+}
+
+/// A received chunk, read in place; holding it pins the chunk (it may outlive its subscriber).
+pub struct RawSample {
+    ep: Arc<Endpoint>,
+    desc: Descriptor,
+    header: usize,
+    bytes: usize,
+}
+
+impl RawSample {
+    fn base(&self) -> *const u8 {
+        self.ep
+            .shared
+            .pool
+            .as_ref()
+            .expect("chunked topic has a pool")
+            .chunk_ptr(self.desc.id.index)
+    }
+    /// Pointer to the header (valid while the sample lives).
+    pub fn header_ptr(&self) -> *const u8 {
+        self.base()
+    }
+    /// Header bytes.
+    pub fn header_len(&self) -> usize {
+        self.header
+    }
+    /// Pointer to the payload, 64-byte aligned (valid while the sample lives).
+    pub fn data_ptr(&self) -> *const u8 {
+        // SAFETY: the data offset lies inside the chunk (validated in read_chunk).
+        unsafe { self.base().add(data_offset(self.header)) }
+    }
+    /// Payload bytes.
+    pub fn data_len(&self) -> usize {
+        self.bytes
+    }
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.desc.len as usize
+    }
+    /// True when there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.desc.len == 0
+    }
+    /// The header.
+    pub fn header(&self) -> &[u8] {
+        // SAFETY: pinned while the sample lives; nobody writes a published chunk.
+        unsafe { std::slice::from_raw_parts(self.header_ptr(), self.header) }
+    }
+    /// The payload.
+    pub fn data(&self) -> &[u8] {
+        // SAFETY: as for header; `bytes` fit in the chunk (validated in read_chunk).
+        unsafe { std::slice::from_raw_parts(self.data_ptr(), self.bytes) }
+    }
+}
+
+impl Drop for RawSample {
+    fn drop(&mut self) {
+        if let Some(pool) = &self.ep.shared.pool {
+            pool.release(self.desc.id, self.ep.index);
+        }
+    }
+}
+
+/// What a raw subscriber receives.
+pub enum RawMessage<'a> {
+    /// A fixed message, copied into the subscriber's buffer.
+    Fixed(&'a [u8]),
+    /// A chunked or serialized message, pinned in shared memory.
+    Chunk(RawSample),
+}
+
+/// Receives untyped messages.
+pub struct RawSubscriber {
+    core: SubCore,
+    scratch: Vec<u8>,
+}
+
+enum Got {
+    Fixed,
+    Chunk(RawSample),
+}
+
+impl RawSubscriber {
+    fn run(&mut self, deadline: Option<Option<Instant>>) -> Option<Got> {
+        let ep = self.core.ep.clone();
+        let t = &ep.shared.params.stored_type;
+        let fixed = kind_of(t) == Some(MessageKind::Fixed);
+        let (header, elem) = (t.size as usize, (t.elem_size as usize).max(1));
+        let header = if kind_of(t) == Some(MessageKind::Serialized) {
+            0
+        } else {
+            header
+        };
+        let scratch = &mut self.scratch;
+        let decode = |shared: &Shared, c: u64| -> Step<Got> {
+            if fixed {
+                return match read_fixed(shared, c, scratch) {
+                    Step::Got(()) => Step::Got(Got::Fixed),
+                    Step::Empty => Step::Empty,
+                    Step::Writing(w) => Step::Writing(w),
+                    Step::Lapped => Step::Lapped,
+                    Step::Dropped => Step::Dropped,
+                };
+            }
+            match read_chunk(shared, c, ep.index, header, elem) {
+                Step::Got(d) => Step::Got(Got::Chunk(RawSample {
+                    ep: ep.clone(),
+                    desc: d,
+                    header,
+                    bytes: d.len as usize * elem,
+                })),
+                Step::Empty => Step::Empty,
+                Step::Writing(w) => Step::Writing(w),
+                Step::Lapped => Step::Lapped,
+                Step::Dropped => Step::Dropped,
+            }
+        };
+        match deadline {
+            None => self.core.try_recv(decode),
+            Some(d) => self.core.recv_until(d, decode),
+        }
+    }
+
+    fn wrap(&self, got: Option<Got>) -> Option<RawMessage<'_>> {
+        got.map(|g| match g {
+            Got::Fixed => RawMessage::Fixed(&self.scratch),
+            Got::Chunk(s) => RawMessage::Chunk(s),
+        })
+    }
+
+    /// The next message if one is there; never blocks.
+    pub fn try_recv(&mut self) -> Result<Option<RawMessage<'_>>, RecvError> {
+        let got = self.run(None);
+        Ok(self.wrap(got))
+    }
+
+    /// Waits up to `timeout` (`None`: forever); `Ok(None)` when nothing arrived.
+    pub fn recv_timeout(
+        &mut self,
+        timeout: Option<Duration>,
+    ) -> Result<Option<RawMessage<'_>>, RecvError> {
+        let got = loop {
+            let deadline = timeout.map(|t| Instant::now() + t);
+            let got = self.run(Some(deadline));
+            if got.is_some() || timeout.is_some() {
+                break got;
+            }
+        };
+        Ok(self.wrap(got))
+    }
+
+    /// The last fixed message received (the buffer `RawMessage::Fixed` borrows); zeroes before
+    /// the first one, empty on chunked topics.
+    pub fn fixed_buffer(&self) -> &[u8] {
+        &self.scratch
+    }
+
+    /// A `Timeout` error naming the topic.
+    pub fn timeout_error(&self, timeout: Duration) -> RecvError {
+        self.core.timeout_error(timeout)
+    }
+
+    /// Received / lost / dropped counters.
+    pub fn stats(&self) -> SubscriberStats {
+        self.core.stats
+    }
+
+    /// How long a blocking receive spins before sleeping.
+    pub fn set_spin(&mut self, spin: Duration) {
+        self.core.spin = spin;
+    }
+
+    /// The topic name.
+    pub fn topic(&self) -> &str {
+        &self.core.shared().name
+    }
+
+    /// The stored type.
+    pub fn stored_type(&self) -> &StoredType {
+        &self.core.shared().params.stored_type
+    }
+}

@@ -306,6 +306,20 @@ where
     pub fn reliability(&self) -> Reliability {
         self.shared.params.reliability
     }
+
+    /// Chunks in use and in the pool, for chunked and serialized topics.
+    pub fn chunks_in_use(&self) -> Option<(u32, u32)> {
+        self.shared
+            .pool
+            .as_ref()
+            .map(|p| (p.in_use(), p.chunk_count()))
+    }
+
+    /// Frees the endpoint records and chunks of processes that died. nerve does this by itself
+    /// when a pool runs dry or a reliable publisher is blocked; tools call it directly.
+    pub fn reclaim_dead(&self) -> usize {
+        self.shared.reclaim_dead()
+    }
 }
 
 /// Publishes messages of type `T`.
@@ -327,6 +341,13 @@ impl<T> Publisher<T> {
 }
 
 impl<T: FixedMessage> Publisher<T> {
+    /// Test hook: claims the next slot, writes half of `msg`, and never finishes — what a
+    /// publisher killed mid-write leaves behind. Only for crash-recovery tests.
+    #[doc(hidden)]
+    pub fn __stall_mid_write(&self, msg: &T) {
+        self.core.stall_mid_write(bytemuck::bytes_of(msg));
+    }
+
     /// Copies `msg` into the ring. O(size of T); no syscall unless a subscriber sleeps.
     #[inline]
     pub fn send(&self, msg: &T) -> Result<(), SendError<T>> {
@@ -408,9 +429,7 @@ impl std::io::Write for SliceWriter<'_> {
 impl<T: ChunkedMessage> Publisher<T> {
     /// Loans a shared chunk for a message of `len` elements: fill it in place, then `send()`.
     pub fn loan(&self, len: usize) -> Result<Loan<'_, T>, SendError<()>> {
-        let bytes = len
-            .checked_mul(std::mem::size_of::<T::Elem>())
-            .unwrap_or(usize::MAX);
+        let bytes = len.saturating_mul(std::mem::size_of::<T::Elem>());
         let id = self.core.loan(std::mem::size_of::<T::Header>(), bytes)?;
         Ok(Loan {
             publisher: self,

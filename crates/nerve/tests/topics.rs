@@ -297,3 +297,92 @@ fn chunked_messages_are_zero_copy_and_released() {
     let err = p.loan(usize::MAX / 2).err().unwrap().to_string();
     assert!(err.contains("exceeds the limit"), "{err}");
 }
+
+fn thread_cpu() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into the timespec we pass.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+}
+
+#[test]
+fn a_subscriber_blocked_in_recv_uses_under_one_percent_cpu() {
+    let (d, _g) = common::domain();
+    let topic = Topic::<CmdVel>::builder("t/idle").domain(d).open().unwrap();
+    let _p = topic.publisher().unwrap();
+    let mut s = topic.subscriber().unwrap();
+    let (wall0, cpu0) = (std::time::Instant::now(), thread_cpu());
+    assert_eq!(s.recv_timeout(Duration::from_secs(1)).unwrap(), None);
+    let (wall, cpu) = (wall0.elapsed(), thread_cpu() - cpu0);
+    let share = cpu.as_secs_f64() / wall.as_secs_f64();
+    eprintln!(
+        "blocked recv: {cpu:?} CPU over {wall:?} ({:.3} %)",
+        share * 100.0
+    );
+    assert!(
+        share < 0.01,
+        "blocked subscriber used {:.2} % CPU",
+        share * 100.0
+    );
+}
+
+#[test]
+fn segments_are_private_to_the_user() {
+    use std::os::unix::fs::PermissionsExt;
+    let (d, _g) = common::domain();
+    let topic = Topic::<CmdVel>::builder("t/perm").domain(d).open().unwrap();
+    let TransportPath::Shm(path) = topic.path().clone() else {
+        panic!("expected a shm topic")
+    };
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    let dir = nerve::registry::domain_dir(d);
+    assert_eq!(
+        std::fs::metadata(dir).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
+}
+
+#[test]
+fn registry_lists_type_counts_path_and_owners() {
+    let (d, _g) = common::domain();
+    let shm = Topic::<CmdVel>::builder("t/reg/shm")
+        .domain(d)
+        .open()
+        .unwrap();
+    let heap = Topic::<Imu>::builder("t/reg/heap")
+        .domain(d)
+        .in_process()
+        .open()
+        .unwrap();
+    let (_p, _s1, _s2, _hp) = (
+        shm.publisher().unwrap(),
+        shm.subscriber().unwrap(),
+        shm.subscriber().unwrap(),
+        heap.publisher().unwrap(),
+    );
+    let list = nerve::registry::list(d);
+    let t = list
+        .iter()
+        .find(|t| t.name == "t/reg/shm")
+        .expect("shm topic listed");
+    assert_eq!(
+        (t.type_name.as_str(), t.publishers(), t.subscribers()),
+        ("nerve/CmdVel", 1, 2)
+    );
+    assert!(matches!(t.path, TransportPath::Shm(_)));
+    assert_eq!(t.pids(), vec![std::process::id()]);
+    let h = list
+        .iter()
+        .find(|t| t.name == "t/reg/heap")
+        .expect("heap topic listed");
+    assert_eq!(
+        (h.type_name.as_str(), h.publishers(), h.path.clone()),
+        ("nerve/Imu", 1, TransportPath::Heap)
+    );
+}

@@ -1,0 +1,50 @@
+# nerve: the two commands of the README, and the pieces they are made of.
+#   make demo   install what is needed, build, run the demo robot graph (Ctrl-C to stop)
+#   make test   install what is needed, run every test (what CI runs)
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+CARGO ?= cargo
+export CARGO_BUILD_JOBS ?= 2
+DURATION ?=
+VENV := .venv
+PY := $(VENV)/bin/python
+
+.PHONY: demo build test test-rust test-miri test-python lint fmt bench bench-quick clean-shm
+
+demo: build
+	./target/release/nerve demo $(if $(DURATION),--duration $(DURATION),)
+
+build:
+	$(CARGO) build --release -p nerve-cli
+
+# Every check CI runs. Tests build in release: the stress tests move > 20 M messages.
+test: lint test-rust test-miri test-python
+	@echo "== all nerve tests passed =="
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+test-rust:
+	$(CARGO) test --release --workspace
+
+# The lock-free ring and chunk pool under miri, on heap memory (data races and UB are errors).
+test-miri:
+	@if ! rustup +nightly component list --installed 2>/dev/null | grep -q '^miri'; then \
+	  rustup toolchain install nightly --profile minimal --component miri --component rust-src; fi
+	MIRIFLAGS="-Zmiri-disable-isolation" $(CARGO) +nightly miri test -p nerve-shm --lib
+
+test-python:
+	bash bindings/python/dev.sh
+
+# Benchmarks are programs, not tests: run them on a quiet machine.
+bench-quick:
+	$(CARGO) build --release -p nerve-bench
+	./target/release/nerve-bench ipc --quick --json bench-results/ipc-quick.json
+
+bench:
+	$(CARGO) build --release -p nerve-bench
+	./target/release/nerve-bench ipc --json bench-results/ipc.json
+
+clean-shm:
+	./target/release/nerve clean

@@ -1,0 +1,922 @@
+//! Runs the `ipc` suite: builds both sides of every system for a scenario, then alternates
+//! short rounds between the systems and pools what they measured.
+
+use super::payload::Check;
+use super::{
+    echo_side, message_label, ping_side, supports, variant, EchoSide, Mode, PingSide, Spec,
+    SystemKind, Transport, TIMEOUT,
+};
+use crate::child::{Parent, SelfChild};
+use crate::machine::Machine;
+use crate::pin;
+use crate::report::{self, Row};
+use crate::stats::{self, Summary};
+use anyhow::{anyhow, bail, Context, Result};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Options of `nerve-bench ipc`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct IpcArgs {
+    /// The whole suite in about 90 s: fewer rounds and samples (each row's `n` says how many).
+    #[arg(long)]
+    pub quick: bool,
+    /// Write `{"machine": .., "results": [..]}` here.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write the same rows flat here.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+    /// Systems to run, comma separated, in round order.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "nerve,iceoryx2,raw-shm,udp"
+    )]
+    pub systems: Vec<String>,
+    /// Alternating rounds per scenario (default: 3 with --quick, 10 otherwise).
+    #[arg(long, value_name = "N")]
+    pub rounds: Option<usize>,
+    /// Only scenarios whose description contains this text (e.g. `cross-process poll 1:1`).
+    #[arg(long, value_name = "TEXT")]
+    pub only: Option<String>,
+}
+
+/// Sample counts for one kind of run.
+#[derive(Clone, Copy, Debug)]
+struct Budget {
+    rounds: usize,
+    round_time: Duration,
+    min_steps: u64,
+    max_steps: u64,
+    calibrate_steps: u64,
+    timer_samples: usize,
+}
+
+impl Budget {
+    fn new(quick: bool, rounds: Option<usize>) -> Self {
+        let b = if quick {
+            Budget {
+                rounds: 3,
+                round_time: Duration::from_millis(12),
+                min_steps: 5,
+                max_steps: 2_000,
+                calibrate_steps: 50,
+                timer_samples: 10_000,
+            }
+        } else {
+            Budget {
+                rounds: 10,
+                round_time: Duration::from_millis(2_500),
+                min_steps: 50,
+                max_steps: 10_000,
+                calibrate_steps: 1_000,
+                timer_samples: 100_000,
+            }
+        };
+        Budget {
+            rounds: rounds.unwrap_or(b.rounds).max(1),
+            ..b
+        }
+    }
+}
+
+/// One scenario, without the system.
+#[derive(Clone, Debug)]
+struct Scenario {
+    transport: Transport,
+    mode: Mode,
+    publishers: u32,
+    subscribers: u32,
+    payload: usize,
+    message: &'static str,
+    check: Check,
+    topics: usize,
+    /// `Some(W)`: throughput with windows of W messages; `None`: latency.
+    throughput: Option<u32>,
+    /// Part of the topic-scaling series (rows carry `topics`).
+    scaling: bool,
+}
+
+impl Scenario {
+    fn describe(&self) -> String {
+        let what = match self.throughput {
+            Some(w) => format!("throughput window={w}"),
+            None => "latency".into(),
+        };
+        format!(
+            "{} {} {}:{} {} {} B topics={}{} {what}",
+            self.transport.name(),
+            self.mode.name(),
+            self.publishers,
+            self.subscribers,
+            self.message,
+            self.payload,
+            self.topics,
+            if self.scaling { " (scaling)" } else { "" }
+        )
+    }
+
+    fn spec(&self, system: SystemKind) -> Spec {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        Spec {
+            system,
+            transport: self.transport,
+            mode: self.mode,
+            publishers: self.publishers,
+            subscribers: self.subscribers,
+            payload: self.payload,
+            message: self.message.to_string(),
+            check: self.check,
+            topics: self.topics,
+            window: self.throughput.unwrap_or(1),
+            name: format!("nb-{}-{n}-{}", std::process::id(), system.name()),
+        }
+    }
+}
+
+/// Payload sweep sizes (BENCHMARKS.md).
+const SIZES: [usize; 8] = [16, 64, 256, 1024, 4096, 64 << 10, 1 << 20, 6 << 20];
+/// The seeds' message types at their sizes in nerve (peers send that many bytes).
+const TYPES: [(&str, usize); 5] = [
+    ("CmdVel", size_of::<nerve::msgs::CmdVel>()),
+    ("BatteryState", size_of::<nerve::msgs::BatteryState>()),
+    ("Imu", size_of::<nerve::msgs::Imu>()),
+    ("Odometry", size_of::<nerve::msgs::Odometry>()),
+    ("LaserScan", super::nerve::laser_bytes()),
+];
+const TRANSPORTS: [Transport; 3] = [
+    Transport::SameThread,
+    Transport::CrossThread,
+    Transport::CrossProcess,
+];
+const MODES: [Mode; 2] = [Mode::Poll, Mode::Blocking];
+/// Messages in flight per acknowledgement in the throughput scenario.
+const THROUGHPUT_WINDOW: u32 = 64;
+
+/// The scenarios of the suite, in the order they run.
+fn plan() -> Vec<Scenario> {
+    let base = Scenario {
+        transport: Transport::CrossProcess,
+        mode: Mode::Poll,
+        publishers: 1,
+        subscribers: 1,
+        payload: 16,
+        message: "bytes",
+        check: Check::Edges,
+        topics: 1,
+        throughput: None,
+        scaling: false,
+    };
+    let mut out = Vec::new();
+    // Payload sweep and message types: 1:1, every transport and mode, edges checked.
+    for transport in TRANSPORTS {
+        for mode in MODES {
+            for payload in SIZES {
+                out.push(Scenario {
+                    transport,
+                    mode,
+                    payload,
+                    ..base.clone()
+                });
+            }
+            for (message, payload) in TYPES {
+                out.push(Scenario {
+                    transport,
+                    mode,
+                    payload,
+                    message,
+                    ..base.clone()
+                });
+            }
+        }
+    }
+    // Every byte read: cross-process, busy-poll.
+    for payload in SIZES {
+        out.push(Scenario {
+            payload,
+            message: "bytes-readall",
+            check: Check::ReadAll,
+            ..base.clone()
+        });
+    }
+    // N:M topologies, 16 B.
+    for transport in TRANSPORTS {
+        for mode in MODES {
+            for (publishers, subscribers) in [(3, 1), (1, 3), (3, 3)] {
+                out.push(Scenario {
+                    transport,
+                    mode,
+                    publishers,
+                    subscribers,
+                    ..base.clone()
+                });
+            }
+        }
+    }
+    // Throughput, 1:1 16 B.
+    for transport in [Transport::CrossThread, Transport::CrossProcess] {
+        for mode in MODES {
+            out.push(Scenario {
+                transport,
+                mode,
+                throughput: Some(THROUGHPUT_WINDOW),
+                ..base.clone()
+            });
+        }
+    }
+    // Topic scaling: 16 B 1:1 latency on one topic while others are alive.
+    for topics in [1, 10, 100, 1000] {
+        out.push(Scenario {
+            topics,
+            scaling: true,
+            ..base.clone()
+        });
+    }
+    out
+}
+
+/// Commands from the ping side to an echo side running elsewhere.
+enum Ctl {
+    Run { first: u64, count: u64, window: u32 },
+    Quit,
+}
+
+/// Runs `count` windows of `window` steps starting at `first` on the echo side.
+fn echo_run(echo: &mut dyn EchoSide, first: u64, count: u64, window: u32) -> Result<()> {
+    let mut seq = first;
+    for _ in 0..count {
+        for i in 0..u64::from(window) {
+            echo.recv(seq + i)?;
+        }
+        echo.echo(seq + u64::from(window) - 1)?;
+        for i in 0..u64::from(window) {
+            echo.drain_others(seq + i)?;
+        }
+        seq += u64::from(window);
+    }
+    Ok(())
+}
+
+/// The echo side, from the ping side's point of view.
+enum EchoHandle {
+    Local(Box<dyn EchoSide>),
+    Thread {
+        tx: mpsc::Sender<Ctl>,
+        rx: mpsc::Receiver<Result<(), String>>,
+        handle: Option<JoinHandle<()>>,
+    },
+    Process(SelfChild),
+}
+
+/// Both sides of one system for one scenario.
+struct Pair {
+    // Field order matters: the ping side closes before the echo side is told to quit.
+    ping: Box<dyn PingSide>,
+    echo: EchoHandle,
+    next_seq: u64,
+}
+
+impl Pair {
+    fn open(spec: &Spec, echo_core: usize) -> Result<Self> {
+        let (echo, rendezvous) = match spec.transport {
+            Transport::SameThread => {
+                let (e, r) = echo_side(spec)?;
+                (EchoHandle::Local(e), r)
+            }
+            Transport::CrossThread => {
+                let (ready_tx, ready_rx) = mpsc::channel::<Result<String, String>>();
+                let (tx, ctl_rx) = mpsc::channel::<Ctl>();
+                let (done_tx, rx) = mpsc::channel::<Result<(), String>>();
+                let spec2 = spec.clone();
+                let handle = std::thread::Builder::new()
+                    .name("echo".into())
+                    .spawn(move || {
+                        let setup =
+                            pin::pin_current_thread(echo_core).and_then(|_| echo_side(&spec2));
+                        let mut echo = match setup {
+                            Ok((e, r)) => {
+                                let _ = ready_tx.send(Ok(r));
+                                e
+                            }
+                            Err(e) => {
+                                let _ = ready_tx.send(Err(format!("{e:#}")));
+                                return;
+                            }
+                        };
+                        while let Ok(Ctl::Run {
+                            first,
+                            count,
+                            window,
+                        }) = ctl_rx.recv()
+                        {
+                            let r = echo_run(echo.as_mut(), first, count, window)
+                                .map_err(|e| format!("{e:#}"));
+                            if done_tx.send(r).is_err() {
+                                break;
+                            }
+                        }
+                    })
+                    .context("spawning the echo thread")?;
+                let rendezvous = ready_rx
+                    .recv_timeout(TIMEOUT * 6)
+                    .map_err(|_| anyhow!("echo thread did not start"))?
+                    .map_err(anyhow::Error::msg)?;
+                (
+                    EchoHandle::Thread {
+                        tx,
+                        rx,
+                        handle: Some(handle),
+                    },
+                    rendezvous,
+                )
+            }
+            Transport::CrossProcess => {
+                let args = vec![
+                    "__ipc-echo".to_string(),
+                    "--core".into(),
+                    echo_core.to_string(),
+                    "--spec".into(),
+                    serde_json::to_string(spec)?,
+                ];
+                let mut child = SelfChild::spawn(&args)?;
+                let line = child.read_line(TIMEOUT * 6)?;
+                let rendezvous = match line.split_once(' ') {
+                    Some(("ready", r)) => r.to_string(),
+                    _ if line == "ready" => String::new(),
+                    _ => bail!(
+                        "echo process: {}",
+                        line.strip_prefix("err ").unwrap_or(&line)
+                    ),
+                };
+                (EchoHandle::Process(child), rendezvous)
+            }
+        };
+        let ping = ping_side(spec, &rendezvous)?;
+        Ok(Self {
+            ping,
+            echo,
+            next_seq: 1,
+        })
+    }
+
+    /// Tells a remote echo side what is coming.
+    fn start(&mut self, first: u64, count: u64, window: u32) -> Result<()> {
+        match &mut self.echo {
+            EchoHandle::Local(_) => Ok(()),
+            EchoHandle::Thread { tx, .. } => tx
+                .send(Ctl::Run {
+                    first,
+                    count,
+                    window,
+                })
+                .map_err(|_| anyhow!("echo thread is gone")),
+            EchoHandle::Process(child) => child.send_line(&format!("run {first} {count} {window}")),
+        }
+    }
+
+    /// Waits until a remote echo side has finished the run.
+    fn finish(&mut self) -> Result<()> {
+        let wait = TIMEOUT * 4;
+        match &mut self.echo {
+            EchoHandle::Local(_) => Ok(()),
+            EchoHandle::Thread { rx, .. } => rx
+                .recv_timeout(wait)
+                .map_err(|_| anyhow!("echo thread did not finish within {wait:?}"))?
+                .map_err(|e| anyhow!("echo side: {e}")),
+            EchoHandle::Process(child) => {
+                let line = child.read_line(wait)?;
+                match line.as_str() {
+                    "done" => Ok(()),
+                    other => bail!("echo side: {}", other.strip_prefix("err ").unwrap_or(other)),
+                }
+            }
+        }
+    }
+
+    /// One window: the ping side sends `window` steps and waits for the echo of the last.
+    #[inline]
+    fn window(&mut self, seq: u64, window: u32) -> Result<()> {
+        let w = u64::from(window);
+        for i in 0..w {
+            self.ping.send(seq + i)?;
+        }
+        if let EchoHandle::Local(echo) = &mut self.echo {
+            echo_run(echo.as_mut(), seq, 1, window)?;
+        }
+        self.ping.recv_echo(seq + w - 1)
+    }
+
+    /// Runs `f` with the echo side told to expect `count` windows, and always collects the
+    /// echo side's answer.
+    fn run<T>(
+        &mut self,
+        count: u64,
+        window: u32,
+        f: impl FnOnce(&mut Self, u64) -> Result<T>,
+    ) -> Result<T> {
+        let first = self.next_seq;
+        self.next_seq += count * u64::from(window);
+        self.start(first, count, window)?;
+        let out = f(self, first);
+        let fin = self.finish();
+        match (out, fin) {
+            (Ok(v), Ok(())) => Ok(v),
+            (Err(e), Ok(())) | (Ok(_), Err(e)) => Err(e),
+            (Err(ping), Err(echo)) => Err(anyhow!("{ping:#}; {echo:#}")),
+        }
+    }
+}
+
+impl Drop for Pair {
+    fn drop(&mut self) {
+        if let EchoHandle::Thread { tx, handle, .. } = &mut self.echo {
+            let _ = tx.send(Ctl::Quit);
+            if let Some(h) = handle.take() {
+                let _ = h.join();
+            }
+        }
+    }
+}
+
+/// What one round of one system measured.
+#[derive(Default)]
+struct RoundOut {
+    samples: Vec<f64>,
+    batch_means: Vec<f64>,
+    rate: Option<f64>,
+}
+
+/// Per-system sample counts, from a timed warm-up.
+#[derive(Clone, Copy, Debug)]
+struct Counts {
+    warm: u64,
+    steps: u64,
+}
+
+/// Untimed windows run once after set-up: enough to cycle every pool slot and chunk once
+/// (first-touch page faults), so no round pays for them.
+const SETUP_WARM_WINDOWS: u64 = 64;
+
+/// Blocks per round for `one_way_batch_mean_ns` (poll mode only) and round trips per block:
+/// the round's per-sample count split into 10 blocks, so one preemption spoils one block, not
+/// the round.
+fn batch_blocks(mode: Mode, steps: u64) -> (u64, u64) {
+    match mode {
+        Mode::Poll => {
+            let blocks = steps.clamp(1, 10);
+            (blocks, (steps / blocks).max(1))
+        }
+        Mode::Blocking => (0, 0),
+    }
+}
+
+fn calibrate(pair: &mut Pair, sc: &Scenario, budget: &Budget) -> Result<Counts> {
+    let window = sc.throughput.unwrap_or(1);
+    pair.run(SETUP_WARM_WINDOWS, window, |p, first| {
+        for i in 0..SETUP_WARM_WINDOWS {
+            p.window(first + i * u64::from(window), window)?;
+        }
+        Ok(())
+    })?;
+    let n = if sc.payload >= 1 << 20 {
+        5
+    } else {
+        budget.calibrate_steps
+    };
+    let t = pair.run(n, window, |p, first| {
+        let t0 = Instant::now();
+        for i in 0..n {
+            p.window(first + i * u64::from(window), window)?;
+        }
+        Ok(t0.elapsed())
+    })?;
+    let per = t.as_secs_f64() / n as f64;
+    let steps = ((budget.round_time.as_secs_f64() / per.max(1e-9)) as u64)
+        .clamp(budget.min_steps, budget.max_steps);
+    Ok(Counts {
+        warm: (steps / 10).max(2),
+        steps,
+    })
+}
+
+fn round(pair: &mut Pair, sc: &Scenario, c: Counts) -> Result<RoundOut> {
+    match sc.throughput {
+        Some(w) => pair.run(c.warm + c.steps, w, |p, first| {
+            let mut seq = first;
+            for _ in 0..c.warm {
+                p.window(seq, w)?;
+                seq += u64::from(w);
+            }
+            let t0 = Instant::now();
+            for _ in 0..c.steps {
+                p.window(seq, w)?;
+                seq += u64::from(w);
+            }
+            let secs = t0.elapsed().as_secs_f64();
+            Ok(RoundOut {
+                rate: Some((c.steps * u64::from(w)) as f64 / secs),
+                ..RoundOut::default()
+            })
+        }),
+        None => {
+            let (blocks, per_block) = batch_blocks(sc.mode, c.steps);
+            pair.run(c.warm + c.steps + blocks * per_block, 1, |p, first| {
+                let mut seq = first;
+                for _ in 0..c.warm {
+                    p.window(seq, 1)?;
+                    seq += 1;
+                }
+                let mut samples = Vec::with_capacity(c.steps as usize);
+                for _ in 0..c.steps {
+                    let t0 = Instant::now();
+                    p.window(seq, 1)?;
+                    let dt = t0.elapsed();
+                    samples.push(dt.as_nanos() as f64 / 2.0);
+                    seq += 1;
+                }
+                let mut batch_means = Vec::with_capacity(blocks as usize);
+                for _ in 0..blocks {
+                    let t0 = Instant::now();
+                    for _ in 0..per_block {
+                        p.window(seq, 1)?;
+                        seq += 1;
+                    }
+                    batch_means.push(t0.elapsed().as_nanos() as f64 / (2.0 * per_block as f64));
+                }
+                Ok(RoundOut {
+                    samples,
+                    batch_means,
+                    rate: None,
+                })
+            })
+        }
+    }
+}
+
+/// Results of one system over all rounds of a scenario.
+struct SystemRun {
+    system: SystemKind,
+    label: String,
+    variant: Option<String>,
+    error: Option<String>,
+    samples: Vec<f64>,
+    round_p50: Vec<f64>,
+    batch_means: Vec<f64>,
+    rates: Vec<f64>,
+    steps: u64,
+    setup_s: f64,
+}
+
+fn run_scenario(
+    sc: &Scenario,
+    systems: &[SystemKind],
+    budget: &Budget,
+    echo_core: usize,
+) -> Vec<Row> {
+    let mut runs: Vec<SystemRun> = Vec::new();
+    let mut pairs: Vec<Option<(Pair, Counts)>> = Vec::new();
+    for &system in systems {
+        let spec = sc.spec(system);
+        let mut run = SystemRun {
+            system,
+            label: message_label(&spec),
+            variant: variant(&spec),
+            error: None,
+            samples: Vec::new(),
+            round_p50: Vec::new(),
+            batch_means: Vec::new(),
+            rates: Vec::new(),
+            steps: 0,
+            setup_s: 0.0,
+        };
+        let t0 = Instant::now();
+        let pair = supports(&spec).map_err(anyhow::Error::msg).and_then(|_| {
+            let mut pair = Pair::open(&spec, echo_core)?;
+            let counts = calibrate(&mut pair, sc, budget)?;
+            Ok((pair, counts))
+        });
+        run.setup_s = t0.elapsed().as_secs_f64();
+        match pair {
+            Ok((p, c)) => {
+                run.steps = c.steps;
+                pairs.push(Some((p, c)));
+            }
+            Err(e) => {
+                run.error = Some(format!("{e:#}"));
+                pairs.push(None);
+            }
+        }
+        runs.push(run);
+    }
+    // Alternate: round r starts with system r mod n, so no system always runs first.
+    for r in 0..budget.rounds {
+        for k in 0..runs.len() {
+            let i = (r + k) % runs.len();
+            let Some((pair, counts)) = pairs[i].as_mut() else {
+                continue;
+            };
+            match round(pair, sc, *counts) {
+                Ok(out) => {
+                    let run = &mut runs[i];
+                    if !out.samples.is_empty() {
+                        run.round_p50
+                            .push(stats::median(&out.samples).unwrap_or(f64::NAN));
+                        run.samples.extend_from_slice(&out.samples);
+                    }
+                    run.batch_means.extend(out.batch_means);
+                    if let Some(rate) = out.rate {
+                        run.round_p50.push(rate);
+                        run.rates.push(rate);
+                    }
+                }
+                Err(e) => {
+                    runs[i].error = Some(format!("round {r}: {e:#}"));
+                    pairs[i] = None;
+                }
+            }
+        }
+    }
+    drop(pairs);
+    rows_for(sc, &mut runs)
+}
+
+fn rows_for(sc: &Scenario, runs: &mut [SystemRun]) -> Vec<Row> {
+    let mut rows = Vec::new();
+    let metric = if sc.throughput.is_some() {
+        "msgs_per_s"
+    } else {
+        "one_way_ns"
+    };
+    let base_row = |run: &SystemRun, metric: &str| {
+        let mut row = Row::new(
+            "ipc",
+            run.system.name(),
+            "rust",
+            sc.transport.name(),
+            &format!("{}:{}", sc.publishers, sc.subscribers),
+            sc.mode.name(),
+            &run.label,
+            sc.payload,
+            metric,
+        )
+        .field(
+            "check",
+            if sc.check == Check::ReadAll {
+                "all-bytes"
+            } else {
+                "seq+first/last-64B"
+            },
+        );
+        if let Some(v) = &run.variant {
+            row = row.field("variant", v.as_str());
+        }
+        if sc.scaling {
+            // Opening both sides, the one-time warm-up and the calibration.
+            row = row.field("setup_s", (run.setup_s * 1000.0).round() / 1000.0);
+            row = row.field("topics", sc.topics);
+        }
+        if let Some(w) = sc.throughput {
+            row = row.field("window", w);
+        }
+        row
+    };
+    for run in runs.iter_mut() {
+        let row = base_row(run, metric);
+        if let Some(e) = &run.error {
+            rows.push(row.error(e.clone()));
+            continue;
+        }
+        let rounds = run.round_p50.len();
+        let mut row = row.field("rounds", rounds);
+        if run.system == SystemKind::Nerve && sc.mode == Mode::Blocking {
+            row = row.field(
+                "note",
+                "nerve recv_timeout spins 20 us before its futex wait; peers sleep at once",
+            );
+        }
+        if sc.throughput.is_some() {
+            if let Some(mut s) = Summary::of(&mut run.rates.clone()) {
+                s.p50 = stats::median(&run.rates).unwrap_or(s.p50);
+                rows.push(
+                    row.summary(s)
+                        .field("note", "p50 = median per-round rate; n = rounds"),
+                );
+            }
+            continue;
+        }
+        if let Some(s) = Summary::of(&mut run.samples) {
+            rows.push(row.clone().summary(s).field("steps_per_round", run.steps));
+        }
+        if let Some(s) = Summary::of(&mut run.batch_means.clone()) {
+            rows.push(
+                row.with_metric("one_way_batch_mean_ns")
+                    .summary(s)
+                    .field("round_trips_per_block", batch_blocks(sc.mode, run.steps).1)
+                    .field(
+                        "note",
+                        "one value per block: block time / (2 x round trips); n = blocks",
+                    ),
+            );
+        }
+    }
+    // Per-round ratios of nerve against each peer.
+    if let Some(nerve) = runs
+        .iter()
+        .find(|r| r.system == SystemKind::Nerve && r.error.is_none())
+    {
+        for peer in runs
+            .iter()
+            .filter(|r| r.system != SystemKind::Nerve && r.error.is_none())
+        {
+            let ratios: Vec<f64> = nerve
+                .round_p50
+                .iter()
+                .zip(&peer.round_p50)
+                .map(|(a, b)| a / b)
+                .collect();
+            if let Some(mut s) = Summary::of(&mut ratios.clone()) {
+                s.p50 = stats::median(&ratios).unwrap_or(s.p50);
+                let name = if sc.throughput.is_some() {
+                    "ratio_msgs_per_s_vs_"
+                } else {
+                    "ratio_p50_vs_"
+                };
+                rows.push(
+                    base_row(nerve, &format!("{name}{}", peer.system.name()))
+                        .summary(s)
+                        .field("rounds", ratios.len())
+                        .field(
+                            "note",
+                            "per round: nerve p50 / peer p50; p50 = median over rounds",
+                        ),
+                );
+            }
+        }
+    }
+    rows
+}
+
+/// `nerve-bench ipc`.
+pub fn run_suite(args: &IpcArgs) -> Result<()> {
+    let systems: Vec<SystemKind> = args
+        .systems
+        .iter()
+        .map(|s| SystemKind::parse(s))
+        .collect::<Result<_>>()?;
+    let budget = Budget::new(args.quick, args.rounds);
+    let machine = Machine::detect();
+    let (ping_core, echo_core) = pin::bench_cores();
+    pin::pin_current_thread(ping_core)?;
+    eprintln!("machine: {}", machine.summary());
+    eprintln!(
+        "ping side on core {ping_core}, echo side on core {echo_core}; {} rounds per scenario",
+        budget.rounds
+    );
+    ::iceoryx2::prelude::set_log_level(::iceoryx2::prelude::LogLevel::Error);
+
+    remove_stale_files();
+    let mut rows = Vec::new();
+    let mut timer = stats::timer_overhead(budget.timer_samples);
+    if let Some(s) = Summary::of(&mut timer) {
+        rows.push(
+            Row::new(
+                "ipc",
+                "harness",
+                "rust",
+                "same-thread",
+                "-",
+                "-",
+                "Instant::now",
+                0,
+                "timer_overhead_ns",
+            )
+            .summary(s)
+            .field(
+                "note",
+                "two back-to-back Instant::now(); each per-sample round trip includes one such pair (half of it in one_way_ns)",
+            ),
+        );
+    }
+    let scenarios: Vec<Scenario> = plan()
+        .into_iter()
+        .filter(|s| {
+            args.only
+                .as_deref()
+                .is_none_or(|o| s.describe().contains(o))
+        })
+        .collect();
+    let started = Instant::now();
+    for (i, sc) in scenarios.iter().enumerate() {
+        let t0 = Instant::now();
+        let new_rows = run_scenario(sc, &systems, &budget, echo_core);
+        eprintln!(
+            "[{}/{}] {} ({:.2} s)",
+            i + 1,
+            scenarios.len(),
+            sc.describe(),
+            t0.elapsed().as_secs_f64()
+        );
+        rows.extend(new_rows);
+    }
+    eprintln!(
+        "ipc suite: {} scenarios in {:.1} s",
+        scenarios.len(),
+        started.elapsed().as_secs_f64()
+    );
+    println!(
+        "# nerve-bench ipc{} | {}",
+        if args.quick { " --quick" } else { "" },
+        machine.summary()
+    );
+    println!("# one_way_ns = round trip / 2, per-sample Instant timing; see timer_overhead_ns");
+    report::print_table(&rows);
+    if let Some(p) = &args.json {
+        report::write_json(p, &machine, &rows)?;
+        eprintln!("wrote {}", p.display());
+    }
+    if let Some(p) = &args.csv {
+        report::write_csv(p, &rows)?;
+        eprintln!("wrote {}", p.display());
+    }
+    Ok(())
+}
+
+/// The hidden `__ipc-echo` subcommand: the echo side of a cross-process run.
+pub fn echo_child_main(spec_json: &str, core: usize) -> Result<()> {
+    ::iceoryx2::prelude::set_log_level(::iceoryx2::prelude::LogLevel::Error);
+    let mut parent = Parent::attach();
+    let setup = serde_json::from_str::<Spec>(spec_json)
+        .context("parsing --spec")
+        .and_then(|spec| {
+            pin::pin_current_thread(core)?;
+            echo_side(&spec)
+        });
+    let mut echo = match setup {
+        Ok((e, rendezvous)) => {
+            parent.reply(&format!("ready {rendezvous}"))?;
+            e
+        }
+        Err(e) => {
+            parent.reply(&format!("err {}", one_line(&format!("{e:#}"))))?;
+            return Ok(());
+        }
+    };
+    while let Some(line) = parent.next_line() {
+        let parts: Vec<&str> = line.split_whitespace().collect();
+        match parts.as_slice() {
+            ["run", first, count, window] => {
+                let r = (|| -> Result<()> {
+                    let (first, count, window) = (first.parse()?, count.parse()?, window.parse()?);
+                    echo_run(echo.as_mut(), first, count, window)
+                })();
+                match r {
+                    Ok(()) => parent.reply("done")?,
+                    Err(e) => parent.reply(&format!("err {}", one_line(&format!("{e:#}"))))?,
+                }
+            }
+            ["quit"] => break,
+            _ => parent.reply(&format!("err unknown command `{line}`"))?,
+        }
+    }
+    Ok(())
+}
+
+/// Removes `/dev/shm` files that earlier runs left behind when they were killed: raw-shm
+/// mappings (`/dev/shm/nb-<pid>-…`) and nerve topic files in the bench domain, whose creating
+/// process no longer exists. Names carry the pid, so live runs are never touched.
+fn remove_stale_files() {
+    let dead = |name: &str| -> bool {
+        let Some(pid) = name.strip_prefix("nb-").and_then(|r| r.split('-').next()) else {
+            return false;
+        };
+        let Ok(pid) = pid.parse::<i32>() else {
+            return false;
+        };
+        // SAFETY: signal 0 only checks that the process exists; nothing is sent.
+        let rc = unsafe { libc::kill(pid, 0) };
+        rc != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+    };
+    for dir in [
+        std::path::PathBuf::from("/dev/shm"),
+        nerve::registry::domain_dir(super::nerve::BENCH_DOMAIN),
+    ] {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if e.file_type().is_ok_and(|t| t.is_file()) && dead(&name) {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.replace('\n', " | ")
+}

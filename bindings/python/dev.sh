@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# From a fresh clone: create .venv at the repo root, build + install nerve (release), run the
+# Python test suite, the stub check and the linter. Usage: bindings/python/dev.sh
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-2}"
+[ -x "$root/.venv/bin/python" ] || python3 -m venv "$root/.venv"
+py="$root/.venv/bin/python"
+"$py" -m pip install -q maturin numpy msgpack pytest mypy ruff
+(cd "$here" && "$root/.venv/bin/maturin" develop --release -q)
+"$py" -m pytest -q "$here/tests"
+(cd "$here" && "$py" -m mypy.stubtest nerve._nerve --allowlist stubtest-allowlist.txt)
+"$root/.venv/bin/ruff" check "$here"

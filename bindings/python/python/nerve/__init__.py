@@ -1,0 +1,576 @@
+"""nerve: robotics middleware with messages at memory speed, from Python.
+
+>>> import nerve
+>>> topic = nerve.Topic("robot/cmd_vel", nerve.CmdVel, depth=8)
+>>> pub, sub = topic.publisher(), topic.subscriber()
+>>> pub.send(nerve.CmdVel(stamp_ns=1, linear=0.5, angular=0.1))
+>>> sub.recv(timeout=1.0).linear
+0.5
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from . import _nerve, codec
+from ._nerve import (
+    Corrupt,
+    Decode,
+    Encode,
+    Full,
+    InvalidConfig,
+    InvalidName,
+    Io,
+    NerveError,
+    OpenError,
+    PoolExhausted,
+    QosMismatch,
+    RecvError,
+    SendError,
+    Timeout,
+    TooLarge,
+    TooManyEndpoints,
+    TypeMismatch,
+    default_domain,
+)
+from .msgs import (
+    MESSAGE_TYPES,
+    BatteryState,
+    CameraInfo,
+    Clock,
+    CmdVel,
+    DepthImageHeader,
+    Header,
+    Heartbeat,
+    ImageHeader,
+    Imu,
+    JointSample,
+    JointStateHeader,
+    LaserScanHeader,
+    Odometry,
+    PointCloudHeader,
+    PointXYZ,
+    PointXYZI,
+    PointXYZRGB,
+    Pose,
+    Pose2D,
+    Quaternion,
+    Struct,
+    Time,
+    Transform,
+    TransformStamped,
+    Twist,
+    Vector3,
+)
+
+__all__ = [
+    "BatteryState", "CameraInfo", "Clock", "CmdVel", "Corrupt", "Decode", "DepthImage",
+    "DepthImageHeader", "Encode", "Full", "Header", "Heartbeat", "Image", "ImageHeader", "Imu",
+    "InvalidConfig", "InvalidName", "Io", "JointSample", "JointState", "JointStateHeader",
+    "LaserScan", "LaserScanHeader", "Loan", "Msgpack", "NerveError", "Odometry", "OpenError",
+    "PointCloud", "PointCloudHeader", "PointXYZ", "PointXYZI", "PointXYZRGB", "PoolExhausted",
+    "Pose", "Pose2D", "Publisher", "QosMismatch", "Quaternion", "RecvError", "SendError",
+    "SpinStats", "Struct", "Subscriber", "SubscriberStats", "Time", "Timeout", "TooLarge",
+    "TooManyEndpoints", "Topic", "Transform", "TransformStamped", "Twist", "TypeMismatch",
+    "Vector3", "codec", "default_domain", "spin", "topics",
+]
+
+# ---------------------------------------------------------------------------------------------
+# Zero-copy views
+
+
+class _View:
+    """Carries an ``__array_interface__`` and keeps ``owner`` (a pinned sample or a loan)
+    alive for as long as any numpy array made from it."""
+
+    __slots__ = ("__array_interface__", "owner")
+
+    def __init__(self, owner: Any, ptr: int, shape: tuple[int, ...], dtype: np.dtype,
+                 strides: tuple[int, ...] | None, readonly: bool) -> None:
+        self.owner = owner
+        self.__array_interface__ = {
+            "data": (ptr, readonly),
+            "shape": shape,
+            "typestr": dtype.str,
+            "descr": dtype.descr,
+            "strides": strides,
+            "version": 3,
+        }
+
+
+def _array(owner: Any, ptr: int, shape: tuple[int, ...], dtype: Any,
+           strides: tuple[int, ...] | None = None, readonly: bool = True) -> np.ndarray:
+    return np.asarray(_View(owner, ptr, shape, np.dtype(dtype), strides, readonly))
+
+
+# name: (code, dtype, channels)
+ENCODINGS: dict[str, tuple[int, str, int]] = {
+    "rgb8": (1, "u1", 3), "bgr8": (2, "u1", 3), "rgba8": (3, "u1", 4), "bgra8": (4, "u1", 4),
+    "mono8": (5, "u1", 1), "mono16": (6, "<u2", 1), "16UC1": (7, "<u2", 1), "32FC1": (8, "<f4", 1),
+}
+_ENCODING_BY_CODE = {code: (name, dt, ch) for name, (code, dt, ch) in ENCODINGS.items()}
+_POINT_FORMATS = {"xyz": (1, PointXYZ), "xyzi": (2, PointXYZI), "xyzrgb": (3, PointXYZRGB)}
+_POINT_BY_CODE = {code: cls for code, cls in _POINT_FORMATS.values()}
+
+
+def _image_array(owner: Any, ptr: int, hdr: Any, readonly: bool) -> np.ndarray:
+    name, dt, ch = _ENCODING_BY_CODE.get(hdr.encoding, ("", "u1", 0))
+    if not ch:
+        return _array(owner, ptr, (hdr.step * hdr.height,), "u1", readonly=readonly)
+    item = np.dtype(dt).itemsize
+    if ch == 1:
+        shape: tuple[int, ...] = (hdr.height, hdr.width)
+        strides: tuple[int, ...] = (hdr.step, item)
+    else:
+        shape, strides = (hdr.height, hdr.width, ch), (hdr.step, item * ch, item)
+    return _array(owner, ptr, shape, dt, strides, readonly)
+
+
+class _Chunked:
+    """A chunked message (header + payload in one shared chunk), received in place."""
+
+    _type_name: str = ""
+    _header_cls: Any = None
+    _dtype: Any = "u1"
+    _nerve_type_: tuple[str, int, int, int, int, int] | None = None
+
+    __slots__ = ("header", "_sample", "_data")
+
+    def __init__(self, header: Any, data: np.ndarray, sample: Any = None) -> None:
+        self.header = header
+        self._data = data
+        self._sample = sample
+
+    @classmethod
+    def _from_sample(cls, sample: Any) -> Any:
+        header = cls._header_cls.from_buffer_copy(sample.header)
+        return cls(header, cls._view(sample, sample.data_ptr, sample.data_len, header, True),
+                   sample)
+
+    @classmethod
+    def _view(cls, owner: Any, ptr: int, nbytes: int, header: Any, readonly: bool) -> np.ndarray:
+        dt = np.dtype(cls._dtype)
+        return _array(owner, ptr, (nbytes // dt.itemsize,), dt, readonly=readonly)
+
+    @property
+    def data(self) -> np.ndarray:
+        """The payload as a numpy array viewing shared memory (read-only when received)."""
+        return self._data
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def __dlpack__(self, **kwargs: Any) -> Any:
+        return self._data.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (1, 0)  # kDLCPU
+
+    def __repr__(self) -> str:
+        d = self._data
+        return f"{type(self).__name__}(header={self.header!r}, data=<{d.dtype} {d.shape}>)"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        o: _Chunked = other  # type: ignore[assignment]
+        return self.header == o.header and np.array_equal(self._data, o._data)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class Image(_Chunked):
+    """A camera image; ``data`` is ``(height, width[, channels])`` in the encoding's dtype."""
+
+    __slots__ = ()
+    _type_name = "Image"
+    _header_cls = ImageHeader
+
+    @classmethod
+    def _view(cls, owner: Any, ptr: int, nbytes: int, header: Any, readonly: bool) -> np.ndarray:
+        return _image_array(owner, ptr, header, readonly)
+
+    @property
+    def width(self) -> int:
+        return int(self.header.width)
+
+    @property
+    def height(self) -> int:
+        return int(self.header.height)
+
+    @property
+    def encoding(self) -> str:
+        return _ENCODING_BY_CODE.get(self.header.encoding, ("unknown",))[0]
+
+
+class DepthImage(Image):
+    """A depth image (16UC1 or 32FC1); ``data`` is ``(height, width)``."""
+
+    __slots__ = ()
+    _type_name = "DepthImage"
+    _header_cls = DepthImageHeader
+
+
+class PointCloud(_Chunked):
+    """A point cloud; ``data`` is a structured array of points (x, y, z, ...)."""
+
+    __slots__ = ()
+    _type_name = "PointCloud"
+    _header_cls = PointCloudHeader
+
+    @classmethod
+    def _view(cls, owner: Any, ptr: int, nbytes: int, header: Any, readonly: bool) -> np.ndarray:
+        pcls = _POINT_BY_CODE.get(header.format)
+        if pcls is None or header.point_step != ctypes.sizeof(pcls):
+            return _array(owner, ptr, (nbytes,), "u1", readonly=readonly)
+        dt = np.dtype(pcls)
+        return _array(owner, ptr, (nbytes // dt.itemsize,), dt, readonly=readonly)
+
+
+class LaserScan(_Chunked):
+    """A laser scan; ``ranges`` (= ``data``) is a float32 array in metres."""
+
+    __slots__ = ()
+    _type_name = "LaserScan"
+    _header_cls = LaserScanHeader
+    _dtype = "<f4"
+
+    @property
+    def ranges(self) -> np.ndarray:
+        return self._data
+
+
+class JointState(_Chunked):
+    """Joint states; ``data`` is a structured array of (position, velocity, effort)."""
+
+    __slots__ = ()
+    _type_name = "JointState"
+    _header_cls = JointStateHeader
+    _dtype = np.dtype(JointSample)
+
+
+_CHUNKED: dict[str, type[_Chunked]] = {
+    c._type_name: c for c in (Image, DepthImage, PointCloud, LaserScan, JointState)
+}
+for _n, _c in _CHUNKED.items():
+    _c._nerve_type_ = MESSAGE_TYPES[_n][0]
+
+
+class Msgpack:
+    """Marker: a topic of any MessagePack-able value (``Topic(name, dict)`` is the same)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Topics and endpoints
+
+_FIXED, _CHUNK, _SERIALIZED = 1, 2, 3
+
+
+class SubscriberStats(NamedTuple):
+    """Counters of one subscriber."""
+
+    received: int
+    lost: int
+    dropped: int
+
+
+def _resolve(type_: Any) -> tuple[tuple[str, int, int, int, int, int], int, Any]:
+    if type_ in (dict, Msgpack, "msgpack") or type_ is Any:
+        return MESSAGE_TYPES["Msgpack"][0], _SERIALIZED, None
+    if isinstance(type_, type) and issubclass(type_, Struct) and type_._nerve_type_:
+        return type_._nerve_type_, _FIXED, type_
+    if isinstance(type_, type) and issubclass(type_, _Chunked) and type_._nerve_type_:
+        return type_._nerve_type_, _CHUNK, type_
+    raise TypeError(
+        f"{type_!r} is not a nerve message type: use a message class (nerve.CmdVel, "
+        "nerve.Image, ...), dict or 'msgpack'"
+    )
+
+
+class Topic:
+    """A named channel of messages of one type, within or across processes.
+
+    Options left unset adopt the existing topic's settings; set ones must match (else
+    ``QosMismatch``).
+    """
+
+    def __init__(self, name: str, type: Any, *, depth: int | None = None,
+                 reliable: bool = False, latest_only: bool = False,
+                 domain: int | None = None, in_process: bool = False,
+                 max_message_bytes: int | None = None, chunks: int | None = None) -> None:
+        stored, self._kind, self._cls = _resolve(type)
+        if reliable and latest_only:
+            raise ValueError("a topic is reliable or latest_only, not both")
+        rel = "reliable" if reliable else "latest_only" if latest_only else None
+        self._raw = _nerve.Topic(name, stored, depth=depth, reliability=rel, domain=domain,
+                                 in_process=in_process, max_message_bytes=max_message_bytes,
+                                 chunks=chunks)
+        self.type = type
+
+    @property
+    def name(self) -> str:
+        return str(self._raw.name)
+
+    @property
+    def depth(self) -> int:
+        return int(self._raw.depth)
+
+    @property
+    def reliability(self) -> str:
+        return str(self._raw.reliability)
+
+    @property
+    def path(self) -> str:
+        """The /dev/shm file, or ``"heap"`` for in-process topics."""
+        return str(self._raw.path)
+
+    def publisher(self) -> Publisher:
+        return Publisher(self)
+
+    def subscriber(self, *, history: int = 0) -> Subscriber:
+        return Subscriber(self, history)
+
+    def __repr__(self) -> str:
+        t = self._raw.type_name
+        return f"Topic({self.name!r}, {t}, depth={self.depth}, {self.reliability})"
+
+
+class Loan:
+    """A chunk of shared memory being filled: write ``header`` fields and ``data`` in place,
+    then ``send()`` (no copy). The arrays must not be written after ``send()``."""
+
+    __slots__ = ("_raw", "header", "data", "_cls")
+
+    def __init__(self, raw: Any, cls: type[_Chunked], header: Any | None, n_bytes: int) -> None:
+        self._raw = raw
+        self._cls = cls
+        hbytes = _array(raw, raw.header_ptr, (raw.header_len,), "u1", readonly=False)
+        self.header = cls._header_cls.from_buffer(hbytes)
+        if header is not None:
+            ctypes.memmove(ctypes.addressof(self.header), ctypes.addressof(header),
+                           ctypes.sizeof(header))
+        self.data = cls._view(raw, raw.data_ptr, n_bytes, self.header, False)
+
+    def send(self) -> None:
+        """Publishes the chunk: O(1) in its size."""
+        self._raw.send()
+        self.data.flags.writeable = False
+
+    def discard(self) -> None:
+        """Returns the chunk unsent."""
+        self._raw.discard()
+
+    def __enter__(self) -> Loan:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._raw.active:
+            if exc[0] is None:
+                self.send()
+            else:
+                self.discard()
+
+
+class Publisher:
+    """Publishes messages on a topic."""
+
+    def __init__(self, topic: Topic) -> None:
+        self._topic = topic
+        self._kind = topic._kind
+        self._cls = topic._cls
+        self._raw = topic._raw.publisher(topic._cls if topic._kind == _FIXED else None)
+
+    @property
+    def topic(self) -> str:
+        return str(self._raw.topic)
+
+    def send(self, msg: Any) -> None:
+        """Fixed messages: one memcpy. Dynamic data: MessagePack. Chunked messages (e.g. a
+        received Image): copied into a fresh chunk (use ``loan`` to avoid the copy)."""
+        if self._kind == _FIXED:
+            self._raw.send(msg)
+        elif self._kind == _SERIALIZED:
+            self._raw.send_serialized(codec.packb(msg))
+        else:
+            if not isinstance(msg, self._cls):
+                raise TypeError(f"topic '{self.topic}' carries {self._cls.__name__}")
+            data = np.ascontiguousarray(msg.data)
+            loan = self._loan_bytes(data.nbytes, msg.header)
+            np.copyto(loan.data, data.reshape(loan.data.shape), casting="no")
+            loan.send()
+
+    def _loan_bytes(self, n_bytes: int, header: Any | None = None) -> Loan:
+        if self._kind != _CHUNK:
+            raise TypeError(f"topic '{self.topic}' does not carry chunked messages")
+        raw = self._raw.loan(ctypes.sizeof(self._cls._header_cls), n_bytes)
+        return Loan(raw, self._cls, header, n_bytes)
+
+    def loan(self, n: int, header: Any | None = None) -> Loan:
+        """Loans a chunk for ``n`` payload elements (bytes for Image/DepthImage/PointCloud,
+        ranges for LaserScan, joints for JointState)."""
+        return self._loan_bytes(n * np.dtype(self._cls._dtype).itemsize, header)
+
+    def loan_image(self, width: int, height: int, encoding: str = "rgb8", *,
+                   stamp_ns: int = 0, frame_id: str = "", depth_scale: float = 1.0) -> Loan:
+        """Loans a chunk for an image; ``loan.data`` is ``(height, width[, channels])``."""
+        if encoding not in ENCODINGS:
+            raise ValueError(f"unknown encoding {encoding!r}: use one of {list(ENCODINGS)}")
+        code, dt, ch = ENCODINGS[encoding]
+        step = width * ch * np.dtype(dt).itemsize
+        h = self._cls._header_cls(width=width, height=height, step=step, encoding=code)
+        h.header.stamp_ns = stamp_ns
+        h.header.frame_id = frame_id
+        if self._cls is DepthImage:
+            h.depth_scale = depth_scale
+        return self._loan_bytes(step * height, h)
+
+    def loan_points(self, n: int, format: str = "xyz") -> Loan:
+        """Loans a chunk for ``n`` points (``xyz``, ``xyzi`` or ``xyzrgb``)."""
+        code, pcls = _POINT_FORMATS[format]
+        h = PointCloudHeader(width=n, height=1, format=code, point_step=ctypes.sizeof(pcls))
+        return self._loan_bytes(n * ctypes.sizeof(pcls), h)
+
+
+class Subscriber:
+    """Receives messages from a topic. Iterate it (``for msg in sub``, ``async for msg in
+    sub``) or call ``try_recv`` / ``recv`` / ``await recv_async()``."""
+
+    def __init__(self, topic: Topic, history: int = 0) -> None:
+        self._topic = topic
+        self._kind = topic._kind
+        self._cls = topic._cls
+        self._raw = topic._raw.subscriber(topic._cls if topic._kind == _FIXED else None, history)
+        self._pending: list[Any] = []
+
+    @property
+    def topic(self) -> str:
+        return str(self._raw.topic)
+
+    def _convert(self, m: Any) -> Any:
+        if m is None or self._kind == _FIXED:
+            return m
+        if self._kind == _SERIALIZED:
+            if isinstance(m, bytes):
+                return codec.unpackb(m)
+            return codec.unpackb(_array(m, m.data_ptr, (m.data_len,), "u1"))
+        return self._cls._from_sample(m)
+
+    def try_recv(self) -> Any | None:
+        """The next message, or None if there is none. Never blocks."""
+        if self._pending:
+            return self._pending.pop(0)
+        return self._convert(self._raw.try_recv())
+
+    def recv(self, timeout: float | None = None) -> Any | None:
+        """Waits up to ``timeout`` seconds (None: forever) with the GIL released; None on
+        timeout. Ctrl-C raises KeyboardInterrupt within ~50 ms."""
+        if self._pending:
+            return self._pending.pop(0)
+        return self._convert(self._raw.recv(timeout))
+
+    def recv_deadline(self, timeout: float) -> Any:
+        """Like ``recv``, but a timeout raises ``nerve.Timeout``."""
+        if self._pending:
+            return self._pending.pop(0)
+        return self._convert(self._raw.recv_deadline(timeout))
+
+    async def recv_async(self) -> Any:
+        """Waits for the next message without blocking the event loop."""
+        if self._pending:
+            return self._pending.pop(0)
+        m = self._raw.try_recv()
+        if m is not None:
+            return self._convert(m)
+        loop = asyncio.get_running_loop()
+        while True:
+            fut = loop.run_in_executor(None, self._raw.recv, 0.05)
+            try:
+                m = await asyncio.shield(fut)
+            except asyncio.CancelledError:
+                # The wait in the thread may still return a message: keep it for the next
+                # receive instead of losing it.
+                fut.add_done_callback(self._stash)
+                raise
+            if m is not None:
+                return self._convert(m)
+
+    def _stash(self, fut: asyncio.Future[Any]) -> None:
+        if not fut.cancelled() and fut.exception() is None and fut.result() is not None:
+            self._pending.append(self._convert(fut.result()))
+
+    def __aiter__(self) -> AsyncIterator[Any]:
+        return self
+
+    async def __anext__(self) -> Any:
+        return await self.recv_async()
+
+    def __iter__(self) -> Iterator[Any]:
+        while True:
+            yield self.recv()
+
+    def stats(self) -> SubscriberStats:
+        """Received / lost / dropped counters."""
+        return SubscriberStats(*self._raw.stats())
+
+    def set_spin(self, seconds: float) -> None:
+        """How long a blocking receive spins before sleeping (default 20 µs)."""
+        self._raw.set_spin(seconds)
+
+
+def topics(domain: int | None = None) -> list[dict[str, Any]]:
+    """Topics of ``domain`` (default ``$NERVE_DOMAIN`` or 0): name, type, endpoints, ..."""
+    return list(_nerve.topics(domain))
+
+
+# ---------------------------------------------------------------------------------------------
+# Nodes
+
+
+class SpinStats(NamedTuple):
+    """What ``spin`` did."""
+
+    ticks: int
+    overruns: int
+
+
+def spin(node: Any, *, rate_hz: float = 100.0, duration: float | None = None) -> SpinStats:
+    """Runs ``node.tick()`` (or ``node()`` for a function) at ``rate_hz`` until Ctrl-C,
+    ``duration`` seconds, or a tick returning ``False``. Calls ``node.setup()`` first and
+    ``node.shutdown()`` last when they exist. A tick that overruns its period is counted and
+    the schedule restarts from now (no burst of catch-up ticks)."""
+    if rate_hz <= 0:
+        raise ValueError("rate_hz must be > 0")
+    tick: Callable[[], Any] = node.tick if hasattr(node, "tick") else node
+    period = 1.0 / rate_hz
+    ticks = overruns = 0
+    start = time.perf_counter()
+    end = None if duration is None else start + duration
+    if hasattr(node, "setup"):
+        node.setup()
+    try:
+        next_t = start
+        while True:
+            if tick() is False:
+                break
+            ticks += 1
+            next_t += period
+            now = time.perf_counter()
+            if end is not None and now >= end:
+                break
+            if next_t > now:
+                time.sleep(min(next_t, end if end is not None else next_t) - now)
+            else:
+                overruns += 1
+                next_t = now
+    except KeyboardInterrupt:
+        pass
+    finally:
+        if hasattr(node, "shutdown"):
+            node.shutdown()
+    return SpinStats(ticks, overruns)

@@ -1,0 +1,654 @@
+//! `nerve._nerve`: the Rust half of nerve's Python package, a thin layer over [`nerve::raw`].
+//!
+//! The pure-Python package `nerve` builds the user-facing classes (ctypes message structs,
+//! numpy views, asyncio helpers) on top of what this module exposes:
+//! - `Topic`, `Publisher`, `Subscriber`, `Loan`, `Sample`: untyped endpoints;
+//! - `message_types()`: the layout of every standard message (field names, offsets, kinds),
+//!   generated from the Rust types so the Python structs can never drift from them;
+//! - one exception class per Rust error variant, named like it, with the same message.
+#![deny(unsafe_op_in_unsafe_fn)]
+
+use std::time::{Duration, Instant};
+
+use nerve::msgs::MessageKind;
+use nerve::raw::{self, RawLoan, RawMessage, RawPublisher, RawSample, RawSubscriber, RawTopic};
+use nerve::{OpenError, RecvError, Reliability, SendError, TransportPath};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyType};
+
+mod layout;
+
+/// One exception class per error variant, named like it (`nerve.TypeMismatch`, ...).
+mod exc {
+    use pyo3::create_exception;
+    use pyo3::exceptions::PyException;
+
+    create_exception!(
+        nerve,
+        NerveError,
+        PyException,
+        "Base class of every nerve error."
+    );
+    create_exception!(
+        nerve,
+        OpenError,
+        NerveError,
+        "Opening a topic, publisher or subscriber failed."
+    );
+    create_exception!(
+        nerve,
+        InvalidName,
+        OpenError,
+        "The topic name is not valid."
+    );
+    create_exception!(
+        nerve,
+        TypeMismatch,
+        OpenError,
+        "The topic exists with another message type."
+    );
+    create_exception!(
+        nerve,
+        QosMismatch,
+        OpenError,
+        "The topic exists with another QoS than the one requested."
+    );
+    create_exception!(
+        nerve,
+        Corrupt,
+        OpenError,
+        "The shared-memory segment failed validation."
+    );
+    create_exception!(
+        nerve,
+        TooManyEndpoints,
+        OpenError,
+        "Every endpoint record of the topic is in use."
+    );
+    create_exception!(
+        nerve,
+        InvalidConfig,
+        OpenError,
+        "A configuration value is out of range."
+    );
+    create_exception!(nerve, Io, OpenError, "The operating system refused.");
+    create_exception!(nerve, SendError, NerveError, "Sending failed.");
+    create_exception!(
+        nerve,
+        Full,
+        SendError,
+        "Reliable topic: the slowest subscriber stayed a full ring behind."
+    );
+    create_exception!(
+        nerve,
+        TooLarge,
+        SendError,
+        "The message does not fit a chunk of the topic."
+    );
+    create_exception!(
+        nerve,
+        PoolExhausted,
+        SendError,
+        "Every chunk of the topic's pool is in use."
+    );
+    create_exception!(
+        nerve,
+        Encode,
+        SendError,
+        "The message could not be encoded."
+    );
+    create_exception!(nerve, RecvError, NerveError, "Receiving failed.");
+    create_exception!(
+        nerve,
+        Timeout,
+        RecvError,
+        "No message arrived within the timeout."
+    );
+    create_exception!(nerve, Decode, RecvError, "A message could not be decoded.");
+}
+use exc::*;
+
+fn open_err(e: OpenError) -> PyErr {
+    let msg = e.to_string();
+    match e {
+        OpenError::InvalidName { .. } => InvalidName::new_err(msg),
+        OpenError::TypeMismatch { .. } => TypeMismatch::new_err(msg),
+        OpenError::QosMismatch { .. } => QosMismatch::new_err(msg),
+        OpenError::Corrupt { .. } => Corrupt::new_err(msg),
+        OpenError::TooManyEndpoints { .. } => TooManyEndpoints::new_err(msg),
+        OpenError::InvalidConfig { .. } => InvalidConfig::new_err(msg),
+        OpenError::Io { .. } => Io::new_err(msg),
+    }
+}
+
+fn send_err<T>(e: SendError<T>) -> PyErr {
+    let msg = e.to_string();
+    match e {
+        SendError::Full { .. } => Full::new_err(msg),
+        SendError::TooLarge { .. } => TooLarge::new_err(msg),
+        SendError::PoolExhausted { .. } => PoolExhausted::new_err(msg),
+        SendError::Encode { .. } => Encode::new_err(msg),
+    }
+}
+
+fn recv_err(e: RecvError) -> PyErr {
+    let msg = e.to_string();
+    match e {
+        RecvError::Timeout { .. } => Timeout::new_err(msg),
+        RecvError::Decode { .. } => Decode::new_err(msg),
+    }
+}
+
+/// Runs `f` on the bytes of `obj`'s buffer (PEP 3118), writable or not.
+fn with_buffer<R>(
+    obj: &Bound<'_, PyAny>,
+    writable: bool,
+    f: impl FnOnce(&mut [u8]) -> R,
+) -> PyResult<R> {
+    let mut view = std::mem::MaybeUninit::<pyo3::ffi::Py_buffer>::uninit();
+    let flags = if writable {
+        pyo3::ffi::PyBUF_WRITABLE
+    } else {
+        pyo3::ffi::PyBUF_SIMPLE
+    };
+    // SAFETY: `obj` is a live object (we hold the GIL) and `view` is writable storage for a
+    // Py_buffer; on success the exporter filled it in and we release it below.
+    let rc = unsafe { pyo3::ffi::PyObject_GetBuffer(obj.as_ptr(), view.as_mut_ptr(), flags) };
+    if rc != 0 {
+        return Err(PyErr::fetch(obj.py()));
+    }
+    // SAFETY: PyObject_GetBuffer succeeded, so the view is initialised.
+    let mut view = unsafe { view.assume_init() };
+    let len = view.len.max(0) as usize;
+    let r = if len == 0 || view.buf.is_null() {
+        f(&mut [])
+    } else {
+        // SAFETY: a PyBUF_SIMPLE/WRITABLE request returns one contiguous block of `len` bytes,
+        // valid until PyBuffer_Release; a read-only export is only read through the slice
+        // (callers pass `writable = false` exactly when they only read).
+        f(unsafe { std::slice::from_raw_parts_mut(view.buf as *mut u8, len) })
+    };
+    // SAFETY: releases the view obtained above, once.
+    unsafe { pyo3::ffi::PyBuffer_Release(&mut view) };
+    Ok(r)
+}
+
+fn reliability(name: &str) -> PyResult<Reliability> {
+    Ok(match name {
+        "best_effort" => Reliability::BestEffort,
+        "reliable" => Reliability::Reliable,
+        "latest_only" => Reliability::LatestOnly,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unknown reliability {other:?}: use 'best_effort', 'reliable' or 'latest_only'"
+            )))
+        }
+    })
+}
+
+fn reliability_name(r: Reliability) -> &'static str {
+    match r {
+        Reliability::BestEffort => "best_effort",
+        Reliability::Reliable => "reliable",
+        Reliability::LatestOnly => "latest_only",
+    }
+}
+
+fn path_str(p: &TransportPath) -> String {
+    match p {
+        TransportPath::Shm(p) => p.display().to_string(),
+        TransportPath::Heap => "heap".into(),
+    }
+}
+
+/// An open untyped topic.
+#[pyclass(module = "nerve._nerve", frozen)]
+struct Topic {
+    raw: RawTopic,
+}
+
+#[pymethods]
+impl Topic {
+    #[new]
+    #[pyo3(signature = (name, stored_type, *, depth=None, reliability=None, domain=None, in_process=false, max_message_bytes=None, chunks=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        name: &str,
+        stored_type: (String, u32, u32, u32, u32, u64),
+        depth: Option<u32>,
+        reliability: Option<&str>,
+        domain: Option<u32>,
+        in_process: bool,
+        max_message_bytes: Option<usize>,
+        chunks: Option<u32>,
+    ) -> PyResult<Self> {
+        let (name_t, kind, size, align, elem_size, layout_hash) = stored_type;
+        let st = raw::StoredType {
+            name: name_t,
+            kind,
+            size,
+            align,
+            elem_size,
+            layout_hash,
+        };
+        let mut b = RawTopic::builder(name, st);
+        if let Some(d) = depth {
+            b = b.depth(d);
+        }
+        if let Some(r) = reliability {
+            b = b.reliability(self::reliability(r)?);
+        }
+        if let Some(d) = domain {
+            b = b.domain(d);
+        }
+        if in_process {
+            b = b.in_process();
+        }
+        if let Some(m) = max_message_bytes {
+            b = b.max_message_bytes(m);
+        }
+        if let Some(c) = chunks {
+            b = b.chunks(c);
+        }
+        let raw = py.detach(|| b.open()).map_err(open_err)?;
+        Ok(Topic { raw })
+    }
+
+    #[getter]
+    fn name(&self) -> &str {
+        self.raw.name()
+    }
+    #[getter]
+    fn type_name(&self) -> &str {
+        &self.raw.stored_type().name
+    }
+    #[getter]
+    fn kind(&self) -> u32 {
+        self.raw.kind() as u32
+    }
+    #[getter]
+    fn depth(&self) -> u64 {
+        self.raw.depth()
+    }
+    #[getter]
+    fn reliability(&self) -> &'static str {
+        reliability_name(self.raw.reliability())
+    }
+    #[getter]
+    fn path(&self) -> String {
+        path_str(self.raw.path())
+    }
+    #[getter]
+    fn max_payload_bytes(&self) -> usize {
+        self.raw.max_payload_bytes()
+    }
+
+    #[pyo3(signature = (cls=None))]
+    fn publisher(&self, cls: Option<Py<PyType>>) -> PyResult<Publisher> {
+        Ok(Publisher {
+            reliable: self.raw.reliability() == Reliability::Reliable,
+            raw: self.raw.publisher().map_err(open_err)?,
+            cls,
+        })
+    }
+
+    #[pyo3(signature = (cls=None, history=0))]
+    fn subscriber(
+        &self,
+        py: Python<'_>,
+        cls: Option<Py<PyType>>,
+        history: u64,
+    ) -> PyResult<Subscriber> {
+        let new = match &cls {
+            Some(c) => Some(c.bind(py).getattr("__new__")?.unbind()),
+            None => None,
+        };
+        Ok(Subscriber {
+            raw: self.raw.subscriber(history).map_err(open_err)?,
+            kind: self.raw.kind(),
+            cls,
+            new,
+        })
+    }
+}
+
+/// Publishes untyped messages.
+#[pyclass(module = "nerve._nerve", frozen)]
+struct Publisher {
+    raw: RawPublisher,
+    cls: Option<Py<PyType>>,
+    reliable: bool,
+}
+
+#[pymethods]
+impl Publisher {
+    /// Sends a fixed message: one memcpy of the object's buffer (a ctypes struct of the
+    /// topic's type) into the ring.
+    fn send(&self, py: Python<'_>, msg: &Bound<'_, PyAny>) -> PyResult<()> {
+        if let Some(cls) = &self.cls {
+            if !msg.get_type().is(cls.bind(py)) {
+                return Err(PyTypeError::new_err(format!(
+                    "topic '{}' carries {}, got a {}",
+                    self.raw.topic(),
+                    cls.bind(py).name()?,
+                    msg.get_type().name()?
+                )));
+            }
+        }
+        let reliable = self.reliable;
+        let raw = &self.raw;
+        with_buffer(msg, false, |bytes| {
+            if reliable {
+                // A reliable send may wait for room: let other Python threads run meanwhile.
+                let bytes: &[u8] = bytes;
+                py.detach(|| raw.send_bytes(bytes))
+            } else {
+                raw.send_bytes(bytes)
+            }
+        })?
+        .map_err(send_err)
+    }
+
+    /// Publishes already-serialized bytes (MessagePack) through a chunk.
+    fn send_serialized(&self, data: &Bound<'_, PyAny>) -> PyResult<()> {
+        with_buffer(data, false, |bytes| self.raw.send_serialized(bytes))?.map_err(send_err)
+    }
+
+    /// Loans a chunk with `header_bytes` of header and `payload_bytes` of payload.
+    fn loan(&self, header_bytes: usize, payload_bytes: usize) -> PyResult<Loan> {
+        let loan = self
+            .raw
+            .loan(header_bytes, payload_bytes)
+            .map_err(send_err)?;
+        Ok(Loan {
+            header_ptr: loan.header_ptr() as usize,
+            data_ptr: loan.data_ptr() as usize,
+            data_len: loan.data_len(),
+            header_len: header_bytes,
+            raw: std::sync::Mutex::new(Some(loan)),
+        })
+    }
+
+    #[getter]
+    fn topic(&self) -> &str {
+        self.raw.topic()
+    }
+}
+
+/// A chunk loaned from the pool: fill the header and payload in place, then `send()`.
+#[pyclass(module = "nerve._nerve", frozen)]
+struct Loan {
+    raw: std::sync::Mutex<Option<RawLoan>>,
+    #[pyo3(get)]
+    header_ptr: usize,
+    #[pyo3(get)]
+    header_len: usize,
+    #[pyo3(get)]
+    data_ptr: usize,
+    #[pyo3(get)]
+    data_len: usize,
+}
+
+#[pymethods]
+impl Loan {
+    /// Publishes the chunk (no copy). A loan is sent at most once.
+    fn send(&self) -> PyResult<()> {
+        let loan = self
+            .raw
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("loan lock poisoned"))?
+            .take()
+            .ok_or_else(|| PyRuntimeError::new_err("this loan was already sent or discarded"))?;
+        loan.send().map_err(send_err)
+    }
+    /// Returns the chunk to the pool unsent.
+    fn discard(&self) {
+        if let Ok(mut l) = self.raw.lock() {
+            l.take();
+        }
+    }
+    /// True until sent or discarded.
+    #[getter]
+    fn active(&self) -> bool {
+        self.raw.lock().map(|l| l.is_some()).unwrap_or(false)
+    }
+}
+
+/// A received chunk, pinned in shared memory while this object lives.
+#[pyclass(module = "nerve._nerve", frozen)]
+struct Sample {
+    raw: RawSample,
+}
+
+#[pymethods]
+impl Sample {
+    /// The header bytes (a copy; headers are small).
+    #[getter]
+    fn header<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, self.raw.header())
+    }
+    #[getter]
+    fn data_ptr(&self) -> usize {
+        self.raw.data_ptr() as usize
+    }
+    #[getter]
+    fn data_len(&self) -> usize {
+        self.raw.data_len()
+    }
+    /// Number of elements.
+    fn __len__(&self) -> usize {
+        self.raw.len()
+    }
+}
+
+enum Got {
+    Fixed,
+    Chunk(RawSample),
+}
+
+fn own(m: Option<RawMessage<'_>>) -> Option<Got> {
+    m.map(|m| match m {
+        RawMessage::Fixed(_) => Got::Fixed,
+        RawMessage::Chunk(s) => Got::Chunk(s),
+    })
+}
+
+/// Serialized payloads up to this size are handed to Python as `bytes` (one small copy, the
+/// chunk freed at once); larger ones as a pinned `Sample` decoded in place.
+const SERIALIZED_COPY_MAX: usize = 64 * 1024;
+
+/// Longest a blocking receive waits with the GIL released before checking for signals.
+const SIGNAL_SLICE: Duration = Duration::from_millis(50);
+
+/// Receives untyped messages.
+#[pyclass(module = "nerve._nerve")]
+struct Subscriber {
+    raw: RawSubscriber,
+    kind: MessageKind,
+    cls: Option<Py<PyType>>,
+    new: Option<Py<PyAny>>,
+}
+
+impl Subscriber {
+    fn convert(&self, py: Python<'_>, got: Option<Got>) -> PyResult<Option<Py<PyAny>>> {
+        let Some(got) = got else { return Ok(None) };
+        Ok(Some(match got {
+            Got::Fixed => {
+                let bytes = self.raw.fixed_buffer();
+                match (&self.cls, &self.new) {
+                    (Some(cls), Some(new)) => {
+                        let obj = new.bind(py).call1((cls.bind(py),))?;
+                        with_buffer(&obj, true, |dst| {
+                            if dst.len() == bytes.len() {
+                                dst.copy_from_slice(bytes);
+                                Ok(())
+                            } else {
+                                Err(PyTypeError::new_err(format!(
+                                    "{} is {} bytes, the topic's messages {}",
+                                    cls.bind(py).name()?,
+                                    dst.len(),
+                                    bytes.len()
+                                )))
+                            }
+                        })??;
+                        obj.unbind()
+                    }
+                    _ => PyBytes::new(py, bytes).into_any().unbind(),
+                }
+            }
+            Got::Chunk(s) => {
+                if self.kind == MessageKind::Serialized && s.data_len() <= SERIALIZED_COPY_MAX {
+                    PyBytes::new(py, s.data()).into_any().unbind()
+                } else {
+                    Py::new(py, Sample { raw: s })?.into_any()
+                }
+            }
+        }))
+    }
+}
+
+#[pymethods]
+impl Subscriber {
+    /// The next message if one is there, else None. Never blocks; keeps the GIL (it is
+    /// faster than releasing it).
+    fn try_recv(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        let got = own(self.raw.try_recv().map_err(recv_err)?);
+        self.convert(py, got)
+    }
+
+    /// Waits up to `timeout` seconds (None: forever) with the GIL released, checking for
+    /// signals (Ctrl-C) every 50 ms. Returns None on timeout.
+    #[pyo3(signature = (timeout=None))]
+    fn recv(&mut self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<Py<PyAny>>> {
+        let got = own(self.raw.try_recv().map_err(recv_err)?);
+        if got.is_some() {
+            return self.convert(py, got);
+        }
+        let deadline = match timeout {
+            Some(t) if !(t >= 0.0 && t.is_finite()) => {
+                return Err(PyValueError::new_err(format!(
+                    "timeout must be a finite number of seconds >= 0, got {t}"
+                )))
+            }
+            Some(t) => Some(Instant::now() + Duration::from_secs_f64(t)),
+            None => None,
+        };
+        loop {
+            let slice = match deadline {
+                Some(d) => {
+                    let now = Instant::now();
+                    if now >= d {
+                        return Ok(None);
+                    }
+                    (d - now).min(SIGNAL_SLICE)
+                }
+                None => SIGNAL_SLICE,
+            };
+            let raw = &mut self.raw;
+            let got = py
+                .detach(|| raw.recv_timeout(Some(slice)).map(own))
+                .map_err(recv_err)?;
+            if got.is_some() {
+                return self.convert(py, got);
+            }
+            py.check_signals()?;
+        }
+    }
+
+    /// Like `recv`, but a timeout raises `Timeout` naming the topic.
+    fn recv_deadline(&mut self, py: Python<'_>, timeout: f64) -> PyResult<Py<PyAny>> {
+        match self.recv(py, Some(timeout))? {
+            Some(m) => Ok(m),
+            None => Err(recv_err(
+                self.raw.timeout_error(Duration::from_secs_f64(timeout)),
+            )),
+        }
+    }
+
+    /// (received, lost, dropped).
+    fn stats(&self) -> (u64, u64, u64) {
+        let s = self.raw.stats();
+        (s.received, s.lost, s.dropped)
+    }
+
+    /// How long a blocking receive spins before sleeping, seconds.
+    fn set_spin(&mut self, seconds: f64) -> PyResult<()> {
+        if !(seconds >= 0.0 && seconds.is_finite()) {
+            return Err(PyValueError::new_err("spin must be >= 0 seconds"));
+        }
+        self.raw.set_spin(Duration::from_secs_f64(seconds));
+        Ok(())
+    }
+
+    #[getter]
+    fn topic(&self) -> &str {
+        self.raw.topic()
+    }
+}
+
+/// Topics of `domain` (default `$NERVE_DOMAIN` or 0) as dicts.
+#[pyfunction]
+#[pyo3(signature = (domain=None))]
+fn topics(py: Python<'_>, domain: Option<u32>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+    let domain = domain.unwrap_or_else(nerve::default_domain);
+    let list = py.detach(|| nerve::registry::list(domain));
+    list.into_iter()
+        .map(|t| {
+            let d = PyDict::new(py);
+            d.set_item("name", &t.name)?;
+            d.set_item("type_name", &t.type_name)?;
+            d.set_item("path", path_str(&t.path))?;
+            d.set_item("reliability", reliability_name(t.reliability))?;
+            d.set_item("depth", t.depth)?;
+            d.set_item("published", t.published)?;
+            d.set_item("publishers", t.publishers())?;
+            d.set_item("subscribers", t.subscribers())?;
+            d.set_item("pids", t.pids())?;
+            d.set_item("error", t.error)?;
+            Ok(d)
+        })
+        .collect()
+}
+
+/// The domain from `$NERVE_DOMAIN`, or 0.
+#[pyfunction]
+fn default_domain() -> u32 {
+    nerve::default_domain()
+}
+
+#[pymodule]
+fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Rust `tracing`/`log` records go to Python's `logging` (logger names = Rust targets).
+    let _ = pyo3_log::try_init();
+    let py = m.py();
+    m.add_class::<Topic>()?;
+    m.add_class::<Publisher>()?;
+    m.add_class::<Subscriber>()?;
+    m.add_class::<Loan>()?;
+    m.add_class::<Sample>()?;
+    m.add_function(wrap_pyfunction!(topics, m)?)?;
+    m.add_function(wrap_pyfunction!(default_domain, m)?)?;
+    m.add_function(wrap_pyfunction!(layout::message_types, m)?)?;
+    m.add_function(wrap_pyfunction!(layout::structs, m)?)?;
+    m.add("NerveError", py.get_type::<NerveError>())?;
+    m.add("OpenError", py.get_type::<exc::OpenError>())?;
+    m.add("InvalidName", py.get_type::<InvalidName>())?;
+    m.add("TypeMismatch", py.get_type::<TypeMismatch>())?;
+    m.add("QosMismatch", py.get_type::<QosMismatch>())?;
+    m.add("Corrupt", py.get_type::<Corrupt>())?;
+    m.add("TooManyEndpoints", py.get_type::<TooManyEndpoints>())?;
+    m.add("InvalidConfig", py.get_type::<InvalidConfig>())?;
+    m.add("Io", py.get_type::<Io>())?;
+    m.add("SendError", py.get_type::<exc::SendError>())?;
+    m.add("Full", py.get_type::<Full>())?;
+    m.add("TooLarge", py.get_type::<TooLarge>())?;
+    m.add("PoolExhausted", py.get_type::<PoolExhausted>())?;
+    m.add("Encode", py.get_type::<Encode>())?;
+    m.add("RecvError", py.get_type::<exc::RecvError>())?;
+    m.add("Timeout", py.get_type::<Timeout>())?;
+    m.add("Decode", py.get_type::<Decode>())?;
+    m.add("DEFAULT_DEPTH", nerve::DEFAULT_DEPTH)?;
+    Ok(())
+}

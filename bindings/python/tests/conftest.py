@@ -1,0 +1,38 @@
+import itertools
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+_counter = itertools.count()
+
+
+@pytest.fixture
+def domain(monkeypatch: pytest.MonkeyPatch):
+    """A NERVE_DOMAIN no other test or test process uses; its directory is removed after."""
+    d = 2_000_000 + (os.getpid() % 40_000) * 100 + next(_counter)
+    monkeypatch.setenv("NERVE_DOMAIN", str(d))
+    yield d
+    shutil.rmtree(f"/dev/shm/nerve-{os.getuid()}-{d}", ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def py_peer() -> Path:
+    """The Rust peer binary (crates/nerve/examples/py_peer.rs), built if missing."""
+    exe = REPO / "target" / "debug" / "examples" / "py_peer"
+    subprocess.run(
+        ["cargo", "build", "-j", "2", "-p", "nerve", "--example", "py_peer"],
+        cwd=REPO, check=True,
+    )
+    return exe
+
+
+def run_python(code: str, *args: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-c", code, *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )

@@ -1,0 +1,60 @@
+import logging
+
+import nerve
+import pytest
+
+
+def test_exception_hierarchy_mirrors_rust():
+    for cls in (nerve.InvalidName, nerve.TypeMismatch, nerve.QosMismatch, nerve.Corrupt,
+                nerve.TooManyEndpoints, nerve.InvalidConfig, nerve.Io):
+        assert issubclass(cls, nerve.OpenError) and issubclass(cls, nerve.NerveError)
+    for cls in (nerve.Full, nerve.TooLarge, nerve.PoolExhausted, nerve.Encode):
+        assert issubclass(cls, nerve.SendError)
+    for cls in (nerve.Timeout, nerve.Decode):
+        assert issubclass(cls, nerve.RecvError)
+    assert nerve.TypeMismatch.__name__ == "TypeMismatch"
+
+
+def test_open_errors(domain):
+    with pytest.raises(nerve.InvalidName, match="invalid topic name"):
+        nerve.Topic("/bad name", nerve.CmdVel)
+    t = nerve.Topic("e/t", nerve.CmdVel, depth=8)
+    keep = t.subscriber()  # an endpoint keeps the segment
+    with pytest.raises(nerve.TypeMismatch, match=r"'e/t' carries nerve/CmdVel.*nerve/Imu"):
+        nerve.Topic("e/t", nerve.Imu)
+    with pytest.raises(nerve.QosMismatch, match="e/t"):
+        nerve.Topic("e/t", nerve.CmdVel, depth=32)
+    with pytest.raises(nerve.QosMismatch):
+        nerve.Topic("e/t", nerve.CmdVel, reliable=True)
+    with pytest.raises(TypeError, match="not a nerve message type"):
+        nerve.Topic("e/u", int)
+    del keep
+
+
+def test_send_and_recv_errors(domain):
+    t = nerve.Topic("e/rel", nerve.CmdVel, depth=1, reliable=True)
+    p, s = t.publisher(), t.subscriber()
+    p.send(nerve.CmdVel())
+    with pytest.raises(nerve.Full, match="'e/rel' is full"):
+        p.send(nerve.CmdVel())
+    with pytest.raises(TypeError, match="carries CmdVel"):
+        p.send(nerve.Clock())
+    assert s.try_recv() is not None
+    with pytest.raises(nerve.Timeout, match="e/rel"):
+        s.recv_deadline(0.05)
+    assert s.recv(timeout=0.01) is None
+    img = nerve.Topic("e/img", nerve.Image, max_message_bytes=1000)
+    with pytest.raises(nerve.TooLarge, match="exceeds the limit"):
+        img.publisher().loan_image(100, 100, "rgb8")
+    d = nerve.Topic("e/d", dict).publisher()
+    with pytest.raises(TypeError, match="cannot send a object"):
+        d.send({"x": object()})
+
+
+def test_rust_logs_reach_python_logging(domain, caplog):
+    caplog.set_level(logging.DEBUG)
+    t = nerve.Topic("e/log", nerve.Image, max_message_bytes=1000)
+    keep = t.subscriber()
+    nerve.Topic("e/log", nerve.Image, max_message_bytes=10_000)
+    assert any("smaller chunks" in r.getMessage() for r in caplog.records), caplog.records
+    del keep

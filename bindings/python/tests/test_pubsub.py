@@ -1,0 +1,173 @@
+import asyncio
+import time
+
+import nerve
+import numpy as np
+import pytest
+from conftest import run_python
+
+
+def wait_subscriber(name: str, timeout: float = 10.0) -> None:
+    end = time.time() + timeout
+    while time.time() < end:
+        if any(t["name"] == name and t["subscribers"] > 0 for t in nerve.topics()):
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"no subscriber on {name}")
+
+
+def test_fixed_messages_round_trip_in_process(domain):
+    msgs = [
+        nerve.CmdVel(stamp_ns=1, linear=0.5, angular=-0.25),
+        nerve.Twist(linear=nerve.Vector3(x=1.0), angular=nerve.Vector3(z=2.0)),
+        nerve.Pose(position=nerve.Vector3(x=1, y=2, z=3)),
+        nerve.Pose2D(x=1.0, y=2.0, theta=0.5),
+        nerve.Imu(orientation_covariance=[float(i) for i in range(9)]),
+        nerve.Odometry(child_frame_id="base_link", pose_covariance=[1.0] * 36),
+        nerve.BatteryState(voltage=12.5, percentage=0.8, present=1),
+        nerve.Header(stamp_ns=5, seq=2, frame_id="map"),
+        nerve.Clock(sim_ns=10, real_time_factor=1.0),
+        nerve.Heartbeat(node_id_hash=1, seq=2, stamp_ns=3, pid=4, state=2),
+        nerve.Quaternion(x=0.0, y=0.0, z=0.0, w=1.0),
+        nerve.Vector3(x=1, y=2, z=3),
+    ]
+    for m in msgs:
+        t = nerve.Topic(f"fixed/{type(m).__name__}", type(m))
+        p, s = t.publisher(), t.subscriber()
+        p.send(m)
+        got = s.try_recv()
+        assert got == m and type(got) is type(m), (got, m)
+        assert repr(got).startswith(type(m).__name__ + "(")
+        assert s.try_recv() is None
+        assert s.stats() == nerve.SubscriberStats(1, 0, 0)
+
+
+def test_message_fields_and_defaults():
+    assert nerve.Quaternion().w == 1.0 and nerve.Pose().orientation.w == 1.0
+    imu = nerve.Imu()
+    imu.header.seq = 7  # nested fields are mutable in place
+    assert imu.header.seq == 7 and imu.orientation.w == 1.0
+    assert len(bytes(nerve.CmdVel())) == 16 and len(bytes(nerve.Odometry())) == 760
+    o = nerve.Odometry(child_frame_id="base")
+    assert o.child_frame_id == "base"
+    with pytest.raises(ValueError, match="never truncated"):
+        o.child_frame_id = "x" * 32
+    with pytest.raises(AttributeError):
+        nerve.CmdVel(linaer=1.0)
+    cov = np.ctypeslib.as_array(o.pose_covariance)
+    cov[0] = 3.0
+    assert o.pose_covariance[0] == 3.0  # numpy view of the array field, no copy
+
+
+def test_cross_process_python_to_python(domain):
+    # Subscribe first: a topic with no endpoint may be replaced by the next opener.
+    sub = nerve.Topic("xp/cmd", nerve.CmdVel, depth=64).subscriber()
+    child = run_python(
+        """
+import nerve, sys, time
+t = nerve.Topic("xp/cmd", nerve.CmdVel, depth=64)
+p = t.publisher()
+end = time.time() + 10
+while not any(x["name"] == "xp/cmd" and x["subscribers"] for x in nerve.topics()):
+    assert time.time() < end
+    time.sleep(0.01)
+for i in range(100):
+    p.send(nerve.CmdVel(stamp_ns=i, linear=i * 0.5))
+"""
+    )
+    got = [sub.recv(timeout=10) for _ in range(100)]
+    assert [m.stamp_ns for m in got] == list(range(100))
+    assert got[10].linear == 5.0
+    assert child.wait(10) == 0, child.stderr.read()
+
+
+def test_cross_process_rust_to_python(domain, py_peer):
+    sub = nerve.Topic("rp/cmd", nerve.CmdVel, depth=64).subscriber()
+    import subprocess
+
+    peer = subprocess.Popen([str(py_peer), "publish", "rp/cmd", "50"])
+    got = [sub.recv(timeout=10) for _ in range(50)]
+    assert [m.stamp_ns for m in got] == list(range(50))
+    assert got[4].linear == 2.0 and got[4].angular == -1.0
+    assert peer.wait(10) == 0
+
+
+def test_cross_process_python_to_rust_and_back(domain, py_peer):
+    import subprocess
+
+    back = nerve.Topic("pr/out", nerve.CmdVel, depth=64)
+    sub = back.subscriber()
+    out = nerve.Topic("pr/in", nerve.CmdVel, depth=64)
+    pub = out.publisher()
+    peer = subprocess.Popen([str(py_peer), "echo", "pr/in", "pr/out", "20"],
+                            stdout=subprocess.PIPE, text=True)
+    assert peer.stdout.readline().strip() == "ready"
+    for i in range(20):
+        pub.send(nerve.CmdVel(stamp_ns=i, linear=1.5))
+        m = sub.recv(timeout=10)
+        assert m is not None and m.stamp_ns == i + 1000 and m.linear == 1.5
+    assert peer.wait(10) == 0
+
+
+def test_async_receive(domain):
+    t = nerve.Topic("async/cmd", nerve.CmdVel, depth=64)
+    p, s = t.publisher(), t.subscriber()
+
+    async def main():
+        async def later():
+            await asyncio.sleep(0.05)
+            for i in range(3):
+                p.send(nerve.CmdVel(stamp_ns=i))
+
+        task = asyncio.create_task(later())
+        first = await asyncio.wait_for(s.recv_async(), 5)
+        rest = []
+        async for m in s:
+            rest.append(m.stamp_ns)
+            if len(rest) == 2:
+                break
+        await task
+        return first.stamp_ns, rest
+
+    assert asyncio.run(main()) == (0, [1, 2])
+
+
+def test_latest_only_history_and_topics(domain):
+    t = nerve.Topic("q/latest", nerve.CmdVel, latest_only=True)
+    p = t.publisher()
+    s = t.subscriber()
+    for i in range(5):
+        p.send(nerve.CmdVel(stamp_ns=i))
+    assert s.try_recv().stamp_ns == 4
+    assert s.stats().lost == 4
+    h = nerve.Topic("q/hist", nerve.CmdVel, depth=8)
+    hp = h.publisher()
+    for i in range(3):
+        hp.send(nerve.CmdVel(stamp_ns=i))
+    late = h.subscriber(history=2)
+    assert [late.try_recv().stamp_ns for _ in range(2)] == [1, 2]
+    names = {x["name"]: x for x in nerve.topics()}
+    assert names["q/hist"]["type_name"] == "nerve/CmdVel"
+    assert names["q/hist"]["publishers"] == 1
+
+
+def test_spin_runs_a_node_at_its_rate():
+    class Node:
+        def __init__(self):
+            self.n = 0
+            self.down = False
+
+        def tick(self):
+            self.n += 1
+            return self.n < 10
+
+        def shutdown(self):
+            self.down = True
+
+    node = Node()
+    st = nerve.spin(node, rate_hz=200)
+    assert node.n == 10 and node.down and st.ticks == 9
+    calls = []
+    t0 = time.perf_counter()
+    nerve.spin(lambda: calls.append(1), rate_hz=100, duration=0.2)
+    assert 0.18 < time.perf_counter() - t0 < 0.5 and 15 <= len(calls) <= 22

@@ -1,0 +1,443 @@
+//! `nerve demo`: a small robot graph on the embedded default (shared memory, no broker), in
+//! three processes:
+//! - **sensor**: Imu at 1 kHz, LaserScan (360 ranges) at 10 Hz, a 640×480 rgb8 Image at 30 Hz
+//!   written in place into shared memory;
+//! - **controller**: reads Imu and LaserScan, publishes CmdVel at 100 Hz (slows down near
+//!   obstacles);
+//! - **monitor** (this process): subscribes to everything and prints, every second, each
+//!   topic's rate, latency percentiles (publisher stamp → receipt) and losses.
+
+use std::process::{Child, Command};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use nerve::msgs::{CmdVel, Encoding, Header, Image, ImageHeader, Imu, LaserScan, LaserScanHeader};
+use nerve::time::now_ns;
+use nerve::{Topic, TransportPath};
+
+#[derive(clap::Args)]
+pub struct DemoArgs {
+    /// Stop after this many seconds (default: run until Ctrl-C).
+    #[arg(long)]
+    duration: Option<f64>,
+}
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    STOP.store(true, Ordering::Relaxed);
+}
+
+fn install_signal_handlers() {
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+        unsafe { libc::signal(sig, on_signal as *const () as libc::sighandler_t) };
+    }
+}
+
+fn stopped(start: Instant, duration_s: f64) -> bool {
+    STOP.load(Ordering::Relaxed)
+        || (duration_s > 0.0 && start.elapsed().as_secs_f64() >= duration_s)
+}
+
+/// Sleeps until `start + k * period` (absolute, so the rate never drifts).
+fn sleep_until(t: Instant) {
+    let now = Instant::now();
+    if t > now {
+        std::thread::sleep(t - now);
+    }
+}
+
+pub fn run(domain: u32, args: DemoArgs) -> anyhow::Result<()> {
+    install_signal_handlers();
+    let duration = args.duration.unwrap_or(0.0);
+    let exe = std::env::current_exe()?;
+    println!(
+        "nerve demo: domain {domain}, shared memory in {}",
+        nerve::registry::domain_dir(domain).display()
+    );
+    // Subscribe before the sensor starts so the monitor sees the first messages.
+    let mut monitor = Monitor::new(domain)?;
+    let spawn = |role: &str| -> anyhow::Result<Child> {
+        Ok(Command::new(&exe)
+            .args([
+                "--domain",
+                &domain.to_string(),
+                "__demo-role",
+                role,
+                &(duration + 1.0).to_string(),
+            ])
+            .spawn()?)
+    };
+    let mut children = vec![spawn("controller")?, spawn("sensor")?];
+    println!(
+        "started sensor (pid {}) and controller (pid {}); Ctrl-C to stop",
+        children[1].id(),
+        children[0].id()
+    );
+    let start = Instant::now();
+    let mut next = start + Duration::from_secs(1);
+    while !stopped(start, duration) {
+        sleep_until(next.min(Instant::now() + Duration::from_millis(100)));
+        if Instant::now() >= next {
+            monitor.report(start.elapsed());
+            next += Duration::from_secs(1);
+        }
+        if children
+            .iter_mut()
+            .any(|c| matches!(c.try_wait(), Ok(Some(_))))
+        {
+            println!("a demo process exited; stopping");
+            break;
+        }
+    }
+    for c in &mut children {
+        // SAFETY: signalling a child we spawned.
+        unsafe { libc::kill(c.id() as i32, libc::SIGINT) };
+    }
+    for c in &mut children {
+        c.wait()?;
+    }
+    monitor.stop();
+    println!("\ntopics at shutdown:");
+    for t in nerve::registry::list(domain) {
+        println!(
+            "  {:<16} {:<16} published {:>8}  path {}",
+            t.name,
+            t.type_name,
+            t.published,
+            if matches!(t.path, TransportPath::Shm(_)) {
+                "shm"
+            } else {
+                "heap"
+            }
+        );
+    }
+    println!("demo stopped cleanly");
+    Ok(())
+}
+
+pub fn role(domain: u32, role: &str, duration_s: f64) -> anyhow::Result<()> {
+    install_signal_handlers();
+    match role {
+        "sensor" => sensor(domain, duration_s),
+        "controller" => controller(domain, duration_s),
+        other => anyhow::bail!("unknown demo role {other}"),
+    }
+}
+
+fn sensor(domain: u32, duration_s: f64) -> anyhow::Result<()> {
+    let imu_pub = Topic::<Imu>::builder("demo/imu")
+        .domain(domain)
+        .depth(64)
+        .open()?
+        .publisher()?;
+    let scan_pub = Topic::<LaserScan>::builder("demo/scan")
+        .domain(domain)
+        .depth(8)
+        .open()?
+        .publisher()?;
+    let image_pub = Topic::<Image>::builder("demo/image")
+        .domain(domain)
+        .depth(4)
+        .open()?
+        .publisher()?;
+    let start = Instant::now();
+    let period = Duration::from_millis(1);
+    for k in 0u64.. {
+        if stopped(start, duration_s) {
+            break;
+        }
+        sleep_until(start + period * k as u32);
+        let t = k as f64 * 1e-3;
+        let header = Header::new(now_ns(), k, "imu_link")?;
+        let mut imu = Imu {
+            header,
+            ..Imu::default()
+        };
+        imu.angular_velocity.z = 0.3 * (t * 0.5).sin();
+        imu.linear_acceleration.z = 9.81;
+        imu_pub
+            .send(&imu)
+            .map_err(|e| anyhow::anyhow!("{}", e.discard()))?;
+        if k % 100 == 0 {
+            let mut loan = scan_pub.loan(LaserScan::SEED_RANGES)?;
+            let angle_increment = std::f32::consts::TAU / LaserScan::SEED_RANGES as f32;
+            *loan.header_mut() = LaserScanHeader {
+                header: Header::new(now_ns(), k / 100, "laser")?,
+                angle_min: 0.0,
+                angle_max: std::f32::consts::TAU - angle_increment,
+                angle_increment,
+                time_increment: 0.0,
+                scan_time: 0.1,
+                range_min: 0.05,
+                range_max: 30.0,
+                _pad: 0,
+            };
+            // A wall that comes and goes in front of the robot.
+            let wall = 1.5 + (t * 0.3).sin() as f32;
+            for (i, r) in loan.data_mut().iter_mut().enumerate() {
+                *r = if !(30..330).contains(&i) { wall } else { 10.0 };
+            }
+            loan.header_mut().header.stamp_ns = now_ns();
+            loan.send()?;
+        }
+        if k % 33 == 0 {
+            let (w, h) = (640u32, 480u32);
+            let mut loan = image_pub.loan((w * h * 3) as usize)?;
+            let shift = (k / 33) as u8;
+            for (row, line) in loan.data_mut().chunks_mut((w * 3) as usize).enumerate() {
+                line.fill((row as u8).wrapping_add(shift));
+            }
+            *loan.header_mut() = ImageHeader::new(
+                Header::new(now_ns(), k / 33, "camera")?,
+                w,
+                h,
+                Encoding::Rgb8,
+            );
+            loan.send()?;
+        }
+    }
+    Ok(())
+}
+
+fn controller(domain: u32, duration_s: f64) -> anyhow::Result<()> {
+    let mut imu_sub = Topic::<Imu>::builder("demo/imu")
+        .domain(domain)
+        .depth(64)
+        .open()?
+        .subscriber()?;
+    let mut scan_sub = Topic::<LaserScan>::builder("demo/scan")
+        .domain(domain)
+        .depth(8)
+        .open()?
+        .subscriber()?;
+    let cmd_pub = Topic::<CmdVel>::builder("demo/cmd_vel")
+        .domain(domain)
+        .open()?
+        .publisher()?;
+    let start = Instant::now();
+    let mut nearest = f32::INFINITY;
+    let mut imus = 0u64;
+    while !stopped(start, duration_s) {
+        while let Some(scan) = scan_sub.try_recv()? {
+            nearest = scan
+                .data()
+                .iter()
+                .copied()
+                .filter(|r| r.is_finite())
+                .fold(f32::INFINITY, f32::min);
+        }
+        let Some(imu) = imu_sub.recv_timeout(Duration::from_millis(100))? else {
+            continue;
+        };
+        imus += 1;
+        if imus.is_multiple_of(10) {
+            let linear = (0.5 * (nearest - 0.8)).clamp(0.0, 1.0);
+            let cmd = CmdVel {
+                stamp_ns: now_ns(),
+                linear,
+                angular: -0.5 * imu.angular_velocity.z as f32,
+            };
+            cmd_pub
+                .send(&cmd)
+                .map_err(|e| anyhow::anyhow!("{}", e.discard()))?;
+        }
+    }
+    Ok(())
+}
+
+#[derive(Default)]
+struct Window {
+    latencies_ns: Vec<u64>,
+    received: u64,
+    lost: u64,
+    last_value: String,
+}
+
+/// One thread per topic doing blocking receives (futex wake-ups, like a real node); the main
+/// thread prints.
+struct Monitor {
+    windows: Vec<(String, Arc<Mutex<Window>>)>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+    done: Arc<AtomicBool>,
+}
+
+impl Monitor {
+    fn new(domain: u32) -> anyhow::Result<Self> {
+        let done = Arc::new(AtomicBool::new(false));
+        let mut m = Monitor {
+            windows: Vec::new(),
+            threads: Vec::new(),
+            done,
+        };
+        let imu = Topic::<Imu>::builder("demo/imu")
+            .domain(domain)
+            .depth(64)
+            .open()?
+            .subscriber()?;
+        m.watch(
+            "demo/imu",
+            imu,
+            |s| {
+                s.try_recv()
+                    .map(|o| {
+                        o.map(|m| {
+                            (
+                                m.header.stamp_ns,
+                                format!("wz {:+.3}", m.angular_velocity.z),
+                            )
+                        })
+                    })
+                    .map_err(|e| e.to_string())
+            },
+            |s| s.stats(),
+        );
+        let scan = Topic::<LaserScan>::builder("demo/scan")
+            .domain(domain)
+            .depth(8)
+            .open()?
+            .subscriber()?;
+        m.watch(
+            "demo/scan",
+            scan,
+            |s| {
+                s.try_recv()
+                    .map(|o| {
+                        o.map(|m| {
+                            (
+                                m.header().header.stamp_ns,
+                                format!("{} ranges, front {:.2} m", m.len(), m.data()[0]),
+                            )
+                        })
+                    })
+                    .map_err(|e| e.to_string())
+            },
+            |s| s.stats(),
+        );
+        let image = Topic::<Image>::builder("demo/image")
+            .domain(domain)
+            .depth(4)
+            .open()?
+            .subscriber()?;
+        m.watch(
+            "demo/image",
+            image,
+            |s| {
+                s.try_recv()
+                    .map(|o| {
+                        o.map(|m| {
+                            (
+                                m.header().header.stamp_ns,
+                                format!(
+                                    "{}x{} rgb8, px0 {}",
+                                    m.header().width,
+                                    m.header().height,
+                                    m.data()[0]
+                                ),
+                            )
+                        })
+                    })
+                    .map_err(|e| e.to_string())
+            },
+            |s| s.stats(),
+        );
+        let cmd = Topic::<CmdVel>::builder("demo/cmd_vel")
+            .domain(domain)
+            .open()?
+            .subscriber()?;
+        m.watch(
+            "demo/cmd_vel",
+            cmd,
+            |s| {
+                s.try_recv()
+                    .map(|o| {
+                        o.map(|m| {
+                            (
+                                m.stamp_ns,
+                                format!("v {:.2} m/s, w {:+.3}", m.linear, m.angular),
+                            )
+                        })
+                    })
+                    .map_err(|e| e.to_string())
+            },
+            |s| s.stats(),
+        );
+        Ok(m)
+    }
+
+    fn watch<S: Send + 'static>(
+        &mut self,
+        name: &str,
+        mut sub: S,
+        mut poll: impl FnMut(&mut S) -> Result<Option<(u64, String)>, String> + Send + 'static,
+        stats: impl Fn(&S) -> nerve::SubscriberStats + Send + 'static,
+    ) {
+        let w = Arc::new(Mutex::new(Window::default()));
+        self.windows.push((name.to_owned(), w.clone()));
+        let done = self.done.clone();
+        self.threads.push(std::thread::spawn(move || {
+            while !done.load(Ordering::Relaxed) {
+                match poll(&mut sub) {
+                    Ok(Some((stamp, value))) => {
+                        let lat = now_ns().saturating_sub(stamp);
+                        let st = stats(&sub);
+                        let mut w = w.lock().unwrap();
+                        w.latencies_ns.push(lat);
+                        w.received = st.received;
+                        w.lost = st.lost + st.dropped;
+                        w.last_value = value;
+                    }
+                    Ok(None) => {}
+                    Err(e) => eprintln!("monitor: {e}"),
+                }
+            }
+        }));
+    }
+
+    fn report(&self, elapsed: Duration) {
+        println!(
+            "\n[{:6.1} s] {:<14} {:>8} {:>9} {:>9} {:>9} {:>8} {:>6}  last",
+            elapsed.as_secs_f64(),
+            "topic",
+            "rate Hz",
+            "p50 µs",
+            "p99 µs",
+            "max µs",
+            "recv",
+            "lost"
+        );
+        for (name, w) in &self.windows {
+            let mut w = w.lock().unwrap();
+            let mut l = std::mem::take(&mut w.latencies_ns);
+            l.sort_unstable();
+            let pct = |p: f64| {
+                if l.is_empty() {
+                    0.0
+                } else {
+                    l[((l.len() - 1) as f64 * p) as usize] as f64 / 1e3
+                }
+            };
+            println!(
+                "{:>10} {:<14} {:>8} {:>9.1} {:>9.1} {:>9.1} {:>8} {:>6}  {}",
+                "",
+                name,
+                l.len(),
+                pct(0.5),
+                pct(0.99),
+                pct(1.0),
+                w.received,
+                w.lost,
+                w.last_value
+            );
+        }
+    }
+
+    fn stop(&mut self) {
+        self.done.store(true, Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! `nerve topic list | info | hz`.
+
+use std::time::{Duration, Instant};
+
+use clap::Subcommand;
+use nerve::registry::{self, TopicInfo};
+use nerve::TransportPath;
+
+#[derive(Subcommand)]
+pub enum TopicCommand {
+    /// List topics with type, endpoints, path and owners.
+    List,
+    /// Everything about one topic, endpoint by endpoint.
+    Info { name: String },
+    /// Publish rate of a topic, measured without subscribing (from its sequence counter).
+    Hz {
+        name: String,
+        /// Seconds to measure (default: until Ctrl-C).
+        #[arg(long)]
+        duration: Option<f64>,
+    },
+}
+
+fn path(p: &TransportPath) -> &'static str {
+    match p {
+        TransportPath::Shm(_) => "shm",
+        TransportPath::Heap => "heap",
+    }
+}
+
+fn find(domain: u32, name: &str) -> anyhow::Result<TopicInfo> {
+    registry::list(domain)
+        .into_iter()
+        .find(|t| t.name == name)
+        .ok_or_else(|| {
+            anyhow::anyhow!("no topic '{name}' in domain {domain} (see `nerve topic list`)")
+        })
+}
+
+pub fn run(domain: u32, cmd: TopicCommand) -> anyhow::Result<()> {
+    match cmd {
+        TopicCommand::List => {
+            let topics = registry::list(domain);
+            println!(
+                "{:<32} {:<20} {:>4} {:>4} {:<5} {:>10}  pids",
+                "topic", "type", "pubs", "subs", "path", "published"
+            );
+            for t in &topics {
+                if let Some(e) = &t.error {
+                    println!("{:<32} CORRUPT: {e}", t.name);
+                    continue;
+                }
+                let pids: Vec<String> = t.pids().iter().map(u32::to_string).collect();
+                println!(
+                    "{:<32} {:<20} {:>4} {:>4} {:<5} {:>10}  {}",
+                    t.name,
+                    t.type_name,
+                    t.publishers(),
+                    t.subscribers(),
+                    path(&t.path),
+                    t.published,
+                    pids.join(",")
+                );
+            }
+            if topics.is_empty() {
+                println!(
+                    "(no topics in domain {domain}: {})",
+                    registry::domain_dir(domain).display()
+                );
+            }
+        }
+        TopicCommand::Info { name } => {
+            let t = find(domain, &name)?;
+            println!("topic      {}\ntype       {}\npath       {:?}\nqos        {:?}, depth {}\npublished  {}", t.name, t.type_name, t.path, t.reliability, t.depth, t.published);
+            for e in &t.endpoints {
+                println!(
+                    "  {:<10} pid {:<8} {:<5} {} {:>10}  {} {}",
+                    if e.publisher {
+                        "publisher"
+                    } else {
+                        "subscriber"
+                    },
+                    e.pid,
+                    if e.alive { "alive" } else { "DEAD" },
+                    if e.publisher { "sent" } else { "recv" },
+                    e.count,
+                    if e.publisher { "full" } else { "lost" },
+                    e.lost
+                );
+            }
+        }
+        TopicCommand::Hz { name, duration } => {
+            let start = Instant::now();
+            let mut last = (Instant::now(), find(domain, &name)?.published);
+            loop {
+                std::thread::sleep(Duration::from_secs(1));
+                let now = (Instant::now(), find(domain, &name)?.published);
+                let hz = (now.1 - last.1) as f64 / (now.0 - last.0).as_secs_f64();
+                println!("{name}: {hz:.1} Hz");
+                last = now;
+                if duration.is_some_and(|d| start.elapsed().as_secs_f64() >= d) {
+                    return Ok(());
+                }
+            }
+        }
+    }
+    Ok(())
+}
