@@ -10,9 +10,15 @@ use crate::time::{futex_wake_all, mono_ns};
 /// Publishes a local trigger to other processes (set while an e-stop topic bridge runs).
 pub(crate) type RemotePublish = Box<dyn Fn(&str) + Send + Sync>;
 
+/// Interrupts a wake source's wait (see [`WakeSource::interrupter`](crate::WakeSource::interrupter)).
+pub(crate) type Waker = Box<dyn Fn() + Send + Sync>;
+
 #[derive(Default)]
 pub(crate) struct EStopInner {
     pub(crate) publish: Mutex<Option<RemotePublish>>,
+    /// Event lanes' interrupters, called by every kick; keyed for removal.
+    pub(crate) wakers: Mutex<Vec<(u64, Waker)>>,
+    pub(crate) next_waker: AtomicU64,
     /// Monotonic ns of the first trigger; 0 while not triggered.
     pub(crate) triggered_at: AtomicU64,
     pub(crate) reason: Mutex<Option<String>>,
@@ -128,6 +134,25 @@ impl EStop {
         // pairs with the Acquire load in time::sleep_until()
         self.inner.word.fetch_add(1, Ordering::Release);
         futex_wake_all(&self.inner.word);
+        if let Ok(w) = self.inner.wakers.lock() {
+            for (_, wake) in w.iter() {
+                wake();
+            }
+        }
+    }
+
+    pub(crate) fn add_waker(&self, w: Waker) -> u64 {
+        let id = self.inner.next_waker.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut g) = self.inner.wakers.lock() {
+            g.push((id, w));
+        }
+        id
+    }
+
+    pub(crate) fn remove_waker(&self, id: u64) {
+        if let Ok(mut g) = self.inner.wakers.lock() {
+            g.retain(|(i, _)| *i != id);
+        }
     }
 
     pub(crate) fn word(&self) -> &AtomicU32 {

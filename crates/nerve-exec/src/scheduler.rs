@@ -1138,6 +1138,14 @@ impl Scheduler {
             None => None,
         };
 
+        // Event lanes block in their wake source: let e-stop and stop interrupt them.
+        let waker_ids: Vec<u64> = lanes
+            .iter()
+            .flat_map(|l| l.slots.iter())
+            .filter_map(|s| s.wake.as_ref().and_then(|w| w.interrupter()))
+            .map(|w| self.shared.estop.add_waker(w))
+            .collect();
+
         let n = lanes.len();
         let barrier = Arc::new(Barrier::new(n + 1));
         let start_at = Arc::new(AtomicU64::new(0));
@@ -1263,6 +1271,9 @@ impl Scheduler {
         }
         self.report();
         self.shared.estop.clear_publisher();
+        for id in waker_ids {
+            self.shared.estop.remove_waker(id);
+        }
         match self.outcome(StopReason::Elapsed) {
             Err(RunError::NodeHung { node, timeout, .. }) => Err(RunError::NodeHung {
                 node,

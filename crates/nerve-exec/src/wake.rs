@@ -12,11 +12,19 @@ use std::time::Duration;
 pub trait WakeSource: Send + 'static {
     /// Blocks until there is something to do (`true`) or `timeout` passes (`false`).
     fn wait(&mut self, timeout: Duration) -> bool;
+
+    /// A function that makes a blocked [`WakeSource::wait`] return `false` at once, called from
+    /// other threads on e-stop and stop, so the node reaches its safe state without waiting
+    /// out the timeout. `None` (the default): the wait's timeout bounds that latency.
+    fn interrupter(&self) -> Option<Box<dyn Fn() + Send + Sync>> {
+        None
+    }
 }
 
 #[derive(Default)]
 struct NotifyInner {
-    count: Mutex<u64>,
+    /// (notifications, interruptions)
+    state: Mutex<(u64, u64)>,
     cv: Condvar,
 }
 
@@ -25,7 +33,7 @@ struct NotifyInner {
 #[derive(Clone, Default)]
 pub struct Notify {
     inner: Arc<NotifyInner>,
-    seen: u64,
+    seen: (u64, u64),
 }
 
 impl Notify {
@@ -36,25 +44,31 @@ impl Notify {
 
     /// Wakes the node waiting on this source (or makes its next wait return at once).
     pub fn notify(&self) {
-        let mut c = self.inner.count.lock().unwrap_or_else(|e| e.into_inner());
-        *c += 1;
+        let mut c = self.inner.state.lock().unwrap_or_else(|e| e.into_inner());
+        c.0 += 1;
         self.inner.cv.notify_all();
     }
 }
 
 impl WakeSource for Notify {
     fn wait(&mut self, timeout: Duration) -> bool {
-        let c = self.inner.count.lock().unwrap_or_else(|e| e.into_inner());
+        let c = self.inner.state.lock().unwrap_or_else(|e| e.into_inner());
         let (c, _) = self
             .inner
             .cv
             .wait_timeout_while(c, timeout, |c| *c == self.seen)
             .unwrap_or_else(|e| e.into_inner());
-        if *c != self.seen {
-            self.seen = *c;
-            true
-        } else {
-            false
-        }
+        let woke = c.0 != self.seen.0;
+        self.seen = *c;
+        woke
+    }
+
+    fn interrupter(&self) -> Option<Box<dyn Fn() + Send + Sync>> {
+        let inner = self.inner.clone();
+        Some(Box::new(move || {
+            let mut c = inner.state.lock().unwrap_or_else(|e| e.into_inner());
+            c.1 += 1;
+            inner.cv.notify_all();
+        }))
     }
 }
