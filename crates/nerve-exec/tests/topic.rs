@@ -18,6 +18,16 @@ fn domain(salt: u32) -> u32 {
     50_000 + (std::process::id() % 5_000) * 4 + salt
 }
 
+/// Removes the test's domain from /dev/shm when the test ends (pass or fail).
+struct CleanDomain(u32);
+
+impl Drop for CleanDomain {
+    fn drop(&mut self) {
+        let _ = nerve::registry::clean(self.0);
+        let _ = std::fs::remove_dir_all(nerve::registry::domain_dir(self.0));
+    }
+}
+
 /// Not a test on its own: the child half of `estop_from_another_process_reaches_every_node`.
 #[test]
 fn remote_trigger_child() {
@@ -48,6 +58,7 @@ impl Node for Idle {
 #[test]
 fn estop_from_another_process_reaches_every_node() {
     let d = domain(0);
+    let _clean = CleanDomain(d);
     let seen: Vec<Arc<Seen>> = (0..3).map(|_| Arc::default()).collect();
     let mut b = Scheduler::builder().print_stats(false).estop_topic(Some(d));
     for (i, s) in seen.iter().enumerate() {
@@ -85,6 +96,7 @@ fn estop_from_another_process_reaches_every_node() {
 #[test]
 fn local_estop_is_published_on_the_topic() {
     let d = domain(1);
+    let _clean = CleanDomain(d);
     let topic = Topic::<EStopMsg>::builder(ESTOP_TOPIC)
         .depth(16)
         .domain(d)
@@ -137,6 +149,7 @@ impl Node for Follower {
 #[test]
 fn event_node_wakes_on_topic_data() {
     let d = domain(2);
+    let _clean = CleanDomain(d);
     let topic = Topic::<CmdVel>::builder("exec/cmd")
         .depth(16)
         .domain(d)
