@@ -357,7 +357,7 @@ impl Node for Controller {
         }
         for imu in self.imu.drain() {
             self.imus += 1;
-            if self.imus % 10 != 0 {
+            if !self.imus.is_multiple_of(10) {
                 continue;
             }
             let (linear, angular) = if ctx.in_safe_state() {

@@ -461,7 +461,9 @@ impl PubCore {
             return Some(ring.head().fetch_add(1, Relaxed));
         }
         let cap = ring.capacity();
-        let mut deadline: Option<Instant> = None;
+        // Waiting for room: spin ~20 µs (a subscriber drains a ring in microseconds), then
+        // yield, then sleep with a growing interval; look for dead subscribers every 100 ms.
+        let mut wait: Option<(Instant, Instant, Duration)> = None; // (start, last reclaim, sleep)
         let mut spins = 0u32;
         loop {
             let h = ring.head().load(Relaxed);
@@ -469,24 +471,31 @@ impl PubCore {
                 let min = self.scan_min_cursor(h);
                 self.min_cursor.store(min, Relaxed);
                 if h >= min + cap {
+                    spins += 1;
+                    if spins < 64 {
+                        std::hint::spin_loop();
+                        continue;
+                    }
                     let now = Instant::now();
-                    let d = *deadline.get_or_insert(now + self.timeout);
-                    if now >= d {
+                    let (start, last_reclaim, sleep) =
+                        wait.get_or_insert((now, now, Duration::from_micros(20)));
+                    if now.duration_since(*last_reclaim) >= Duration::from_millis(100) {
+                        *last_reclaim = now;
+                        shared.reclaim_dead();
+                    }
+                    let waited = now.duration_since(*start);
+                    if waited >= self.timeout {
                         shared.reclaim_dead();
                         if h >= self.scan_min_cursor(h) + cap {
                             return None;
                         }
-                    }
-                    spins += 1;
-                    if spins.is_multiple_of(1024) {
-                        shared.reclaim_dead();
-                    }
-                    if spins < 64 {
+                    } else if waited < Duration::from_micros(20) {
                         std::hint::spin_loop();
-                    } else if spins < 256 {
+                    } else if waited < Duration::from_millis(1) {
                         std::thread::yield_now();
                     } else {
-                        std::thread::sleep(Duration::from_micros(50));
+                        std::thread::sleep(*sleep);
+                        *sleep = (*sleep * 2).min(Duration::from_millis(1));
                     }
                     continue;
                 }
