@@ -12,11 +12,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use nerve::exec::prelude::*;
+use nerve::exec::{Inbox, TopicSource};
 use nerve::msgs::{CmdVel, Encoding, Header, Image, ImageHeader, Imu, LaserScan, LaserScanHeader};
 use nerve::time::now_ns;
 use nerve::{Topic, TransportPath};
-use nerve_exec::prelude::*;
-use nerve_exec::{Inbox, TopicSource};
 
 #[derive(clap::Args)]
 pub struct DemoArgs {

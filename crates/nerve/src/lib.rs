@@ -9,7 +9,7 @@
 //! let topic = Topic::<CmdVel>::builder("doc/cmd_vel").depth(8).open()?;
 //! let publisher = topic.publisher()?;
 //! let mut subscriber = topic.subscriber()?;
-//! publisher.send(&CmdVel { stamp_ns: 1, linear: 0.5, angular: 0.1 })?;
+//! publisher.send(&CmdVel { stamp_ns: nerve::time::now_ns(), linear: 0.5, angular: 0.1 })?;
 //! let cmd = subscriber.recv_timeout(std::time::Duration::from_secs(1))?.expect("a message");
 //! assert_eq!(cmd.linear, 0.5);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -20,40 +20,60 @@
 //! - chunked types ([`msgs::Image`], [`msgs::LaserScan`], [`msgs::PointCloud`], …): the
 //!   publisher **loans** a chunk of shared memory, fills it in place and sends a 16-byte
 //!   descriptor, so publishing costs the same for 16 bytes and 6 MB; subscribers read a
-//!   [`Sample`] in place;
+//!   [`Sample`] in place:
+//!
+//! ```
+//! use nerve::prelude::*;
+//! # std::env::set_var("NERVE_DOMAIN", "4243");
+//! let topic = Topic::<Image>::builder("doc/camera").open()?;
+//! let (camera, mut viewer) = (topic.publisher()?, topic.subscriber()?);
+//! let mut frame = camera.loan(640 * 480 * 3)?;
+//! *frame.header_mut() = ImageHeader::new(Header::new(0, 0, "camera")?, 640, 480, Encoding::Rgb8);
+//! frame.data_mut().fill(128); // the driver writes straight into shared memory
+//! frame.send()?;              // O(1) in the frame size
+//! let sample = viewer.try_recv()?.expect("a frame");
+//! assert_eq!((sample.header().width, sample.data()[0]), (640, 128));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //! - any serde type as MessagePack through [`Msgpack`].
 //!
 //! QoS per topic: `depth`, best-effort (default; a lapped subscriber counts its loss),
 //! reliable (publishers wait or get `Full`), latest-only. Subscribers count received, lost and
 //! dropped messages ([`SubscriberStats`]).
+//!
+//! Nodes and the scheduler are in [`exec`]: rates on an absolute timeline, deadlines measured
+//! from the planned start, miss and failure policies, a watchdog, an e-stop any process can
+//! trigger, deterministic simulated time, and async tasks. Services, actions and parameters are
+//! in [`rpc`].
+//!
+//! ```
+//! use nerve::prelude::*;
+//! struct Blink(u32);
+//! impl Node for Blink {
+//!     fn name(&self) -> &str { "blink" }
+//!     fn tick(&mut self, _ctx: &mut Context<'_>) { self.0 += 1; }
+//! }
+//! let mut sched = Scheduler::builder().print_stats(false).node(Blink(0)).rate(100.0).build()?;
+//! sched.run_for(std::time::Duration::from_millis(50))?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
-mod core;
-pub mod error;
-mod msgpack;
-pub mod name;
-pub mod raw;
-pub mod registry;
-pub mod time;
-mod topic;
+pub use nerve_transport::*;
 
-pub use crate::core::{
-    SubscriberStats, TransportPath, DEFAULT_CHUNK_BYTES, DEFAULT_DEPTH, DEFAULT_MAX_ENDPOINTS,
-    DEFAULT_SPIN,
-};
-pub use error::{LoanError, OpenError, RecvError, SendError};
-pub use msgpack::Msgpack;
-pub use nerve_msgs as msgs;
-pub use nerve_msgs::{fixed_message, ChunkedMessage, FixedMessage, Message};
-pub use nerve_shm::Reliability;
-pub use topic::{default_domain, Codec, Loan, Publisher, Sample, Subscriber, Topic, TopicBuilder};
+/// Nodes, the scheduler, e-stop, deterministic mode and async tasks.
+pub mod exec {
+    pub use nerve_exec::*;
+}
+
+/// Services, actions and parameters.
+pub mod rpc {
+    pub use nerve_rpc::*;
+}
 
 /// Everything a node usually needs.
 pub mod prelude {
-    pub use crate::error::{OpenError, RecvError, SendError};
-    pub use crate::msgs::*;
-    pub use crate::{
-        Loan, Msgpack, Publisher, Reliability, Sample, Subscriber, SubscriberStats, Topic,
-    };
+    pub use nerve_exec::prelude::*;
+    pub use nerve_transport::prelude::*;
 }

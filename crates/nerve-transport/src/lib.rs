@@ -1,0 +1,34 @@
+//! Internal crate of nerve: topics (fixed, chunked and MessagePack messages), QoS, blocking
+//! receive, the registry and the raw API for other languages. Users import the `nerve` facade,
+//! which re-exports all of this.
+#![warn(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
+
+mod core;
+pub mod error;
+mod msgpack;
+pub mod name;
+pub mod raw;
+pub mod registry;
+pub mod time;
+mod topic;
+
+pub use crate::core::{
+    SubscriberStats, TransportPath, DEFAULT_CHUNK_BYTES, DEFAULT_DEPTH, DEFAULT_MAX_ENDPOINTS,
+    DEFAULT_SPIN,
+};
+pub use error::{LoanError, OpenError, RecvError, SendError};
+pub use msgpack::Msgpack;
+pub use nerve_msgs as msgs;
+pub use nerve_msgs::{fixed_message, ChunkedMessage, FixedMessage, Message};
+pub use nerve_shm::Reliability;
+pub use topic::{default_domain, Codec, Loan, Publisher, Sample, Subscriber, Topic, TopicBuilder};
+
+/// Everything a node usually needs.
+pub mod prelude {
+    pub use crate::error::{OpenError, RecvError, SendError};
+    pub use crate::msgs::*;
+    pub use crate::{
+        Loan, Msgpack, Publisher, Reliability, Sample, Subscriber, SubscriberStats, Topic,
+    };
+}
