@@ -51,8 +51,15 @@ fn main() -> Result<()> {
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
-    match cli.command {
-        Command::Ipc(args) => ipc::run_suite(&args),
-        Command::IpcEcho { spec, core } => ipc::echo_child_main(&spec, core),
-    }
+    let started = std::time::Instant::now();
+    let (suite, result) = match cli.command {
+        Command::Ipc(args) => ("ipc", ipc::run_suite(&args)),
+        Command::IpcEcho { spec, core } => return ipc::echo_child_main(&spec, core),
+    };
+    // Every suite says how long it took, end to end (set-up, rounds, writing the files).
+    eprintln!(
+        "nerve-bench {suite}: total wall time {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    result
 }

@@ -30,11 +30,12 @@ pub struct IpcArgs {
     /// Write the same rows flat here.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
-    /// Systems to run, comma separated, in round order.
+    /// Systems to run, comma separated, in round order. `nerve-futex` is nerve with its
+    /// subscribers' spin set to zero (blocking scenarios only; rows say `system: nerve`).
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "nerve,iceoryx2,raw-shm,udp"
+        default_value = "nerve,nerve-futex,iceoryx2,raw-shm,udp"
     )]
     pub systems: Vec<String>,
     /// Alternating rounds per scenario (default: 3 with --quick, 10 otherwise).
@@ -134,7 +135,7 @@ impl Scenario {
             check: self.check,
             topics: self.topics,
             window: self.throughput.unwrap_or(1),
-            name: format!("nb-{}-{n}-{}", std::process::id(), system.name()),
+            name: format!("nb-{}-{n}-{}", std::process::id(), system.cli_name()),
         }
     }
 }
@@ -580,7 +581,7 @@ fn run_scenario(
 ) -> Vec<Row> {
     let mut runs: Vec<SystemRun> = Vec::new();
     let mut pairs: Vec<Option<(Pair, Counts)>> = Vec::new();
-    for &system in systems {
+    for &system in systems.iter().filter(|k| k.runs_in(sc.mode)) {
         let spec = sc.spec(system);
         let mut run = SystemRun {
             system,
@@ -696,7 +697,13 @@ fn rows_for(sc: &Scenario, runs: &mut [SystemRun]) -> Vec<Row> {
         if run.system == SystemKind::Nerve && sc.mode == Mode::Blocking {
             row = row.field(
                 "note",
-                "nerve recv_timeout spins 20 us before its futex wait; peers sleep at once",
+                "nerve's default recv_timeout spins 20 us before its futex wait; peers sleep at once (see the futex-only variant)",
+            );
+        }
+        if run.system == SystemKind::NerveFutex {
+            row = row.field(
+                "note",
+                "every nerve subscriber set_spin(0): recv_timeout sleeps on the futex at once, like the peers",
             );
         }
         if sc.throughput.is_some() {
@@ -724,14 +731,14 @@ fn rows_for(sc: &Scenario, runs: &mut [SystemRun]) -> Vec<Row> {
             );
         }
     }
-    // Per-round ratios of nerve against each peer.
-    if let Some(nerve) = runs
+    // Per-round ratios of each nerve variant against each peer (rows told apart by `variant`).
+    for nerve in runs
         .iter()
-        .find(|r| r.system == SystemKind::Nerve && r.error.is_none())
+        .filter(|r| r.system.is_nerve() && r.error.is_none())
     {
         for peer in runs
             .iter()
-            .filter(|r| r.system != SystemKind::Nerve && r.error.is_none())
+            .filter(|r| !r.system.is_nerve() && r.error.is_none())
         {
             let ratios: Vec<f64> = nerve
                 .round_p50
