@@ -460,8 +460,16 @@ struct Counts {
 }
 
 /// Untimed windows run once after set-up: enough to cycle every pool slot and chunk once
-/// (first-touch page faults), so no round pays for them.
-const SETUP_WARM_WINDOWS: u64 = 64;
+/// (first-touch page faults), so no round pays for them. From 1 MiB on, 32: still more than
+/// nerve's 24 chunks at depth 8 (2 x depth + 8) and iceoryx2's few samples, without paying
+/// 64 x 4 passes over 6 MB per system.
+fn setup_warm_windows(payload: usize) -> u64 {
+    if payload >= 1 << 20 {
+        32
+    } else {
+        64
+    }
+}
 
 /// Blocks per round for `one_way_batch_mean_ns` (poll mode only) and round trips per block:
 /// the round's per-sample count split into 10 blocks, so one preemption spoils one block, not
@@ -478,8 +486,9 @@ fn batch_blocks(mode: Mode, steps: u64) -> (u64, u64) {
 
 fn calibrate(pair: &mut Pair, sc: &Scenario, budget: &Budget) -> Result<Counts> {
     let window = sc.throughput.unwrap_or(1);
-    pair.run(SETUP_WARM_WINDOWS, window, |p, first| {
-        for i in 0..SETUP_WARM_WINDOWS {
+    let warm = setup_warm_windows(sc.payload);
+    pair.run(warm, window, |p, first| {
+        for i in 0..warm {
             p.window(first + i * u64::from(window), window)?;
         }
         Ok(())
