@@ -29,7 +29,12 @@ enum Command {
     /// Remove shared-memory segments no live process uses (and corrupt ones).
     Clean,
     #[command(hide = true, name = "__demo-role")]
-    DemoRole { role: String, duration_s: f64 },
+    DemoRole {
+        role: String,
+        duration_s: f64,
+        #[arg(long)]
+        rt: bool,
+    },
 }
 
 fn main() -> anyhow::Result<()> {
@@ -38,12 +43,17 @@ fn main() -> anyhow::Result<()> {
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
         )
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let cli = Cli::parse();
     let domain = cli.domain.unwrap_or_else(nerve::default_domain);
     match cli.command {
         Command::Demo(args) => demo::run(domain, args),
-        Command::DemoRole { role, duration_s } => demo::role(domain, &role, duration_s),
+        Command::DemoRole {
+            role,
+            duration_s,
+            rt,
+        } => demo::role(domain, &role, duration_s, rt),
         Command::Topic(cmd) => topic_cmd::run(domain, cmd),
         Command::Clean => {
             let r = nerve::registry::clean(domain)?;

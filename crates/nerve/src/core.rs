@@ -461,7 +461,9 @@ impl PubCore {
             return Some(ring.head().fetch_add(1, Relaxed));
         }
         let cap = ring.capacity();
-        let mut deadline: Option<Instant> = None;
+        // Waiting for room: spin ~20 µs (a subscriber drains a ring in microseconds), then
+        // yield, then sleep with a growing interval; look for dead subscribers every 100 ms.
+        let mut wait: Option<(Instant, Instant, Duration)> = None; // (start, last reclaim, sleep)
         let mut spins = 0u32;
         loop {
             let h = ring.head().load(Relaxed);
@@ -469,24 +471,31 @@ impl PubCore {
                 let min = self.scan_min_cursor(h);
                 self.min_cursor.store(min, Relaxed);
                 if h >= min + cap {
+                    spins += 1;
+                    if spins < 64 {
+                        std::hint::spin_loop();
+                        continue;
+                    }
                     let now = Instant::now();
-                    let d = *deadline.get_or_insert(now + self.timeout);
-                    if now >= d {
+                    let (start, last_reclaim, sleep) =
+                        wait.get_or_insert((now, now, Duration::from_micros(20)));
+                    if now.duration_since(*last_reclaim) >= Duration::from_millis(100) {
+                        *last_reclaim = now;
+                        shared.reclaim_dead();
+                    }
+                    let waited = now.duration_since(*start);
+                    if waited >= self.timeout {
                         shared.reclaim_dead();
                         if h >= self.scan_min_cursor(h) + cap {
                             return None;
                         }
-                    }
-                    spins += 1;
-                    if spins.is_multiple_of(1024) {
-                        shared.reclaim_dead();
-                    }
-                    if spins < 64 {
+                    } else if waited < Duration::from_micros(20) {
                         std::hint::spin_loop();
-                    } else if spins < 256 {
+                    } else if waited < Duration::from_millis(1) {
                         std::thread::yield_now();
                     } else {
-                        std::thread::sleep(Duration::from_micros(50));
+                        std::thread::sleep(*sleep);
+                        *sleep = (*sleep * 2).min(Duration::from_millis(1));
                     }
                     continue;
                 }
@@ -529,9 +538,11 @@ impl PubCore {
         }
         ring.write(n, payload);
         ring.commit(n);
-        let rec = self.ep.record();
-        rec.count
-            .store(self.sent.fetch_add(1, Relaxed) + 1, Relaxed);
+        // Statistics only: a load and a store, not a locked read-modify-write. Concurrent sends
+        // through one publisher from several threads may undercount.
+        let sent = self.sent.load(Relaxed) + 1;
+        self.sent.store(sent, Relaxed);
+        self.ep.record().count.store(sent, Relaxed);
         true
     }
 
@@ -701,7 +712,7 @@ impl SubCore {
     /// One non-blocking attempt. `decode` reads the message at the cursor.
     pub(crate) fn try_recv<T>(
         &mut self,
-        mut decode: impl FnMut(&Shared, u64) -> Step<T>,
+        mut decode: impl FnMut(&Arc<Endpoint>, u64) -> Step<T>,
     ) -> Option<T> {
         if self.shared().params.reliability == Reliability::LatestOnly {
             let head = self.shared().ring.head().load(Acquire);
@@ -713,7 +724,7 @@ impl SubCore {
         }
         loop {
             let cursor = self.cursor;
-            match decode(self.shared(), cursor) {
+            match decode(&self.ep, cursor) {
                 Step::Got(v) => {
                     self.stuck_polls = 0;
                     self.stuck_since = None;
@@ -738,14 +749,15 @@ impl SubCore {
 
     /// Skips the message at the cursor if its publisher died before finishing it, or if it has
     /// been claimed but unwritten for `STUCK_AFTER` while newer messages exist.
-    fn check_stuck<T>(&mut self, decode: &mut impl FnMut(&Shared, u64) -> Step<T>) -> bool {
+    fn check_stuck<T>(&mut self, decode: &mut impl FnMut(&Arc<Endpoint>, u64) -> Step<T>) -> bool {
         let shared = self.ep.shared.clone();
         let head = shared.ring.head().load(Acquire);
         if head <= self.cursor {
             self.stuck_since = None;
             return false;
         }
-        let skip = match decode(&shared, self.cursor) {
+        let ep = self.ep.clone();
+        let skip = match decode(&ep, self.cursor) {
             Step::Writing(w) => {
                 w >= shared.ring.endpoint_count()
                     || shared.record_dead(w)
@@ -773,7 +785,7 @@ impl SubCore {
     pub(crate) fn recv_until<T>(
         &mut self,
         deadline: Option<Instant>,
-        mut decode: impl FnMut(&Shared, u64) -> Step<T>,
+        mut decode: impl FnMut(&Arc<Endpoint>, u64) -> Step<T>,
     ) -> Option<T> {
         if let Some(v) = self.try_recv(&mut decode) {
             return Some(v);

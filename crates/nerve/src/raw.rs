@@ -430,8 +430,7 @@ enum Got {
 
 impl RawSubscriber {
     fn run(&mut self, deadline: Option<Option<Instant>>) -> Option<Got> {
-        let ep = self.core.ep.clone();
-        let t = &ep.shared.params.stored_type;
+        let t = &self.core.ep.shared.params.stored_type;
         let fixed = kind_of(t) == Some(MessageKind::Fixed);
         let (header, elem) = (t.size as usize, (t.elem_size as usize).max(1));
         let header = if kind_of(t) == Some(MessageKind::Serialized) {
@@ -440,7 +439,8 @@ impl RawSubscriber {
             header
         };
         let scratch = &mut self.scratch;
-        let decode = |shared: &Shared, c: u64| -> Step<Got> {
+        let decode = |ep: &Arc<Endpoint>, c: u64| -> Step<Got> {
+            let shared = &ep.shared;
             if fixed {
                 return match read_fixed(shared, c, scratch) {
                     Step::Got(()) => Step::Got(Got::Fixed),

@@ -568,8 +568,9 @@ where
     }
 
     fn run(&mut self, deadline: Option<Option<Instant>>) -> Option<Result<Received<T>, RecvError>> {
-        let ep = self.core.ep.clone();
-        let decode = move |shared: &Shared, c: u64| <T::Kind as Codec<T>>::decode(&ep, shared, c);
+        let decode = |ep: &Arc<crate::core::Endpoint>, c: u64| {
+            <T::Kind as Codec<T>>::decode(ep, &ep.shared, c)
+        };
         let _ = Self::decode;
         match deadline {
             None => self.core.try_recv(decode),

@@ -1,0 +1,1361 @@
+//! The scheduler: builder, lanes (threads) that run nodes on an absolute timeline, the watchdog,
+//! and the run loop.
+
+use std::collections::{BTreeMap, HashSet};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, Arc, Barrier, Mutex};
+use std::time::Duration;
+
+use crate::estop::EStop;
+use crate::node::{Context, Node};
+use crate::policy::{ExecClass, FailurePolicy, HangPolicy, MissPolicy};
+use crate::remote::EStopBridge;
+use crate::rt::{self, RtReport};
+use crate::signal::{self, SignalGuard};
+use crate::stats::{self, NodeStats, Recorder};
+use crate::time::{futex_wait_until, mono_ns, set_min_timer_slack, sleep_until, Clock, SimClock};
+use crate::wake::WakeSource;
+
+/// Why a scheduler stopped normally.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// The duration given to [`Scheduler::run_for`] is over.
+    Elapsed,
+    /// [`SchedulerHandle::stop`] or [`Context::request_stop`] was called.
+    Requested,
+    /// SIGINT or SIGTERM arrived (the signal number).
+    Signal(i32),
+}
+
+/// Why a scheduler's options were refused by [`SchedulerBuilder::build`].
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// No node was added.
+    #[error("scheduler has no nodes: add one with .node(n)")]
+    NoNodes,
+    /// Two nodes share a name.
+    #[error("two nodes are named {0:?}: node names must be unique within a scheduler")]
+    DuplicateName(String),
+    /// A periodic node has no rate.
+    #[error(
+        "node {node:?} has no rate: call .rate(hz) after .node(..), or make it ExecClass::Event"
+    )]
+    MissingRate {
+        /// The node.
+        node: String,
+    },
+    /// A rate that is not a positive finite number.
+    #[error("node {node:?} has rate {hz} Hz: a rate must be positive and finite (≤ 1 GHz)")]
+    InvalidRate {
+        /// The node.
+        node: String,
+        /// The rate given.
+        hz: f64,
+    },
+    /// A SCHED_FIFO priority outside 1..=99.
+    #[error("node {node:?} asks for SCHED_FIFO priority {priority}: use 1..=99")]
+    InvalidPriority {
+        /// The node.
+        node: String,
+        /// The priority given.
+        priority: u8,
+    },
+    /// An event node without a wake source.
+    #[error("event node {node:?} has no wake source: call .wake_on(source)")]
+    MissingWakeSource {
+        /// The node.
+        node: String,
+    },
+    /// Event nodes need real time.
+    #[error("event node {node:?} cannot run in deterministic mode: give it a rate instead")]
+    EventInDeterministic {
+        /// The node.
+        node: String,
+    },
+}
+
+/// Why [`Scheduler::run`] ended abnormally. Every node's `shutdown` still ran, except where
+/// stated.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// `run` was already called on this scheduler.
+    #[error("this scheduler already ran: build a new one")]
+    AlreadyRan,
+    /// A node's `init` failed or panicked; no node ticked.
+    #[error("node {node:?} failed to initialise: {error}")]
+    InitFailed {
+        /// The node.
+        node: String,
+        /// What it said.
+        error: String,
+    },
+    /// A node panicked and its policy was (or became, after `max` restarts) fatal.
+    #[error("node {node:?} panicked: {message} (failure policy made it fatal)")]
+    NodePanicked {
+        /// The node.
+        node: String,
+        /// The panic message.
+        message: String,
+    },
+    /// A node with `MissPolicy::Stop` missed its deadline.
+    #[error("node {node:?} missed its deadline by {late_by:?} (miss policy: stop)")]
+    DeadlineMissed {
+        /// The node.
+        node: String,
+        /// How far past the deadline the tick ended.
+        late_by: Duration,
+    },
+    /// The watchdog found a node with `HangPolicy::Stop` stuck in one tick.
+    #[error("node {node:?} hung for more than {timeout:?} in one tick; nodes whose shutdown could not run: {stuck:?}")]
+    NodeHung {
+        /// The node.
+        node: String,
+        /// Its watchdog timeout.
+        timeout: Duration,
+        /// Nodes whose lane did not finish within the shutdown timeout (their `shutdown` did
+        /// not run).
+        stuck: Vec<String>,
+    },
+    /// The e-stop topic could not be opened.
+    #[error("could not open the e-stop topic nerve/estop: {0}")]
+    EStopTopic(nerve::OpenError),
+    /// A lane thread could not be started.
+    #[error("could not start thread for lane {lane}: {error}")]
+    Spawn {
+        /// The lane.
+        lane: String,
+        /// The OS error.
+        error: std::io::Error,
+    },
+}
+
+// ---------------------------------------------------------------------------------------------
+// Builder
+
+struct NodeSpec {
+    node: Box<dyn Node>,
+    rate: Option<f64>,
+    order: i64,
+    budget: Option<Duration>,
+    deadline: Option<Duration>,
+    on_miss: MissPolicy,
+    on_panic: FailurePolicy,
+    on_hang: HangPolicy,
+    watchdog: Option<Duration>,
+    class: ExecClass,
+    wake: Option<Box<dyn WakeSource>>,
+}
+
+/// Builds a [`Scheduler`]. Scheduler-wide options first, then `.node(n)` followed by that
+/// node's options, then `.build()`.
+///
+/// ```
+/// use nerve_exec::prelude::*;
+/// use std::time::Duration;
+///
+/// struct Blink(u64);
+/// impl Node for Blink {
+///     fn name(&self) -> &str { "blink" }
+///     fn tick(&mut self, _ctx: &mut Context<'_>) { self.0 += 1; }
+/// }
+///
+/// let mut sched = Scheduler::builder()
+///     .deterministic(SimClock::new())
+///     .node(Blink(0)).rate(100.0).order(0)
+///     .build()?;
+/// sched.run_for(Duration::from_secs(1))?;
+/// assert_eq!(sched.stats()[0].ticks(), 100);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[must_use = "a builder does nothing until .build()"]
+pub struct SchedulerBuilder {
+    specs: Vec<NodeSpec>,
+    sim: Option<SimClock>,
+    spin: Duration,
+    watchdog: Option<Duration>,
+    handle_signals: bool,
+    print_stats: bool,
+    lock_memory: Option<bool>,
+    estop: Option<EStop>,
+    estop_topic: Option<Option<u32>>,
+    shutdown_timeout: Duration,
+}
+
+impl Default for SchedulerBuilder {
+    fn default() -> Self {
+        Self {
+            specs: Vec::new(),
+            sim: None,
+            spin: Duration::from_micros(50),
+            watchdog: None,
+            handle_signals: true,
+            print_stats: true,
+            lock_memory: None,
+            estop: None,
+            estop_topic: None,
+            shutdown_timeout: Duration::from_secs(2),
+        }
+    }
+}
+
+impl SchedulerBuilder {
+    /// Deterministic mode: the scheduler runs every node on the caller's thread on `clock`,
+    /// in a fixed order, jumping the clock from one planned tick to the next (no sleeping).
+    /// Ten simulated seconds take milliseconds, and two runs give identical results.
+    /// RT options and the watchdog are ignored; signals are not handled.
+    pub fn deterministic(mut self, clock: SimClock) -> Self {
+        self.sim = Some(clock);
+        self
+    }
+
+    /// How long RT lanes busy-spin before a planned start after the kernel sleep (default
+    /// 50 µs; zero disables). Non-RT lanes never spin.
+    pub fn spin(mut self, d: Duration) -> Self {
+        self.spin = d;
+        self
+    }
+
+    /// Default watchdog timeout for nodes that set none (default: no watchdog).
+    pub fn watchdog(mut self, timeout: Duration) -> Self {
+        self.watchdog = Some(timeout);
+        self
+    }
+
+    /// Whether `run` installs SIGINT/SIGTERM handlers that stop the scheduler cleanly
+    /// (default: yes; the previous handlers are restored when `run` returns).
+    pub fn handle_signals(mut self, yes: bool) -> Self {
+        self.handle_signals = yes;
+        self
+    }
+
+    /// Whether the statistics table is printed to stderr when a run ends (default: yes). It is always available from [`Scheduler::stats`] and logged at `info`.
+    pub fn print_stats(mut self, yes: bool) -> Self {
+        self.print_stats = yes;
+        self
+    }
+
+    /// Overrides `mlockall`: by default it is done only when a node is `ExecClass::Rt`.
+    pub fn lock_memory(mut self, yes: bool) -> Self {
+        self.lock_memory = Some(yes);
+        self
+    }
+
+    /// Uses `estop` instead of a fresh e-stop (to share one between schedulers or threads
+    /// created before the scheduler).
+    pub fn estop(mut self, estop: &EStop) -> Self {
+        self.estop = Some(estop.clone());
+        self
+    }
+
+    /// Connects the e-stop to the topic `nerve/estop` while running: an
+    /// [`EStopMsg`](crate::EStopMsg) from any process (see
+    /// [`trigger_remote_estop`](crate::trigger_remote_estop)) triggers it, and a local
+    /// trigger is published for the others. `domain`: `None` for `$NERVE_DOMAIN`.
+    pub fn estop_topic(mut self, domain: Option<u32>) -> Self {
+        self.estop_topic = Some(domain);
+        self
+    }
+
+    /// How long `run` waits for lanes to finish their shutdown after a stop (default 2 s);
+    /// a lane stuck in a hung node is abandoned after this.
+    pub fn shutdown_timeout(mut self, d: Duration) -> Self {
+        self.shutdown_timeout = d;
+        self
+    }
+
+    /// Adds a node; the options that follow apply to it.
+    pub fn node<N: Node>(mut self, node: N) -> NodeEntry {
+        self.specs.push(NodeSpec {
+            node: Box::new(node),
+            rate: None,
+            order: 0,
+            budget: None,
+            deadline: None,
+            on_miss: MissPolicy::default(),
+            on_panic: FailurePolicy::default(),
+            on_hang: HangPolicy::default(),
+            watchdog: None,
+            class: ExecClass::default(),
+            wake: None,
+        });
+        NodeEntry { b: self }
+    }
+
+    /// Checks the options and builds the scheduler (no thread starts before `run`).
+    pub fn build(self) -> Result<Scheduler, BuildError> {
+        Scheduler::from_builder(self)
+    }
+}
+
+/// Options of the node just added with [`SchedulerBuilder::node`].
+#[must_use = "a builder does nothing until .build()"]
+pub struct NodeEntry {
+    b: SchedulerBuilder,
+}
+
+impl NodeEntry {
+    fn spec(&mut self) -> &mut NodeSpec {
+        // A NodeEntry only exists after a push in SchedulerBuilder::node.
+        self.b.specs.last_mut().expect("NodeEntry without a node")
+    }
+
+    /// Ticks per second. The timeline is absolute: tick `k` is planned at start + `k`·period.
+    pub fn rate(mut self, hz: f64) -> Self {
+        self.spec().rate = Some(hz);
+        self
+    }
+
+    /// Position within a tick: nodes due at the same time on the same lane run in ascending
+    /// `order` (then in the order they were added). Default 0.
+    pub fn order(mut self, k: i64) -> Self {
+        self.spec().order = k;
+        self
+    }
+
+    /// Budget (WCET): a tick longer than this (end − actual start) counts as a budget overrun.
+    pub fn budget(mut self, d: Duration) -> Self {
+        self.spec().budget = Some(d);
+        self
+    }
+
+    /// Deadline, measured from the tick's *planned* start: end − planned start > deadline is a
+    /// miss. Default: one period.
+    pub fn deadline(mut self, d: Duration) -> Self {
+        self.spec().deadline = Some(d);
+        self
+    }
+
+    /// What a deadline miss does. Default [`MissPolicy::Warn`].
+    pub fn on_miss(mut self, p: MissPolicy) -> Self {
+        self.spec().on_miss = p;
+        self
+    }
+
+    /// What a panic does. Default [`FailurePolicy::Fatal`].
+    pub fn on_panic(mut self, p: FailurePolicy) -> Self {
+        self.spec().on_panic = p;
+        self
+    }
+
+    /// Watchdog timeout: a tick running longer than this is reported as hung.
+    pub fn watchdog(mut self, timeout: Duration) -> Self {
+        self.spec().watchdog = Some(timeout);
+        self
+    }
+
+    /// What the watchdog does with a hung node. Default [`HangPolicy::EStop`].
+    pub fn on_hang(mut self, p: HangPolicy) -> Self {
+        self.spec().on_hang = p;
+        self
+    }
+
+    /// Execution class. Default [`ExecClass::Compute`].
+    pub fn class(mut self, c: ExecClass) -> Self {
+        self.spec().class = c;
+        self
+    }
+
+    /// For [`ExecClass::Event`] nodes: what wakes the node (it ticks once per wake-up).
+    /// Setting a source makes the node an event node.
+    pub fn wake_on<W: WakeSource>(mut self, source: W) -> Self {
+        let s = self.spec();
+        s.wake = Some(Box::new(source));
+        s.class = ExecClass::Event;
+        self
+    }
+
+    /// Adds the next node.
+    pub fn node<N: Node>(self, node: N) -> NodeEntry {
+        self.b.node(node)
+    }
+
+    /// Back to scheduler-wide options.
+    pub fn done(self) -> SchedulerBuilder {
+        self.b
+    }
+
+    /// Checks the options and builds the scheduler.
+    pub fn build(self) -> Result<Scheduler, BuildError> {
+        self.b.build()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared state
+
+/// How a run ended; the first reason recorded wins.
+#[derive(Debug)]
+enum Outcome {
+    Stop(StopReason),
+    Fail(RunError),
+}
+
+/// State shared by the lanes, the watchdog, the handles and the nodes' contexts.
+pub(crate) struct Shared {
+    pub(crate) estop: EStop,
+    pub(crate) stop: AtomicBool,
+    outcome: Mutex<Option<Outcome>>,
+    nodes: Vec<Arc<NodeShared>>,
+    rt_report: Mutex<RtReport>,
+}
+
+impl Shared {
+    pub(crate) fn request_stop(&self, reason: StopReason) {
+        self.finish(Outcome::Stop(reason));
+    }
+
+    fn fail(&self, err: RunError) {
+        self.finish(Outcome::Fail(err));
+    }
+
+    fn finish(&self, o: Outcome) {
+        if let Ok(mut g) = self.outcome.lock() {
+            if g.is_none() {
+                *g = Some(o);
+            }
+        }
+        // pairs with the Acquire loads of `stop` in the lanes (after their wake-up)
+        self.stop.store(true, Ordering::Release);
+        self.estop.kick();
+    }
+}
+
+/// Per node, visible outside its lane: statistics and the watchdog's view.
+struct NodeShared {
+    name: String,
+    rate_hz: f64,
+    rec: Mutex<Recorder>,
+    /// Monotonic ns when the running tick started; 0 when not in a tick.
+    tick_started: AtomicU64,
+    /// The `tick_started` value the watchdog already reported.
+    hang_flagged: AtomicU64,
+    watchdog_ns: u64,
+    on_hang: HangPolicy,
+}
+
+impl NodeShared {
+    fn rec(&self) -> std::sync::MutexGuard<'_, Recorder> {
+        // A poisoned recorder only means a panic while recording; the data is still counts.
+        self.rec.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lanes
+
+struct Slot {
+    node: Box<dyn Node>,
+    sh: Arc<NodeShared>,
+    /// Nominal period; 0 for event nodes.
+    period_ns: u64,
+    /// The timeline: tick `k` is planned at start + `timeline.offset(k)`.
+    timeline: Timeline,
+    deadline_ns: u64,
+    budget_ns: Option<u64>,
+    on_miss: MissPolicy,
+    on_panic: FailurePolicy,
+    wake: Option<Box<dyn WakeSource>>,
+    k: u64,
+    skip_next: u32,
+    needs_init: bool,
+    inited: bool,
+    safe: bool,
+    dead: bool,
+    restarts: u32,
+}
+
+/// Planned tick offsets from the start, never accumulated: offset(k) = ⌈k · 10⁹ / hz⌉ ns,
+/// exact integer arithmetic for integer rates (so 3 Hz puts tick 30 at exactly 10 s).
+#[derive(Clone, Copy, Debug)]
+struct Timeline {
+    hz: f64,
+}
+
+impl Timeline {
+    fn offset(&self, k: u64) -> u64 {
+        if self.hz.fract() == 0.0 {
+            (k as u128 * 1_000_000_000u128).div_ceil(self.hz as u128) as u64
+        } else {
+            (k as f64 * 1e9 / self.hz).ceil() as u64
+        }
+    }
+
+    /// The largest k with offset(k) ≤ t.
+    fn last_at_or_before(&self, t: u64) -> u64 {
+        let mut k = (t as f64 * self.hz / 1e9) as u64;
+        while k > 0 && self.offset(k) > t {
+            k -= 1;
+        }
+        while self.offset(k + 1) <= t {
+            k += 1;
+        }
+        k
+    }
+
+    /// The smallest k with offset(k) ≥ t.
+    fn first_at_or_after(&self, t: u64) -> u64 {
+        let k = self.last_at_or_before(t);
+        if self.offset(k) >= t {
+            k
+        } else {
+            k + 1
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum LaneKind {
+    Rt { priority: u8, cpu: Option<usize> },
+    Compute,
+    Event,
+}
+
+struct Lane {
+    name: String,
+    kind: LaneKind,
+    slots: Vec<Slot>,
+    spin_ns: u64,
+}
+
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "non-string panic payload".to_owned()
+    }
+}
+
+impl Lane {
+    /// Calls `init` on every node, in order. Returns the first failure.
+    fn init_all(&mut self, shared: &Shared) -> Result<(), RunError> {
+        for s in &mut self.slots {
+            let mut ctx = Context {
+                now: Duration::ZERO,
+                planned: Duration::ZERO,
+                tick: 0,
+                safe: false,
+                shared,
+            };
+            let r = catch_unwind(AssertUnwindSafe(|| s.node.init(&mut ctx)));
+            let err = match r {
+                Ok(Ok(())) => {
+                    s.inited = true;
+                    continue;
+                }
+                Ok(Err(e)) => e.to_string(),
+                Err(p) => format!("panic: {}", panic_message(&*p)),
+            };
+            return Err(RunError::InitFailed {
+                node: s.sh.name.clone(),
+                error: err,
+            });
+        }
+        Ok(())
+    }
+
+    fn shutdown_all(&mut self, shared: &Shared, clock: &Clock, start: u64) {
+        for s in &mut self.slots {
+            if !s.inited {
+                continue;
+            }
+            let now = Duration::from_nanos(clock.now_ns().saturating_sub(start));
+            let mut ctx = Context {
+                now,
+                planned: now,
+                tick: s.k,
+                safe: s.safe,
+                shared,
+            };
+            if let Err(p) = catch_unwind(AssertUnwindSafe(|| s.node.shutdown(&mut ctx))) {
+                tracing::error!(node = %s.sh.name, panic = %panic_message(&*p), "shutdown panicked");
+            }
+        }
+    }
+
+    /// Puts `slot` into safe state (once).
+    fn enter_safe(s: &mut Slot, shared: &Shared, clock: &Clock, start: u64) {
+        if s.safe || !s.inited {
+            return;
+        }
+        let entered = mono_ns();
+        let t = shared.estop.inner.triggered_at.load(Ordering::Acquire);
+        s.safe = true;
+        if t != 0 {
+            s.sh.rec().safe_state_latency = Some(Duration::from_nanos(entered.saturating_sub(t)));
+        }
+        let now = Duration::from_nanos(clock.now_ns().saturating_sub(start));
+        let mut ctx = Context {
+            now,
+            planned: now,
+            tick: s.k,
+            safe: true,
+            shared,
+        };
+        if let Err(p) = catch_unwind(AssertUnwindSafe(|| s.node.on_safe_state(&mut ctx))) {
+            tracing::error!(node = %s.sh.name, panic = %panic_message(&*p), "on_safe_state panicked");
+        }
+    }
+
+    fn check_estop(&mut self, shared: &Shared, clock: &Clock, start: u64) {
+        if shared.estop.is_triggered() {
+            for s in &mut self.slots {
+                Self::enter_safe(s, shared, clock, start);
+            }
+        }
+    }
+
+    fn planned(s: &Slot, start: u64) -> u64 {
+        start + s.timeline.offset(s.k)
+    }
+
+    /// The periodic lane loop, for real and simulated clocks. `end` bounds simulated runs.
+    fn run_periodic(&mut self, shared: &Shared, clock: &Clock, start: u64, end: Option<u64>) {
+        let word = shared.estop.word();
+        loop {
+            // Read the wake word before checking the flags, so a kick after the check still
+            // ends the sleep below. pairs with the Release increment in EStop::kick()
+            let gen = word.load(Ordering::Acquire);
+            if shared.stop.load(Ordering::Acquire) {
+                break;
+            }
+            self.check_estop(shared, clock, start);
+            let next = self
+                .slots
+                .iter()
+                .filter(|s| !s.dead)
+                .map(|s| Self::planned(s, start))
+                .min();
+            let Some(next) = next else {
+                // Every node is dead: wait for the stop.
+                if let Clock::Sim(_) = clock {
+                    break;
+                }
+                futex_wait_until(word, gen, mono_ns() + 100_000_000);
+                continue;
+            };
+            match clock {
+                Clock::Mono => {
+                    if !sleep_until(word, gen, next, self.spin_ns) {
+                        continue;
+                    }
+                }
+                Clock::Sim(c) => {
+                    if end.is_some_and(|e| next >= e) {
+                        break;
+                    }
+                    c.advance_to(next);
+                }
+            }
+            let now = clock.now_ns();
+            for i in 0..self.slots.len() {
+                let s = &mut self.slots[i];
+                if s.dead || Self::planned(s, start) > now {
+                    continue;
+                }
+                Self::run_tick(s, shared, clock, start);
+                if shared.estop.is_triggered() {
+                    self.check_estop(shared, clock, start);
+                }
+                if shared.stop.load(Ordering::Acquire) {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// The event lane loop: one node, ticked once per wake-up of its source.
+    fn run_event(&mut self, shared: &Shared, clock: &Clock, start: u64) {
+        loop {
+            if shared.stop.load(Ordering::Acquire) {
+                break;
+            }
+            self.check_estop(shared, clock, start);
+            let s = &mut self.slots[0];
+            if s.dead {
+                futex_wait_until(
+                    shared.estop.word(),
+                    shared.estop.word().load(Ordering::Acquire),
+                    mono_ns() + 100_000_000,
+                );
+                continue;
+            }
+            let woke = match s.wake.as_mut() {
+                Some(w) => w.wait(Duration::from_millis(20)),
+                None => false,
+            };
+            if woke && !shared.stop.load(Ordering::Acquire) {
+                Self::run_tick(s, shared, clock, start);
+            }
+        }
+    }
+
+    fn run_tick(s: &mut Slot, shared: &Shared, clock: &Clock, start: u64) {
+        let event = s.period_ns == 0;
+        let t_enter = clock.now_ns();
+        let planned = if event {
+            t_enter
+        } else {
+            Self::planned(s, start)
+        };
+        if s.skip_next > 0 {
+            s.skip_next -= 1;
+            s.sh.rec().skipped += 1;
+            s.k += 1;
+            return;
+        }
+        if s.needs_init {
+            s.needs_init = false;
+            let mut ctx = Context {
+                now: Duration::from_nanos(t_enter.saturating_sub(start)),
+                planned: Duration::from_nanos(planned.saturating_sub(start)),
+                tick: s.k,
+                safe: s.safe,
+                shared,
+            };
+            let r = catch_unwind(AssertUnwindSafe(|| s.node.init(&mut ctx)));
+            let msg = match r {
+                Ok(Ok(())) => None,
+                Ok(Err(e)) => Some(format!("init after restart failed: {e}")),
+                Err(p) => Some(format!(
+                    "init after restart panicked: {}",
+                    panic_message(&*p)
+                )),
+            };
+            if let Some(msg) = msg {
+                Self::on_failure(s, shared, msg, clock.now_ns(), start);
+                return;
+            }
+        }
+        let t0 = clock.now_ns();
+        s.sh.tick_started.store(t0.max(1), Ordering::Release);
+        let mut ctx = Context {
+            now: Duration::from_nanos(t0.saturating_sub(start)),
+            planned: Duration::from_nanos(planned.saturating_sub(start)),
+            tick: s.k,
+            safe: s.safe,
+            shared,
+        };
+        let r = catch_unwind(AssertUnwindSafe(|| s.node.tick(&mut ctx)));
+        let t1 = clock.now_ns();
+        s.sh.tick_started.store(0, Ordering::Release);
+        let late = t0.saturating_sub(planned);
+        let dur = t1.saturating_sub(t0);
+        let missed_by = (t1.saturating_sub(planned))
+            .checked_sub(s.deadline_ns)
+            .filter(|d| *d > 0 && !event);
+        {
+            let mut rec = s.sh.rec();
+            rec.record_tick(t0, t0.saturating_sub(start), dur, late);
+            if missed_by.is_some() {
+                rec.misses += 1;
+            }
+            if s.budget_ns.is_some_and(|b| dur > b) {
+                rec.budget_overruns += 1;
+            }
+        }
+        // Next tick: the next planned start, or, if the node fell a whole period behind, the
+        // latest planned start not after now (earlier ones are skipped, never bunched up).
+        s.k += 1;
+        if !event {
+            let behind = s.timeline.last_at_or_before(t1.saturating_sub(start));
+            if behind > s.k {
+                s.sh.rec().skipped += behind - s.k;
+                s.k = behind;
+            }
+        }
+        if let Err(p) = r {
+            Self::on_failure(s, shared, panic_message(&*p), t1, start);
+            return;
+        }
+        if let Some(by) = missed_by {
+            let misses = s.sh.rec().misses;
+            match s.on_miss {
+                MissPolicy::Warn => {
+                    if misses.is_power_of_two() {
+                        tracing::warn!(node = %s.sh.name, late_by_ns = by, misses, "deadline miss");
+                    }
+                }
+                MissPolicy::Skip => s.skip_next = 1,
+                MissPolicy::SafeState => {
+                    tracing::warn!(node = %s.sh.name, late_by_ns = by, "deadline miss: entering safe state");
+                    Self::enter_safe(s, shared, clock, start);
+                }
+                MissPolicy::Stop => {
+                    tracing::error!(node = %s.sh.name, late_by_ns = by, "deadline miss: stopping");
+                    shared.fail(RunError::DeadlineMissed {
+                        node: s.sh.name.clone(),
+                        late_by: Duration::from_nanos(by),
+                    });
+                }
+            }
+        }
+    }
+
+    fn on_failure(s: &mut Slot, shared: &Shared, message: String, now: u64, start: u64) {
+        s.sh.rec().panics += 1;
+        match s.on_panic {
+            FailurePolicy::Skip => {
+                tracing::warn!(node = %s.sh.name, %message, "node panicked; skipping this tick");
+            }
+            FailurePolicy::Restart { max, backoff } if s.restarts < max => {
+                s.restarts += 1;
+                s.sh.rec().restarts += 1;
+                let delay = backoff.saturating_mul(1u32 << (s.restarts - 1).min(20));
+                tracing::warn!(node = %s.sh.name, %message, restart = s.restarts, ?delay, "node panicked; restarting");
+                s.needs_init = true;
+                if s.period_ns > 0 {
+                    let resume = now + delay.as_nanos() as u64;
+                    let k = s.timeline.first_at_or_after(resume.saturating_sub(start));
+                    if k > s.k {
+                        s.sh.rec().skipped += k - s.k;
+                        s.k = k;
+                    }
+                } else {
+                    std::thread::sleep(delay);
+                }
+            }
+            _ => {
+                tracing::error!(node = %s.sh.name, %message, "node panicked; fatal");
+                s.dead = true;
+                shared.fail(RunError::NodePanicked {
+                    node: s.sh.name.clone(),
+                    message,
+                });
+            }
+        }
+    }
+
+    /// Real-time setup for this lane's thread, recorded in the report.
+    fn setup_thread(&self, shared: &Shared) {
+        set_min_timer_slack();
+        if let LaneKind::Rt { priority, cpu } = self.kind {
+            let mut rep = shared.rt_report.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(cpu) = cpu {
+                rep.push(
+                    format!("pin lane {} to cpu {cpu}", self.name),
+                    rt::pin_to(cpu),
+                );
+            }
+            rep.push(
+                format!("SCHED_FIFO priority {priority} on lane {}", self.name),
+                rt::set_fifo(priority),
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scheduler
+
+/// Runs nodes on time and says when they are not. Build with [`Scheduler::builder`].
+pub struct Scheduler {
+    lanes: Option<Vec<Lane>>,
+    shared: Arc<Shared>,
+    sim: Option<SimClock>,
+    wants_rt: bool,
+    lock_memory: Option<bool>,
+    handle_signals: bool,
+    print_stats: bool,
+    shutdown_timeout: Duration,
+    watchdog_tick: Option<Duration>,
+    estop_topic: Option<Option<u32>>,
+}
+
+/// A handle on a scheduler usable from other threads, also while it runs: stop it, read its
+/// statistics, reach its e-stop.
+#[derive(Clone)]
+pub struct SchedulerHandle {
+    shared: Arc<Shared>,
+}
+
+impl SchedulerHandle {
+    /// Asks the scheduler to stop; every node's `shutdown` runs. `run` returns
+    /// `Ok(StopReason::Requested)`.
+    pub fn stop(&self) {
+        self.shared.request_stop(StopReason::Requested);
+    }
+
+    /// Statistics so far, one entry per node in the order they were added.
+    pub fn stats(&self) -> Vec<NodeStats> {
+        snapshot(&self.shared)
+    }
+
+    /// The scheduler's e-stop.
+    pub fn estop(&self) -> EStop {
+        self.shared.estop.clone()
+    }
+
+    /// The real-time setup report so far.
+    pub fn rt_report(&self) -> RtReport {
+        self.shared
+            .rt_report
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+fn snapshot(shared: &Shared) -> Vec<NodeStats> {
+    shared
+        .nodes
+        .iter()
+        .map(|n| NodeStats::from_recorder(&n.name, n.rate_hz, &n.rec()))
+        .collect()
+}
+
+impl Scheduler {
+    /// Starts building a scheduler.
+    pub fn builder() -> SchedulerBuilder {
+        SchedulerBuilder::default()
+    }
+
+    fn from_builder(b: SchedulerBuilder) -> Result<Self, BuildError> {
+        if b.specs.is_empty() {
+            return Err(BuildError::NoNodes);
+        }
+        let mut names = HashSet::new();
+        let deterministic = b.sim.is_some();
+        let mut lanes: BTreeMap<(LaneKind, usize), Lane> = BTreeMap::new();
+        let mut wants_rt = false;
+        let mut watchdog_tick: Option<Duration> = None;
+        let mut specs: Vec<(usize, NodeSpec)> = b.specs.into_iter().enumerate().collect();
+        specs.sort_by_key(|(seq, s)| (s.order, *seq));
+        let mut shareds: Vec<(usize, Arc<NodeShared>)> = Vec::new();
+        let mut n_event = 0;
+        for (seq, spec) in specs {
+            let name = spec.node.name().to_owned();
+            if !names.insert(name.clone()) {
+                return Err(BuildError::DuplicateName(name));
+            }
+            let event = spec.class == ExecClass::Event;
+            if event && deterministic {
+                return Err(BuildError::EventInDeterministic { node: name });
+            }
+            if event && spec.wake.is_none() {
+                return Err(BuildError::MissingWakeSource { node: name });
+            }
+            let period_ns = if event {
+                0
+            } else {
+                let hz = spec
+                    .rate
+                    .ok_or(BuildError::MissingRate { node: name.clone() })?;
+                if !(hz.is_finite() && hz > 0.0 && hz <= 1e9) {
+                    return Err(BuildError::InvalidRate { node: name, hz });
+                }
+                ((1e9 / hz).round() as u64).max(1)
+            };
+            let kind = match spec.class {
+                _ if deterministic => LaneKind::Compute,
+                ExecClass::Rt { priority, cpu } => {
+                    if !(1..=99).contains(&priority) {
+                        return Err(BuildError::InvalidPriority {
+                            node: name,
+                            priority,
+                        });
+                    }
+                    wants_rt = true;
+                    LaneKind::Rt { priority, cpu }
+                }
+                ExecClass::Compute => LaneKind::Compute,
+                ExecClass::Event => LaneKind::Event,
+            };
+            // Event nodes get a lane each; others share the lane of their kind.
+            let lane_key = (kind, if kind == LaneKind::Event { n_event } else { 0 });
+            if kind == LaneKind::Event {
+                n_event += 1;
+            }
+            let lane = lanes.entry(lane_key).or_insert_with(|| Lane {
+                name: match kind {
+                    LaneKind::Rt {
+                        priority,
+                        cpu: Some(c),
+                    } => format!("rt-p{priority}-c{c}"),
+                    LaneKind::Rt {
+                        priority,
+                        cpu: None,
+                    } => format!("rt-p{priority}"),
+                    LaneKind::Compute => "compute".to_owned(),
+                    LaneKind::Event => format!("ev-{name}"),
+                },
+                kind,
+                slots: Vec::new(),
+                spin_ns: match kind {
+                    LaneKind::Rt { .. } => b.spin.as_nanos() as u64,
+                    _ => 0,
+                },
+            });
+            let watchdog = spec.watchdog.or(b.watchdog).filter(|_| !deterministic);
+            if let Some(w) = watchdog {
+                let t = (w / 4).clamp(Duration::from_millis(1), Duration::from_millis(100));
+                watchdog_tick = Some(watchdog_tick.map_or(t, |x| x.min(t)));
+            }
+            let sh = Arc::new(NodeShared {
+                name: name.clone(),
+                rate_hz: spec.rate.filter(|_| !event).unwrap_or(0.0),
+                rec: Mutex::new(Recorder::default()),
+                tick_started: AtomicU64::new(0),
+                hang_flagged: AtomicU64::new(0),
+                watchdog_ns: watchdog.map_or(0, |w| w.as_nanos() as u64),
+                on_hang: spec.on_hang,
+            });
+            shareds.push((seq, sh.clone()));
+            lane.slots.push(Slot {
+                node: spec.node,
+                sh,
+                period_ns,
+                timeline: Timeline {
+                    hz: spec.rate.unwrap_or(1.0),
+                },
+                deadline_ns: spec.deadline.map_or(period_ns, |d| d.as_nanos() as u64),
+                budget_ns: spec.budget.map(|d| d.as_nanos() as u64),
+                on_miss: spec.on_miss,
+                on_panic: spec.on_panic,
+                wake: spec.wake,
+                k: 0,
+                skip_next: 0,
+                needs_init: false,
+                inited: false,
+                safe: false,
+                dead: false,
+                restarts: 0,
+            });
+        }
+        let lanes: Vec<Lane> = lanes.into_values().collect();
+        shareds.sort_by_key(|(seq, _)| *seq);
+        let nodes: Vec<Arc<NodeShared>> = shareds.into_iter().map(|(_, sh)| sh).collect();
+        let shared = Arc::new(Shared {
+            estop: b.estop.unwrap_or_default(),
+            stop: AtomicBool::new(false),
+            outcome: Mutex::new(None),
+            nodes,
+            rt_report: Mutex::new(RtReport::default()),
+        });
+        Ok(Self {
+            lanes: Some(lanes),
+            shared,
+            sim: b.sim,
+            wants_rt,
+            lock_memory: b.lock_memory,
+            handle_signals: b.handle_signals,
+            print_stats: b.print_stats,
+            shutdown_timeout: b.shutdown_timeout,
+            watchdog_tick,
+            estop_topic: b.estop_topic,
+        })
+    }
+
+    /// A handle to stop the scheduler, read statistics or reach the e-stop from other threads.
+    pub fn handle(&self) -> SchedulerHandle {
+        SchedulerHandle {
+            shared: self.shared.clone(),
+        }
+    }
+
+    /// The scheduler's e-stop.
+    pub fn estop(&self) -> EStop {
+        self.shared.estop.clone()
+    }
+
+    /// Statistics, one entry per node in the order they were added.
+    pub fn stats(&self) -> Vec<NodeStats> {
+        snapshot(&self.shared)
+    }
+
+    /// The statistics table printed at shutdown.
+    pub fn stats_table(&self) -> String {
+        stats::format_table(&self.stats())
+    }
+
+    /// What real-time setup was asked for and what the OS refused. Filled by `run`.
+    pub fn rt_report(&self) -> RtReport {
+        self.handle().rt_report()
+    }
+
+    /// Runs until stopped (handle, node, SIGINT/SIGTERM, or a policy). An error opening the
+    /// e-stop topic (when asked for) ends the run before any node starts.
+    pub fn run(&mut self) -> Result<StopReason, RunError> {
+        self.run_inner(None)
+    }
+
+    /// Runs for `d` (simulated time in deterministic mode), or until stopped earlier.
+    pub fn run_for(&mut self, d: Duration) -> Result<StopReason, RunError> {
+        self.run_inner(Some(d))
+    }
+
+    fn outcome(&self, default: StopReason) -> Result<StopReason, RunError> {
+        let o = self
+            .shared
+            .outcome
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        match o {
+            None => Ok(default),
+            Some(Outcome::Stop(r)) => Ok(r),
+            Some(Outcome::Fail(e)) => Err(e),
+        }
+    }
+
+    fn run_inner(&mut self, limit: Option<Duration>) -> Result<StopReason, RunError> {
+        let mut lanes = self.lanes.take().ok_or(RunError::AlreadyRan)?;
+        if let Some(sim) = self.sim.clone() {
+            return self.run_sim(lanes, sim, limit);
+        }
+        if self.lock_memory.unwrap_or(self.wants_rt) {
+            self.shared
+                .rt_report
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(
+                    "mlockall(MCL_CURRENT | MCL_FUTURE)".to_owned(),
+                    rt::lock_memory(),
+                );
+        }
+        let _signals = if self.handle_signals {
+            match SignalGuard::install(self.shared.estop.word()) {
+                Ok(g) => Some(g),
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not install SIGINT/SIGTERM handlers");
+                    None
+                }
+            }
+        } else {
+            None
+        };
+
+        let _bridge = match self.estop_topic {
+            Some(domain) => match EStopBridge::start(&self.shared.estop, domain) {
+                Ok(b) => Some(b),
+                Err(e) => {
+                    self.lanes = Some(lanes);
+                    return Err(RunError::EStopTopic(e));
+                }
+            },
+            None => None,
+        };
+
+        // Event lanes block in their wake source: let e-stop and stop interrupt them.
+        let waker_ids: Vec<u64> = lanes
+            .iter()
+            .flat_map(|l| l.slots.iter())
+            .filter_map(|s| s.wake.as_ref().and_then(|w| w.interrupter()))
+            .map(|w| self.shared.estop.add_waker(w))
+            .collect();
+
+        let n = lanes.len();
+        let barrier = Arc::new(Barrier::new(n + 1));
+        let start_at = Arc::new(AtomicU64::new(0));
+        let (done_tx, done_rx) = mpsc::channel::<(usize, Lane)>();
+        let mut lane_nodes: Vec<Vec<String>> = Vec::new();
+        let mut spawned = 0;
+        let mut spawn_err = None;
+        for (i, mut lane) in lanes.drain(..).enumerate() {
+            lane_nodes.push(lane.slots.iter().map(|s| s.sh.name.clone()).collect());
+            let shared = self.shared.clone();
+            let barrier = barrier.clone();
+            let start_at = start_at.clone();
+            let tx = done_tx.clone();
+            let name = lane.name.clone();
+            let r = std::thread::Builder::new()
+                .name(name.clone())
+                .spawn(move || {
+                    lane.setup_thread(&shared);
+                    let clock = Clock::Mono;
+                    if let Err(e) = lane.init_all(&shared) {
+                        shared.fail(e);
+                    }
+                    barrier.wait(); // every lane initialised
+                    barrier.wait(); // start time published
+                                    // pairs with the Release store by the main thread before the second wait
+                    let start = start_at.load(Ordering::Acquire);
+                    if !shared.stop.load(Ordering::Acquire) {
+                        if lane.kind == LaneKind::Event {
+                            lane.run_event(&shared, &clock, start);
+                        } else {
+                            lane.run_periodic(&shared, &clock, start, None);
+                        }
+                    }
+                    lane.shutdown_all(&shared, &clock, start);
+                    let _ = tx.send((i, lane));
+                });
+            match r {
+                Ok(_) => spawned += 1,
+                Err(error) => {
+                    spawn_err = Some(RunError::Spawn { lane: name, error });
+                    break;
+                }
+            }
+        }
+        drop(done_tx);
+        if let Some(e) = spawn_err {
+            // Release the lanes that did start: they see `stop` and shut down.
+            self.shared.fail(e);
+            // The barrier counts every lane: stand in for the ones that did not start.
+            for _ in spawned..n {
+                let b = barrier.clone();
+                std::thread::spawn(move || {
+                    b.wait();
+                    b.wait();
+                });
+            }
+        }
+        barrier.wait();
+        let start = mono_ns() + 1_000_000;
+        start_at.store(start, Ordering::Release);
+        barrier.wait();
+
+        let watchdog_done = Arc::new(AtomicBool::new(false));
+        let watchdog = self.watchdog_tick.map(|tick| {
+            let shared = self.shared.clone();
+            let done = watchdog_done.clone();
+            std::thread::Builder::new()
+                .name("nerve-watchdog".to_owned())
+                .spawn(move || watchdog_loop(&shared, &done, tick))
+        });
+
+        // Wait for the end: limit, stop request, signal.
+        let end = limit.map(|d| start + d.as_nanos() as u64);
+        let word = self.shared.estop.word();
+        loop {
+            let gen = word.load(Ordering::Acquire);
+            if let Some(sig) = signal::take_signal() {
+                tracing::info!(signal = sig, "signal received; stopping");
+                self.shared.request_stop(StopReason::Signal(sig));
+            }
+            if self.shared.stop.load(Ordering::Acquire) {
+                break;
+            }
+            let now = mono_ns();
+            if end.is_some_and(|e| now >= e) {
+                self.shared.request_stop(StopReason::Elapsed);
+                break;
+            }
+            let wake = end.map_or(now + 100_000_000, |e| e.min(now + 100_000_000));
+            futex_wait_until(word, gen, wake);
+        }
+
+        // Collect the lanes; abandon those stuck in a hung node after the timeout.
+        let give_up = mono_ns() + self.shutdown_timeout.as_nanos() as u64;
+        let mut back = vec![false; n];
+        let mut returned = 0;
+        while returned < spawned {
+            let left = give_up.saturating_sub(mono_ns());
+            match done_rx.recv_timeout(Duration::from_nanos(left)) {
+                Ok((i, lane)) => {
+                    back[i] = true;
+                    returned += 1;
+                    drop(lane);
+                }
+                Err(_) => break,
+            }
+        }
+        watchdog_done.store(true, Ordering::Release);
+        if let Some(Ok(w)) = watchdog {
+            let _ = w.join();
+        }
+        let stuck: Vec<String> = back
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| !**b)
+            .flat_map(|(i, _)| lane_nodes.get(i).cloned().unwrap_or_default())
+            .collect();
+        if !stuck.is_empty() {
+            tracing::error!(
+                ?stuck,
+                "lanes did not finish shutdown in time; their nodes' shutdown did not run"
+            );
+        }
+        self.report();
+        self.shared.estop.clear_publisher();
+        for id in waker_ids {
+            self.shared.estop.remove_waker(id);
+        }
+        match self.outcome(StopReason::Elapsed) {
+            Err(RunError::NodeHung { node, timeout, .. }) => Err(RunError::NodeHung {
+                node,
+                timeout,
+                stuck,
+            }),
+            other => other,
+        }
+    }
+
+    fn run_sim(
+        &mut self,
+        mut lanes: Vec<Lane>,
+        sim: SimClock,
+        limit: Option<Duration>,
+    ) -> Result<StopReason, RunError> {
+        let clock = Clock::Sim(sim.clone());
+        let start = sim.now_ns();
+        let end = limit.map(|d| start + d.as_nanos() as u64);
+        // Deterministic mode builds exactly one (compute) lane.
+        for lane in &mut lanes {
+            if let Err(e) = lane.init_all(&self.shared) {
+                self.shared.fail(e);
+            }
+            if !self.shared.stop.load(Ordering::Acquire) {
+                lane.run_periodic(&self.shared, &clock, start, end);
+            }
+            if let Some(e) = end {
+                sim.advance_to(e);
+            }
+            lane.shutdown_all(&self.shared, &clock, start);
+        }
+        self.report();
+        self.outcome(StopReason::Elapsed)
+    }
+
+    fn report(&self) {
+        let table = self.stats_table();
+        tracing::info!("scheduler statistics\n{table}");
+        if self.print_stats {
+            eprintln!("{table}");
+            let rep = self.rt_report();
+            if !rep.all_ok() {
+                eprint!("real-time setup:\n{rep}");
+            }
+        }
+    }
+}
+
+fn watchdog_loop(shared: &Shared, done: &AtomicBool, tick: Duration) {
+    let word = shared.estop.word();
+    while !done.load(Ordering::Acquire) {
+        let now = mono_ns();
+        for n in &shared.nodes {
+            if n.watchdog_ns == 0 {
+                continue;
+            }
+            // pairs with the Release stores of tick_started in Lane::run_tick()
+            let started = n.tick_started.load(Ordering::Acquire);
+            if started == 0 || now.saturating_sub(started) <= n.watchdog_ns {
+                continue;
+            }
+            if n.hang_flagged.swap(started, Ordering::AcqRel) == started {
+                continue; // already reported this tick
+            }
+            n.rec().hangs += 1;
+            let timeout = Duration::from_nanos(n.watchdog_ns);
+            tracing::error!(node = %n.name, ?timeout, policy = ?n.on_hang, "watchdog: node hung in tick");
+            match n.on_hang {
+                HangPolicy::Warn => {}
+                HangPolicy::EStop => shared
+                    .estop
+                    .trigger(&format!("watchdog: node {} hung", n.name)),
+                HangPolicy::Stop => shared.fail(RunError::NodeHung {
+                    node: n.name.clone(),
+                    timeout,
+                    stuck: Vec::new(),
+                }),
+            }
+        }
+        // Sleep a watchdog tick; the e-stop word only makes us check `done` sooner.
+        let gen = word.load(Ordering::Acquire);
+        futex_wait_until(word, gen, mono_ns() + tick.as_nanos() as u64);
+    }
+}

@@ -1,0 +1,120 @@
+//! The async API: sleep, intervals as streams, select/join, thousands of tasks.
+
+use std::time::{Duration, Instant};
+
+use nerve_exec::aio::{self, Executor, StreamExt};
+
+#[test]
+fn thousands_of_sleeping_tasks_run_concurrently() {
+    let ex = Executor::builder().build().unwrap();
+    let t = Instant::now();
+    let n = ex.block_on(async {
+        let tasks: Vec<_> = (0..5000)
+            .map(|_| aio::spawn(aio::sleep(Duration::from_millis(20))))
+            .collect();
+        let mut n = 0;
+        for t in tasks {
+            t.await.unwrap();
+            n += 1;
+        }
+        n
+    });
+    let wall = t.elapsed();
+    assert_eq!(n, 5000);
+    // Sequential sleeping would take 100 s; concurrent ≈ 20 ms plus spawn cost.
+    assert!(wall >= Duration::from_millis(20), "{wall:?}");
+    assert!(wall < Duration::from_millis(1000), "{wall:?}");
+}
+
+#[test]
+fn interval_stream_select_and_join() {
+    let ex = Executor::builder().worker_threads(1).build().unwrap();
+    ex.block_on(async {
+        // An interval of 10 ms raced against a 105 ms sleep: about 10 ticks.
+        let mut ticks = aio::interval(Duration::from_millis(10));
+        let mut stop = std::pin::pin!(aio::sleep(Duration::from_millis(105)));
+        let mut n = 0;
+        let mut last = None;
+        loop {
+            aio::select! {
+                t = ticks.next() => {
+                    let t = t.unwrap();
+                    if let Some(prev) = last {
+                        // Planned times: exactly one period apart unless a tick was skipped.
+                        let d: Duration = t - prev;
+                        assert_eq!(d.as_millis() % 10, 0, "{d:?}");
+                    }
+                    last = Some(t);
+                    n += 1;
+                }
+                _ = &mut stop => break,
+            }
+        }
+        assert!((3..=10).contains(&n), "{n} ticks");
+
+        // join!: the first future can only finish because the second runs concurrently.
+        let (tx, rx) = tokio::sync::oneshot::channel::<u32>();
+        let joined = async {
+            aio::join!(async { rx.await.unwrap() }, async {
+                aio::sleep(Duration::from_millis(5)).await;
+                tx.send(2).unwrap();
+                1
+            })
+        };
+        let done = aio::select! {
+            r = joined => Some(r),
+            _ = aio::sleep(Duration::from_secs(5)) => None,
+        };
+        assert_eq!(
+            done,
+            Some((2, 1)),
+            "join! did not run its futures concurrently"
+        );
+    });
+}
+
+#[test]
+fn subscription_stream_with_select() {
+    use nerve::{msgs::CmdVel, Topic};
+    let d = 56_000 + std::process::id() % 5_000;
+    struct CleanDomain(u32);
+    impl Drop for CleanDomain {
+        fn drop(&mut self) {
+            let _ = nerve::registry::clean(self.0);
+            let _ = std::fs::remove_dir_all(nerve::registry::domain_dir(self.0));
+        }
+    }
+    let _clean = CleanDomain(d);
+    let topic = Topic::<CmdVel>::builder("exec/async_cmd")
+        .depth(16)
+        .domain(d)
+        .open()
+        .unwrap();
+    let mut sub = aio::subscribe(topic.subscriber().unwrap(), 16);
+    let publisher = topic.publisher().unwrap();
+    let ex = Executor::builder().build().unwrap();
+    let got = ex.block_on(async move {
+        aio::spawn(async move {
+            for i in 0..5 {
+                aio::sleep(Duration::from_millis(10)).await;
+                publisher
+                    .send(&CmdVel {
+                        stamp_ns: i,
+                        linear: i as f32,
+                        angular: 0.0,
+                    })
+                    .unwrap();
+            }
+        });
+        let mut got = Vec::new();
+        let mut timeout = std::pin::pin!(aio::sleep(Duration::from_secs(2)));
+        while got.len() < 5 {
+            aio::select! {
+                m = sub.next() => got.push(m.unwrap().stamp_ns),
+                _ = &mut timeout => break,
+            }
+        }
+        got
+    });
+    assert_eq!(got, [0, 1, 2, 3, 4]);
+}
