@@ -1,6 +1,7 @@
 //! `nerve-bench`: nerve measured against its peers by one harness, in one run, on one machine.
 //!
-//! Subcommands are suites (`ipc` now; `python`, `sched`, `rpc` later). Shared pieces live in
+//! Subcommands are suites: `ipc` (here), `sched` and `rpc` (rows from the `bench` features
+//! of `nerve-exec` and `nerve-rpc`); `python` later. Shared pieces live in
 //! their own modules so every suite reports the same way: [`machine`] (what it ran on),
 //! [`stats`] (percentiles, timer overhead), [`report`] (the row, JSON/CSV/table), [`pin`]
 //! (core pinning), [`child`] (re-executing this binary for the other side of a benchmark).
@@ -11,6 +12,8 @@ mod ipc;
 mod machine;
 mod pin;
 mod report;
+mod rpc;
+mod sched;
 mod stats;
 
 use anyhow::Result;
@@ -32,6 +35,11 @@ enum Command {
     /// Inter-process communication: one-way latency (RTT/2) and throughput, nerve vs iceoryx2,
     /// a raw shared-memory floor and loopback UDP, in alternating rounds.
     Ipc(ipc::IpcArgs),
+    /// The scheduler (nerve-exec): RT start lateness at mixed rates, tick overhead per node,
+    /// e-stop latency, budget-monitoring overhead, concurrent async sleeps.
+    Sched(report::SuiteArgs),
+    /// Services (nerve-rpc): round trip and QPS at 512 B / 2 KB / 8 KB, parallelism 1, 4, 8.
+    Rpc(report::SuiteArgs),
     /// Internal: the echo side of a cross-process `ipc` benchmark.
     #[command(name = "__ipc-echo", hide = true)]
     IpcEcho {
@@ -51,8 +59,17 @@ fn main() -> Result<()> {
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
-    match cli.command {
-        Command::Ipc(args) => ipc::run_suite(&args),
-        Command::IpcEcho { spec, core } => ipc::echo_child_main(&spec, core),
-    }
+    let started = std::time::Instant::now();
+    let (suite, result) = match cli.command {
+        Command::Ipc(args) => ("ipc", ipc::run_suite(&args)),
+        Command::Sched(args) => ("sched", sched::run_suite(&args)),
+        Command::Rpc(args) => ("rpc", rpc::run_suite(&args)),
+        Command::IpcEcho { spec, core } => return ipc::echo_child_main(&spec, core),
+    };
+    // Every suite says how long it took, end to end (set-up, rounds, writing the files).
+    eprintln!(
+        "nerve-bench {suite}: total wall time {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    result
 }

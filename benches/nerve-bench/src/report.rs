@@ -308,3 +308,49 @@ mod tests {
         assert!(j.get("p50").is_none());
     }
 }
+
+/// Options every wrapped suite (`sched`, `rpc`) takes.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SuiteArgs {
+    /// The short run (each suite says what it shortens).
+    #[arg(long)]
+    pub quick: bool,
+    /// Write `{"machine": .., "results": [..]}` here.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<std::path::PathBuf>,
+    /// Write the same rows flat here.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<std::path::PathBuf>,
+}
+
+/// Prints `rows` as a table under the machine line and writes the files `args` asks for.
+pub fn emit(suite: &str, args: &SuiteArgs, machine: &Machine, rows: &[Row]) -> Result<()> {
+    println!(
+        "# nerve-bench {suite}{} | {}",
+        if args.quick { " --quick" } else { "" },
+        machine.summary()
+    );
+    print_table(rows);
+    if let Some(p) = &args.json {
+        write_json(p, machine, rows)?;
+        eprintln!("wrote {}", p.display());
+    }
+    if let Some(p) = &args.csv {
+        write_csv(p, rows)?;
+        eprintln!("wrote {}", p.display());
+    }
+    Ok(())
+}
+
+/// The numbers of a row a suite crate computed itself (no samples here to summarise).
+pub fn summary_of(min: f64, p50: f64, p90: f64, p99: f64, p999: f64, max: f64, n: u64) -> Summary {
+    Summary {
+        min,
+        p50,
+        p90,
+        p99,
+        p999,
+        max,
+        n: usize::try_from(n).unwrap_or(usize::MAX),
+    }
+}

@@ -1,60 +1,69 @@
-//! `nerve-bench sched`: the scheduler suite (issue 4), measured by `nerve_exec::bench` and
-//! turned into report rows here.
+//! `nerve-bench sched`: the scheduler benchmark of `nerve-exec` (feature `bench`, issue 4),
+//! its rows converted to the shared [`Row`] and reported with the machine block.
 //!
-//! To wire it (left to whoever merges): `mod sched;` in main.rs, a `Sched { quick }`
-//! subcommand calling `sched::rows(quick)`, and in Cargo.toml
-//! `nerve-exec = { workspace = true, features = ["bench"] }`.
+//! What runs and how long is `nerve_exec::bench::run`'s business (mixed-rate RT nodes, tick
+//! overhead per node, e-stop latency, budget-monitoring overhead, concurrent async sleeps);
+//! this module only carries its rows into the BENCHMARKS.md contract, keeping every extra field
+//! (`rate_hz`, `misses`, `achieved_hz`, `nodes`, `tasks`, `sleep_ms`, `repeats`, `note`).
 
-use crate::report::Row;
-use crate::stats::Summary;
+use crate::machine::Machine;
+use crate::report::{self, Row, SuiteArgs};
+use anyhow::Result;
+use nerve_exec::bench::BenchRow;
 
-/// Runs every scheduler scenario (`quick`: about 20 s; full: a few minutes).
-pub fn rows(quick: bool) -> Vec<Row> {
-    nerve_exec::bench::run(quick).into_iter().map(row).collect()
+/// Converts one `nerve-exec` row; an `error` row keeps no numbers.
+fn convert(r: BenchRow) -> Row {
+    let mut row = Row::new(
+        &r.suite,
+        &r.system,
+        &r.api,
+        &r.transport,
+        &r.topology,
+        &r.mode,
+        &r.message,
+        usize::try_from(r.payload_bytes).unwrap_or(usize::MAX),
+        &r.metric,
+    );
+    row = match r.error {
+        Some(e) => row.error(e),
+        None => row.summary(report::summary_of(
+            r.min, r.p50, r.p90, r.p99, r.p999, r.max, r.n,
+        )),
+    };
+    if let Some(v) = r.rate_hz {
+        row = row.field("rate_hz", v);
+    }
+    if let Some(v) = r.misses {
+        row = row.field("misses", v);
+    }
+    if let Some(v) = r.achieved_hz {
+        row = row.field("achieved_hz", v);
+    }
+    if let Some(v) = r.nodes {
+        row = row.field("nodes", v);
+    }
+    if let Some(v) = r.tasks {
+        row = row.field("tasks", v);
+    }
+    if let Some(v) = r.sleep_ms {
+        row = row.field("sleep_ms", v);
+    }
+    if let Some(v) = r.repeats {
+        row = row.field("repeats", v);
+    }
+    if let Some(v) = r.note {
+        row = row.field("note", v);
+    }
+    row
 }
 
-fn row(b: nerve_exec::bench::BenchRow) -> Row {
-    let mut r = Row::new(
-        &b.suite,
-        &b.system,
-        &b.api,
-        &b.transport,
-        &b.topology,
-        &b.mode,
-        &b.message,
-        b.payload_bytes as usize,
-        &b.metric,
-    );
-    r = match b.error {
-        Some(e) => r.error(e),
-        None => r.summary(Summary {
-            min: b.min,
-            p50: b.p50,
-            p90: b.p90,
-            p99: b.p99,
-            p999: b.p999,
-            max: b.max,
-            n: b.n as usize,
-        }),
-    };
-    for (k, v) in [("rate_hz", b.rate_hz), ("achieved_hz", b.achieved_hz)] {
-        if let Some(v) = v {
-            r = r.field(k, v);
-        }
-    }
-    for (k, v) in [
-        ("misses", b.misses),
-        ("nodes", b.nodes),
-        ("tasks", b.tasks),
-        ("sleep_ms", b.sleep_ms),
-        ("repeats", b.repeats),
-    ] {
-        if let Some(v) = v {
-            r = r.field(k, v);
-        }
-    }
-    if let Some(n) = b.note {
-        r = r.field("note", n);
-    }
-    r
+/// `nerve-bench sched`.
+pub fn run_suite(args: &SuiteArgs) -> Result<()> {
+    let machine = Machine::detect();
+    eprintln!("machine: {}", machine.summary());
+    let rows: Vec<Row> = nerve_exec::bench::run(args.quick)
+        .into_iter()
+        .map(convert)
+        .collect();
+    report::emit("sched", args, &machine, &rows)
 }

@@ -26,7 +26,9 @@
 //!
 //! Modes: `poll` spins on the non-blocking receive; `blocking` uses the system's own way of
 //! waiting (futex for raw-shm, blocking `recv` for UDP, an iceoryx2 event service Listener,
-//! nerve's `recv`). Every wait gives up after [`TIMEOUT`] and reports an error row.
+//! nerve's `recv_timeout`). nerve runs blocking scenarios twice: with its default adaptive wait
+//! (spin 20 µs, then futex) and, as `SystemKind::NerveFutex`, with the spin set to zero so it
+//! sleeps at once like the peers (rows differ in `variant`). Every wait gives up after [`TIMEOUT`] and reports an error row.
 
 pub mod iceoryx2;
 pub mod nerve;
@@ -48,8 +50,12 @@ pub const TIMEOUT: Duration = Duration::from_secs(5);
 /// A system under test.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SystemKind {
-    /// This project.
+    /// This project, with its default wait (blocking mode: spin 20 µs, then futex).
     Nerve,
+    /// This project with every subscriber's spin set to zero, so a blocking receive sleeps on
+    /// the futex at once, as the peers' blocking waits do. Blocking mode only; its rows say
+    /// `system: nerve` and differ from [`SystemKind::Nerve`]'s in `variant`.
+    NerveFutex,
     /// The `iceoryx2` crate, publish-subscribe.
     Iceoryx2,
     /// Our own one-cache-line ping-pong through `/dev/shm`: the floor.
@@ -60,15 +66,43 @@ pub enum SystemKind {
 
 impl SystemKind {
     /// Every system, in the order rounds alternate.
-    pub const ALL: [SystemKind; 4] = [Self::Nerve, Self::Iceoryx2, Self::RawShm, Self::Udp];
+    pub const ALL: [SystemKind; 5] = [
+        Self::Nerve,
+        Self::NerveFutex,
+        Self::Iceoryx2,
+        Self::RawShm,
+        Self::Udp,
+    ];
 
-    /// The `system` field of a row.
+    /// The `system` field of a row (both nerve variants are `nerve`).
     pub fn name(self) -> &'static str {
         match self {
-            Self::Nerve => "nerve",
+            Self::Nerve | Self::NerveFutex => "nerve",
             Self::Iceoryx2 => "iceoryx2",
             Self::RawShm => "raw-shm",
             Self::Udp => "udp",
+        }
+    }
+
+    /// The name `--systems` takes (unique per kind).
+    pub fn cli_name(self) -> &'static str {
+        match self {
+            Self::NerveFutex => "nerve-futex",
+            other => other.name(),
+        }
+    }
+
+    /// Whether this is one of nerve's variants (rows that get `ratio_*_vs_<peer>` rows).
+    pub fn is_nerve(self) -> bool {
+        matches!(self, Self::Nerve | Self::NerveFutex)
+    }
+
+    /// Whether the system takes part in scenarios of `mode` at all (a system that does not
+    /// gets no row there, rather than an error row).
+    pub fn runs_in(self, mode: Mode) -> bool {
+        match self {
+            Self::NerveFutex => mode == Mode::Blocking,
+            _ => true,
         }
     }
 
@@ -76,11 +110,10 @@ impl SystemKind {
     pub fn parse(s: &str) -> Result<Self> {
         Self::ALL
             .into_iter()
-            .find(|k| k.name() == s.trim())
+            .find(|k| k.cli_name() == s.trim())
             .ok_or_else(|| {
-                anyhow::anyhow!(
-                    "unknown system `{s}`; expected one of nerve, iceoryx2, raw-shm, udp"
-                )
+                let names: Vec<&str> = Self::ALL.iter().map(|k| k.cli_name()).collect();
+                anyhow::anyhow!("unknown system `{s}`; expected one of {}", names.join(", "))
             })
     }
 }
@@ -175,7 +208,7 @@ pub trait EchoSide {
 /// Whether `system` can run `spec`; the reason when not (reported as the row's `error`).
 pub fn supports(spec: &Spec) -> Result<(), String> {
     match spec.system {
-        SystemKind::Nerve => nerve::supports(spec),
+        SystemKind::Nerve | SystemKind::NerveFutex => nerve::supports(spec),
         SystemKind::Iceoryx2 => iceoryx2::supports(spec),
         SystemKind::RawShm => raw_shm::supports(spec),
         SystemKind::Udp => udp::supports(spec),
@@ -185,7 +218,7 @@ pub fn supports(spec: &Spec) -> Result<(), String> {
 /// The `message` field for `spec` on its system (nerve says which path carried the bytes).
 pub fn message_label(spec: &Spec) -> String {
     match spec.system {
-        SystemKind::Nerve => nerve::message_label(spec),
+        SystemKind::Nerve | SystemKind::NerveFutex => nerve::message_label(spec),
         _ => spec.message.clone(),
     }
 }
@@ -194,7 +227,7 @@ pub fn message_label(spec: &Spec) -> String {
 pub fn variant(spec: &Spec) -> Option<String> {
     match spec.system {
         SystemKind::Iceoryx2 => Some(iceoryx2::variant(spec).to_string()),
-        SystemKind::Nerve => nerve::variant(spec),
+        SystemKind::Nerve | SystemKind::NerveFutex => nerve::variant(spec),
         _ => None,
     }
 }
@@ -203,7 +236,7 @@ pub fn variant(spec: &Spec) -> Option<String> {
 /// needs to find it.
 pub fn echo_side(spec: &Spec) -> Result<(Box<dyn EchoSide>, String)> {
     match spec.system {
-        SystemKind::Nerve => nerve::echo_side(spec),
+        SystemKind::Nerve | SystemKind::NerveFutex => nerve::echo_side(spec),
         SystemKind::Iceoryx2 => iceoryx2::echo_side(spec),
         SystemKind::RawShm => raw_shm::echo_side(spec),
         SystemKind::Udp => udp::echo_side(spec),
@@ -213,7 +246,7 @@ pub fn echo_side(spec: &Spec) -> Result<(Box<dyn EchoSide>, String)> {
 /// Builds the ping side from the echo side's rendezvous string.
 pub fn ping_side(spec: &Spec, rendezvous: &str) -> Result<Box<dyn PingSide>> {
     match spec.system {
-        SystemKind::Nerve => nerve::ping_side(spec, rendezvous),
+        SystemKind::Nerve | SystemKind::NerveFutex => nerve::ping_side(spec, rendezvous),
         SystemKind::Iceoryx2 => iceoryx2::ping_side(spec, rendezvous),
         SystemKind::RawShm => raw_shm::ping_side(spec, rendezvous),
         SystemKind::Udp => udp::ping_side(spec, rendezvous),

@@ -14,18 +14,21 @@
 //! in-process path); cross-process runs use `/dev/shm` segments in a bench-only domain, which
 //! the ping side unlinks when it closes.
 //!
-//! Poll mode spins on `try_recv`; blocking mode calls `recv_timeout` (nerve's adaptive wait:
-//! spin 20 µs, then futex).
+//! Poll mode spins on `try_recv`; blocking mode calls `recv_timeout`: with nerve's default
+//! adaptive wait (spin [`nerve::DEFAULT_SPIN`], then futex) for [`SystemKind::Nerve`], and with
+//! `set_spin(Duration::ZERO)` on every subscriber (straight to the futex, as the peers' blocking
+//! waits do) for [`SystemKind::NerveFutex`]. `variant` says which.
 
 use super::payload::{self, Check};
 use super::{
-    check_echo, check_message, Deadline, EchoSide, Mode, PingSide, Spec, StepTracker, Transport,
-    TIMEOUT,
+    check_echo, check_message, Deadline, EchoSide, Mode, PingSide, Spec, StepTracker, SystemKind,
+    Transport, TIMEOUT,
 };
 use anyhow::{anyhow, bail, Result};
 use nerve::msgs::{self, ChunkedMessage, FixedMessage, Message};
 use nerve::{Publisher, Subscriber, Topic, TransportPath};
 use std::marker::PhantomData;
+use std::time::Duration;
 
 /// Chunked path from this size on; fixed-size Pod messages below it.
 pub const CHUNK_FROM: usize = 64 << 10;
@@ -151,7 +154,23 @@ pub fn variant(spec: &Spec) -> Option<String> {
         Ok(Carrier::Chunk | Carrier::LaserScan) => "loan+send (chunk pool)",
         _ => "send (fixed Pod copy)",
     };
-    Some(format!("{how}, {path}"))
+    let wait = match (spec.mode, spec.system) {
+        (Mode::Poll, _) => String::new(),
+        (Mode::Blocking, SystemKind::NerveFutex) => ", futex-only (spin 0)".into(),
+        (Mode::Blocking, _) => format!(
+            ", adaptive (spin {} µs, then futex)",
+            nerve::DEFAULT_SPIN.as_micros()
+        ),
+    };
+    Some(format!("{how}, {path}{wait}"))
+}
+
+/// How long this run's subscribers spin before their futex wait.
+fn spin(spec: &Spec) -> Duration {
+    match spec.system {
+        SystemKind::NerveFutex => Duration::ZERO,
+        _ => nerve::DEFAULT_SPIN,
+    }
 }
 
 /// One publisher, whatever the message type.
@@ -335,7 +354,7 @@ trait Wire {
     type Handle: 'static;
     fn open(name: &str, spec: &Spec) -> Result<Self::Handle>;
     fn tx(h: &Self::Handle, spec: &Spec) -> Result<Box<dyn Tx>>;
-    fn rx(h: &Self::Handle) -> Result<Box<dyn Rx>>;
+    fn rx(h: &Self::Handle, spec: &Spec) -> Result<Box<dyn Rx>>;
     fn path(h: &Self::Handle) -> TransportPath;
 }
 
@@ -369,10 +388,11 @@ impl<M: FixedMessage<Kind = msgs::Fixed>> Wire for FixedWire<M> {
             scratch: M::zeroed(),
         }))
     }
-    fn rx(h: &Topic<M>) -> Result<Box<dyn Rx>> {
-        let subscriber = h
+    fn rx(h: &Topic<M>, spec: &Spec) -> Result<Box<dyn Rx>> {
+        let mut subscriber = h
             .subscriber()
             .map_err(|e| anyhow!("nerve subscriber: {e}"))?;
+        subscriber.set_spin(spin(spec));
         Ok(Box::new(FixedRx { subscriber }))
     }
     fn path(h: &Topic<M>) -> TransportPath {
@@ -406,10 +426,11 @@ impl<M: ChunkedMessage<Kind = msgs::Chunked>> Wire for ChunkWire<M> {
             total: spec.payload,
         }))
     }
-    fn rx(h: &Topic<M>) -> Result<Box<dyn Rx>> {
-        let subscriber = h
+    fn rx(h: &Topic<M>, spec: &Spec) -> Result<Box<dyn Rx>> {
+        let mut subscriber = h
             .subscriber()
             .map_err(|e| anyhow!("nerve subscriber: {e}"))?;
+        subscriber.set_spin(spin(spec));
         Ok(Box::new(ChunkRx { subscriber }))
     }
     fn path(h: &Topic<M>) -> TransportPath {
@@ -432,10 +453,10 @@ fn ends<W: Wire>(spec: &Spec, ping_side: bool) -> Result<Ends> {
         let txs = (0..spec.publishers)
             .map(|_| W::tx(&ping, spec))
             .collect::<Result<Vec<_>>>()?;
-        (txs, vec![W::rx(&pong)?])
+        (txs, vec![W::rx(&pong, spec)?])
     } else {
         let rxs = (0..spec.subscribers)
-            .map(|_| W::rx(&ping))
+            .map(|_| W::rx(&ping, spec))
             .collect::<Result<Vec<_>>>()?;
         (vec![W::tx(&pong, spec)?], rxs)
     };
@@ -452,7 +473,7 @@ fn ends<W: Wire>(spec: &Spec, ping_side: bool) -> Result<Ends> {
         let ep: Box<dyn std::any::Any> = if ping_side {
             Box::new(FixedWire::<Bytes16>::tx(&t, &idle_spec)?)
         } else {
-            Box::new(FixedWire::<Bytes16>::rx(&t)?)
+            Box::new(FixedWire::<Bytes16>::rx(&t, &idle_spec)?)
         };
         paths.push(t.path().clone());
         topics.push(Box::new(t));

@@ -30,11 +30,12 @@ pub struct IpcArgs {
     /// Write the same rows flat here.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
-    /// Systems to run, comma separated, in round order.
+    /// Systems to run, comma separated, in round order. `nerve-futex` is nerve with its
+    /// subscribers' spin set to zero (blocking scenarios only; rows say `system: nerve`).
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "nerve,iceoryx2,raw-shm,udp"
+        default_value = "nerve,nerve-futex,iceoryx2,raw-shm,udp"
     )]
     pub systems: Vec<String>,
     /// Alternating rounds per scenario (default: 3 with --quick, 10 otherwise).
@@ -134,7 +135,7 @@ impl Scenario {
             check: self.check,
             topics: self.topics,
             window: self.throughput.unwrap_or(1),
-            name: format!("nb-{}-{n}-{}", std::process::id(), system.name()),
+            name: format!("nb-{}-{n}-{}", std::process::id(), system.cli_name()),
         }
     }
 }
@@ -459,8 +460,16 @@ struct Counts {
 }
 
 /// Untimed windows run once after set-up: enough to cycle every pool slot and chunk once
-/// (first-touch page faults), so no round pays for them.
-const SETUP_WARM_WINDOWS: u64 = 64;
+/// (first-touch page faults), so no round pays for them. From 1 MiB on, 32: still more than
+/// nerve's 24 chunks at depth 8 (2 x depth + 8) and iceoryx2's few samples, without paying
+/// 64 x 4 passes over 6 MB per system.
+fn setup_warm_windows(payload: usize) -> u64 {
+    if payload >= 1 << 20 {
+        32
+    } else {
+        64
+    }
+}
 
 /// Blocks per round for `one_way_batch_mean_ns` (poll mode only) and round trips per block:
 /// the round's per-sample count split into 10 blocks, so one preemption spoils one block, not
@@ -477,8 +486,9 @@ fn batch_blocks(mode: Mode, steps: u64) -> (u64, u64) {
 
 fn calibrate(pair: &mut Pair, sc: &Scenario, budget: &Budget) -> Result<Counts> {
     let window = sc.throughput.unwrap_or(1);
-    pair.run(SETUP_WARM_WINDOWS, window, |p, first| {
-        for i in 0..SETUP_WARM_WINDOWS {
+    let warm = setup_warm_windows(sc.payload);
+    pair.run(warm, window, |p, first| {
+        for i in 0..warm {
             p.window(first + i * u64::from(window), window)?;
         }
         Ok(())
@@ -580,7 +590,7 @@ fn run_scenario(
 ) -> Vec<Row> {
     let mut runs: Vec<SystemRun> = Vec::new();
     let mut pairs: Vec<Option<(Pair, Counts)>> = Vec::new();
-    for &system in systems {
+    for &system in systems.iter().filter(|k| k.runs_in(sc.mode)) {
         let spec = sc.spec(system);
         let mut run = SystemRun {
             system,
@@ -696,7 +706,13 @@ fn rows_for(sc: &Scenario, runs: &mut [SystemRun]) -> Vec<Row> {
         if run.system == SystemKind::Nerve && sc.mode == Mode::Blocking {
             row = row.field(
                 "note",
-                "nerve recv_timeout spins 20 us before its futex wait; peers sleep at once",
+                "nerve's default recv_timeout spins 20 us before its futex wait; peers sleep at once (see the futex-only variant)",
+            );
+        }
+        if run.system == SystemKind::NerveFutex {
+            row = row.field(
+                "note",
+                "every nerve subscriber set_spin(0): recv_timeout sleeps on the futex at once, like the peers",
             );
         }
         if sc.throughput.is_some() {
@@ -724,14 +740,14 @@ fn rows_for(sc: &Scenario, runs: &mut [SystemRun]) -> Vec<Row> {
             );
         }
     }
-    // Per-round ratios of nerve against each peer.
-    if let Some(nerve) = runs
+    // Per-round ratios of each nerve variant against each peer (rows told apart by `variant`).
+    for nerve in runs
         .iter()
-        .find(|r| r.system == SystemKind::Nerve && r.error.is_none())
+        .filter(|r| r.system.is_nerve() && r.error.is_none())
     {
         for peer in runs
             .iter()
-            .filter(|r| r.system != SystemKind::Nerve && r.error.is_none())
+            .filter(|r| !r.system.is_nerve() && r.error.is_none())
         {
             let ratios: Vec<f64> = nerve
                 .round_p50
