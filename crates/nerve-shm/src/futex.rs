@@ -7,6 +7,12 @@ use std::time::Duration;
 /// Blocks while `*word == expected`, for at most `timeout` (None: forever). Returns on wake-up,
 /// timeout, signal or a changed value; callers re-check their condition.
 pub fn wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) {
+    wait_raw(word.as_ptr(), expected, timeout)
+}
+
+/// [`wait`] on a raw address: the low half of a 64-bit sequence word, which Rust code only
+/// ever accesses as 64 bits (the kernel reads the 32 bits itself).
+pub fn wait_raw(word: *const u32, expected: u32, timeout: Option<Duration>) {
     #[cfg(target_os = "linux")]
     {
         let ts = timeout.map(|d| libc::timespec {
@@ -16,13 +22,13 @@ pub fn wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) {
         let ts_ptr = ts
             .as_ref()
             .map_or(std::ptr::null(), |t| t as *const libc::timespec);
-        // SAFETY: `word` is a valid, aligned 32-bit atomic for the duration of the call; the
-        // kernel only reads it. FUTEX_WAIT (not _PRIVATE) because the word may be shared across
+        // SAFETY: callers pass a valid, 4-byte aligned address inside live memory; the kernel
+        // only reads it. FUTEX_WAIT (not _PRIVATE) because the word may be shared across
         // processes. `ts_ptr` is null or points to a live timespec.
         unsafe {
             libc::syscall(
                 libc::SYS_futex,
-                word.as_ptr(),
+                word,
                 libc::FUTEX_WAIT,
                 expected,
                 ts_ptr,
@@ -44,14 +50,18 @@ pub fn wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) {
 
 /// Wakes every waiter blocked on `word`.
 pub fn wake_all(word: &AtomicU32) {
+    wake_all_raw(word.as_ptr())
+}
+
+/// [`wake_all`] on a raw address (see [`wait_raw`]).
+pub fn wake_all_raw(word: *const u32) {
     #[cfg(target_os = "linux")]
     {
-        // SAFETY: `word` is a valid, aligned 32-bit atomic; FUTEX_WAKE does not dereference
-        // anything else.
+        // SAFETY: FUTEX_WAKE only uses the address as a key; it dereferences nothing.
         unsafe {
             libc::syscall(
                 libc::SYS_futex,
-                word.as_ptr(),
+                word,
                 libc::FUTEX_WAKE,
                 i32::MAX,
                 std::ptr::null::<libc::timespec>(),

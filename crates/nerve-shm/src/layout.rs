@@ -3,7 +3,6 @@
 //! ```text
 //! 0       HeaderFields   plain fields, written once by the creator before `ready` is set
 //! 1024    head           AtomicU64: index of the next message to claim (own cache line)
-//! 1152    notify         AtomicU32 futex word + AtomicU32 waiter count (own cache line)
 //! 4096    endpoints      max_endpoints × 64 B records (publishers and subscribers)
 //! slots   ring           capacity × slot_stride; a slot is seq u64 | len u32 | writer u32 | payload
 //! pool    chunk pool     only for chunked / serialized messages (see pool.rs)
@@ -22,8 +21,6 @@ pub const LAYOUT_VERSION: u32 = 1;
 pub const READY: u32 = 0x5245_4459;
 /// Offset of the `head` counter.
 pub const HEAD_OFFSET: usize = 1024;
-/// Offset of the futex word; the waiter count follows it.
-pub const NOTIFY_OFFSET: usize = 1152;
 /// Offset of the endpoint table.
 pub const ENDPOINTS_OFFSET: usize = 4096;
 /// Size of one endpoint record.

@@ -21,4 +21,4 @@ mod words;
 pub use layout::{Reliability, StoredType, TopicConfig, TopicParams};
 pub use liveness::ProcessId;
 pub use pool::{ChunkId, Pool};
-pub use ring::{Claimed, Read, Ring};
+pub use ring::{Claim, Claimed, Read, Ring, WAITER};

@@ -9,14 +9,17 @@
 //! slot by CAS from the previous complete sequence, so two publishers a full ring apart never
 //! write one slot at once, and a publisher killed mid-write leaves an odd sequence that readers
 //! and writers recognise (the slot records the writer's endpoint, whose liveness they check).
-//! Readers never write to the ring: no per-subscriber work on the publish path.
+//! Readers never write payloads, and touch a slot's sequence only to go to sleep: a reader about
+//! to block sets [`WAITER`] (the top bit) in the sequence of the slot it waits for, then
+//! futex-waits on that word. The writer that next claims the slot learns from its claiming CAS
+//! whether anyone sleeps there, so publishing needs no fence and no syscall unless someone
+//! waits: one `fetch_add` and one CAS per message, and a plain Release store to publish.
 
 use std::ptr::NonNull;
 use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering::*};
 
 use crate::layout::{
-    EndpointRecord, TopicParams, ENDPOINTS_OFFSET, ENDPOINT_SIZE, HEAD_OFFSET, NOTIFY_OFFSET,
-    SLOT_HEADER,
+    EndpointRecord, TopicParams, ENDPOINTS_OFFSET, ENDPOINT_SIZE, HEAD_OFFSET, SLOT_HEADER,
 };
 use crate::words;
 
@@ -64,6 +67,18 @@ unsafe impl Send for Ring {}
 // SAFETY: as above.
 unsafe impl Sync for Ring {}
 
+/// Set in a slot's sequence by readers sleeping until that slot's next message is complete.
+pub const WAITER: u64 = 1 << 63;
+
+/// A slot claimed by [`Ring::begin_write`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Claim {
+    /// What the slot held.
+    pub claimed: Claimed,
+    /// A reader sleeps on the slot: [`Ring::commit`] must wake it.
+    pub wake: bool,
+}
+
 /// How many times a writer spins on a slot held by an older writer before checking whether that
 /// writer is still alive.
 const TAKEOVER_SPINS: u32 = 1 << 16;
@@ -101,18 +116,6 @@ impl Ring {
     pub fn head(&self) -> &AtomicU64 {
         // SAFETY: HEAD_OFFSET is inside every validated segment and 8-byte aligned.
         unsafe { &*(self.base.as_ptr().add(HEAD_OFFSET) as *const AtomicU64) }
-    }
-
-    /// The futex word readers sleep on.
-    pub fn notify(&self) -> &AtomicU32 {
-        // SAFETY: NOTIFY_OFFSET is inside every validated segment and 4-byte aligned.
-        unsafe { &*(self.base.as_ptr().add(NOTIFY_OFFSET) as *const AtomicU32) }
-    }
-
-    /// Number of readers inside (or about to enter) a futex wait.
-    pub fn waiters(&self) -> &AtomicU32 {
-        // SAFETY: as for `notify`, next word.
-        unsafe { &*(self.base.as_ptr().add(NOTIFY_OFFSET + 4) as *const AtomicU32) }
     }
 
     /// Number of endpoint records.
@@ -186,14 +189,18 @@ impl Ring {
 
     /// Claims the slot of message `n` for writer `writer`. `writer_dead(e)` tells whether the
     /// process of endpoint `e` is gone; it is only called after a long wait.
-    pub fn begin_write(&self, n: u64, writer: u32, writer_dead: impl Fn(u32) -> bool) -> Claimed {
+    pub fn begin_write(&self, n: u64, writer: u32, writer_dead: impl Fn(u32) -> bool) -> Claim {
         let (seq, _, who, _) = self.slot(n);
         let writing = 2 * n + 1;
         let mut spins = 0u32;
         loop {
-            let s = seq.load(Relaxed);
+            let raw = seq.load(Relaxed);
+            let s = raw & !WAITER;
             if s >= writing {
-                return Claimed::Overtaken;
+                return Claim {
+                    claimed: Claimed::Overtaken,
+                    wake: false,
+                };
             }
             if s % 2 == 1 {
                 // An older writer is still on this slot (it is a full ring behind us).
@@ -209,16 +216,21 @@ impl Ring {
                 }
             }
             // Acquire pairs with the Release in `commit` of the previous writer, so the old
-            // payload (a chunk descriptor to release) is visible to us.
-            if seq.compare_exchange(s, writing, Acquire, Relaxed).is_ok() {
+            // payload (a chunk descriptor to release) is visible to us. The CAS also consumes
+            // the WAITER bit: waking its sleepers is ours to do in `commit`.
+            if seq.compare_exchange(raw, writing, Acquire, Relaxed).is_ok() {
                 // Pairs with the Acquire fence in `read`: a reader that sees any of the payload
                 // stores below also sees the odd sequence and discards its copy.
                 fence(Release);
                 who.store(writer, Relaxed);
-                return match s {
+                let claimed = match s {
                     0 => Claimed::Fresh,
                     s if s % 2 == 1 => Claimed::TakenOver,
                     s => Claimed::Replaced(s / 2 - 1),
+                };
+                return Claim {
+                    claimed,
+                    wake: raw & WAITER != 0,
                 };
             }
         }
@@ -243,34 +255,56 @@ impl Ring {
         len.store(bytes.len() as u32, Relaxed);
     }
 
-    /// Publishes message `n` and wakes sleeping readers if there are any. Returns true when a
-    /// wake-up was issued (the only case with a syscall).
-    pub fn commit(&self, n: u64) -> bool {
+    /// Publishes message `n`, waking the readers that sleep on its slot when `claim.wake` says
+    /// there are any (the only case with a syscall). Returns whether it woke anyone.
+    pub fn commit(&self, n: u64, claim: Claim) -> bool {
         let (seq, _, _, _) = self.slot(n);
         // Release pairs with the Acquire load in `read`: the payload is visible before the
-        // sequence says it is complete. SeqCst (a locked xchg on x86) also orders this store
-        // before the `waiters` load below against the reader's SeqCst increment in
-        // `prepare_wait` (Dekker): either we see the waiter or it sees the message.
-        seq.swap(2 * n + 2, SeqCst);
-        if self.waiters().load(SeqCst) != 0 {
-            self.wake();
-            return true;
+        // sequence says it is complete. A reader that tried to set WAITER after our claiming
+        // CAS saw the odd sequence and does not sleep (see `wait`): no wake-up is lost.
+        seq.store(2 * n + 2, Release);
+        if claim.wake {
+            crate::futex::wake_all_raw(seq.as_ptr() as *const u32);
         }
-        false
+        claim.wake
     }
 
-    /// Wakes every reader sleeping on this topic.
-    pub fn wake(&self) {
-        self.notify().fetch_add(1, Release);
-        crate::futex::wake_all(self.notify());
+    /// Sleeps until message `c` may have arrived: marks its slot with [`WAITER`] and futex-waits
+    /// on the slot's sequence for at most `timeout`. Returns at once if the message is there,
+    /// being written, or already overwritten. Callers re-check with `read`.
+    pub fn wait(&self, c: u64, timeout: std::time::Duration) {
+        let (seq, _, _, _) = self.slot(c);
+        let mut raw = seq.load(Acquire);
+        loop {
+            if raw & !WAITER >= 2 * c + 1 {
+                return;
+            }
+            if raw & WAITER != 0 {
+                break;
+            }
+            // The CAS succeeds only if no writer claimed the slot since our load; a writer that
+            // claims it later sees WAITER in its own CAS and wakes us.
+            match seq.compare_exchange_weak(raw, raw | WAITER, Relaxed, Relaxed) {
+                Ok(_) => {
+                    raw |= WAITER;
+                    break;
+                }
+                Err(now) => raw = now,
+            }
+        }
+        // The kernel compares the low 32 bits (x86-64 is little-endian) under its own lock: a
+        // claim changes them, so a writer that claims between our CAS and this call makes the
+        // wait return at once, and one that claims after it wakes us in `commit`.
+        crate::futex::wait_raw(seq.as_ptr() as *const u32, raw as u32, Some(timeout));
     }
 
     /// Copies message `c` into `out` (at most `out.len()` bytes).
     pub fn read(&self, c: u64, out: &mut [u8]) -> Read {
         let (seq, len, who, p) = self.slot(c);
         let want = 2 * c + 2;
-        // Acquire pairs with the SeqCst swap in `commit`.
-        let s1 = seq.load(Acquire);
+        // Acquire pairs with the Release store in `commit`. Sleeping readers may set WAITER at
+        // any time without changing the message, so compare without it.
+        let s1 = seq.load(Acquire) & !WAITER;
         if s1 != want {
             return if s1 < want - 1 {
                 Read::Empty
@@ -288,25 +322,10 @@ impl Ring {
         // Pairs with the Release fence in `begin_write`: if any word we copied came from a newer
         // writer, the sequence load below sees that writer's odd value.
         fence(Acquire);
-        if seq.load(Relaxed) != s1 {
+        if seq.load(Relaxed) & !WAITER != s1 {
             return Read::Lapped;
         }
         Read::Ok(n)
-    }
-
-    /// Registers a reader about to sleep. Returns the futex value to wait on; the caller must
-    /// re-check for data after this and before `futex::wait`, then call `end_wait`.
-    pub fn prepare_wait(&self) -> u32 {
-        let v = self.notify().load(Acquire);
-        // SeqCst pairs with the swap + SeqCst load in `commit` (see there).
-        self.waiters().fetch_add(1, SeqCst);
-        fence(SeqCst);
-        v
-    }
-
-    /// Unregisters a reader that woke up.
-    pub fn end_wait(&self) {
-        self.waiters().fetch_sub(1, Relaxed);
     }
 }
 
@@ -344,9 +363,10 @@ mod tests {
 
     fn publish(r: &Ring, msg: u64) {
         let n = r.head().fetch_add(1, Relaxed);
-        assert_ne!(r.begin_write(n, 0, |_| false), Claimed::Overtaken);
+        let claim = r.begin_write(n, 0, |_| false);
+        assert_ne!(claim.claimed, Claimed::Overtaken);
         r.write(n, &msg.to_le_bytes());
-        r.commit(n);
+        r.commit(n, claim);
     }
 
     #[test]
@@ -371,35 +391,51 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "futex syscalls")]
     fn publishing_makes_a_syscall_only_when_someone_waits() {
         let (_m, r) = ring(4, 8);
         let n = r.head().fetch_add(1, Relaxed);
-        r.begin_write(n, 0, |_| false);
+        let claim = r.begin_write(n, 0, |_| false);
+        assert!(!claim.wake);
         r.write(n, &[1; 8]);
-        assert!(!r.commit(n), "no waiter: no futex wake");
-        let v = r.prepare_wait();
+        assert!(!r.commit(n, claim), "no waiter: no futex wake");
+        // A reader waits (briefly) for message 1, which sets WAITER on its slot.
+        r.wait(1, std::time::Duration::from_millis(1));
         let n = r.head().fetch_add(1, Relaxed);
-        r.begin_write(n, 0, |_| false);
+        let claim = r.begin_write(n, 0, |_| false);
+        assert!(claim.wake, "the claiming CAS sees the sleeper");
         r.write(n, &[2; 8]);
-        assert!(r.commit(n), "a registered waiter is woken");
-        assert_ne!(
-            r.notify().load(Relaxed),
-            v,
-            "the futex word moved, so a late sleeper returns at once"
-        );
-        r.end_wait();
+        assert!(r.commit(n, claim), "a registered waiter is woken");
+        // A message already there: waiting returns at once.
+        let t = std::time::Instant::now();
+        r.wait(1, std::time::Duration::from_secs(5));
+        assert!(t.elapsed() < std::time::Duration::from_secs(1));
+        assert_eq!(r.read(1, &mut [0u8; 8]), Read::Ok(8));
+    }
+
+    #[test]
+    fn waiter_bits_do_not_disturb_readers() {
+        let (_m, r) = ring(2, 8);
+        publish(&r, 5);
+        // A reader waiting for message 2 (same slot as 0) marks the slot while 0 is readable.
+        let (seq, ..) = r.slot(0);
+        seq.fetch_or(WAITER, Relaxed);
+        let mut buf = [0u8; 8];
+        assert_eq!(r.read(0, &mut buf), Read::Ok(8));
+        assert_eq!(u64::from_le_bytes(buf), 5);
+        assert_eq!(r.read(2, &mut buf), Read::Empty);
     }
 
     #[test]
     fn dead_writer_slot_is_taken_over() {
         let (_m, r) = ring(2, 8);
         let n = r.head().fetch_add(1, Relaxed);
-        assert_eq!(r.begin_write(n, 3, |_| false), Claimed::Fresh);
+        assert_eq!(r.begin_write(n, 3, |_| false).claimed, Claimed::Fresh);
         // The writer "dies" here. A reader sees the message as being written by endpoint 3.
         assert_eq!(r.read(0, &mut [0u8; 8]), Read::Writing(3));
         // Two messages later another writer needs slot 0 and takes it over once 3 is dead.
         r.head().fetch_add(1, Relaxed);
-        assert_eq!(r.begin_write(2, 1, |e| e == 3), Claimed::TakenOver);
+        assert_eq!(r.begin_write(2, 1, |e| e == 3).claimed, Claimed::TakenOver);
     }
 
     /// One writer, two readers on threads; every message is either received intact or counted
@@ -440,13 +476,13 @@ mod tests {
             .collect();
         for i in 0..total {
             let n = r.head().fetch_add(1, Relaxed);
-            r.begin_write(n, 0, |_| false);
+            let claim = r.begin_write(n, 0, |_| false);
             let mut msg = [0u8; 64];
             for w in msg.chunks_mut(8) {
                 w.copy_from_slice(&i.to_le_bytes());
             }
             r.write(n, &msg);
-            r.commit(n);
+            r.commit(n, claim);
         }
         for h in readers {
             let (got, lost) = h.join().unwrap();

@@ -516,12 +516,12 @@ impl PubCore {
         let Some(n) = self.claim() else { return false };
         let shared = self.shared();
         let ring = &shared.ring;
-        let claimed = ring.begin_write(n, self.ep.index, |w| {
+        let claim = ring.begin_write(n, self.ep.index, |w| {
             w >= ring.endpoint_count()
                 || shared.record_dead(w)
                 || ring.endpoint(w).state.load(Acquire) == ENDPOINT_FREE
         });
-        match claimed {
+        match claim.claimed {
             Claimed::Overtaken => {
                 // A message a full ring newer owns the slot: ours is already obsolete.
                 self.release_payload(payload);
@@ -537,7 +537,7 @@ impl PubCore {
             Claimed::Fresh | Claimed::TakenOver => {}
         }
         ring.write(n, payload);
-        ring.commit(n);
+        ring.commit(n, claim);
         // Statistics only: a load and a store, not a locked read-modify-write. Concurrent sends
         // through one publisher from several threads may undercount.
         let sent = self.sent.load(Relaxed) + 1;
@@ -814,13 +814,7 @@ impl SubCore {
                 }
                 None => slice,
             };
-            let v = ring.prepare_wait();
-            if let Some(msg) = self.try_recv(&mut decode) {
-                ring.end_wait();
-                return Some(msg);
-            }
-            nerve_shm::futex::wait(ring.notify(), v, Some(wait));
-            ring.end_wait();
+            ring.wait(self.cursor, wait);
             if let Some(msg) = self.try_recv(&mut decode) {
                 return Some(msg);
             }

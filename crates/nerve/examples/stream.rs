@@ -14,6 +14,10 @@ fn pin(core: usize) {
 
 fn main() {
     let reliable = std::env::args().any(|a| a == "--reliable");
+    let backoff: u32 = std::env::var("BACKOFF")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     let n: u64 = 20_000_000;
     let b = Topic::<CmdVel>::builder("stream/check")
         .domain(9_999)
@@ -31,6 +35,10 @@ fn main() {
                 sum = sum.wrapping_add(m.stamp_ns);
                 if m.stamp_ns == n - 1 {
                     break;
+                }
+            } else {
+                for _ in 0..backoff {
+                    std::hint::spin_loop();
                 }
             }
         }
