@@ -7,12 +7,16 @@ use std::time::Duration;
 /// Blocks while `*word == expected`, for at most `timeout` (None: forever). Returns on wake-up,
 /// timeout, signal or a changed value; callers re-check their condition.
 pub fn wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) {
-    wait_raw(word.as_ptr(), expected, timeout)
+    // SAFETY: the address comes from a live AtomicU32.
+    unsafe { wait_raw(word.as_ptr(), expected, timeout) }
 }
 
 /// [`wait`] on a raw address: the low half of a 64-bit sequence word, which Rust code only
 /// ever accesses as 64 bits (the kernel reads the 32 bits itself).
-pub fn wait_raw(word: *const u32, expected: u32, timeout: Option<Duration>) {
+///
+/// # Safety
+/// `word` must be 4-byte aligned and point into memory that stays mapped for the call.
+pub unsafe fn wait_raw(word: *const u32, expected: u32, timeout: Option<Duration>) {
     #[cfg(target_os = "linux")]
     {
         let ts = timeout.map(|d| libc::timespec {
@@ -50,11 +54,15 @@ pub fn wait_raw(word: *const u32, expected: u32, timeout: Option<Duration>) {
 
 /// Wakes every waiter blocked on `word`.
 pub fn wake_all(word: &AtomicU32) {
-    wake_all_raw(word.as_ptr())
+    // SAFETY: the address comes from a live AtomicU32.
+    unsafe { wake_all_raw(word.as_ptr()) }
 }
 
 /// [`wake_all`] on a raw address (see [`wait_raw`]).
-pub fn wake_all_raw(word: *const u32) {
+///
+/// # Safety
+/// `word` must be 4-byte aligned and point into mapped memory (the kernel uses it as a key).
+pub unsafe fn wake_all_raw(word: *const u32) {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: FUTEX_WAKE only uses the address as a key; it dereferences nothing.

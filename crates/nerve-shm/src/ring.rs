@@ -264,7 +264,8 @@ impl Ring {
         // CAS saw the odd sequence and does not sleep (see `wait`): no wake-up is lost.
         seq.store(2 * n + 2, Release);
         if claim.wake {
-            crate::futex::wake_all_raw(seq.as_ptr() as *const u32);
+            // SAFETY: the slot's sequence word is 8-byte aligned and inside the mapping.
+            unsafe { crate::futex::wake_all_raw(seq.as_ptr() as *const u32) };
         }
         claim.wake
     }
@@ -276,7 +277,7 @@ impl Ring {
         let (seq, _, _, _) = self.slot(c);
         let mut raw = seq.load(Acquire);
         loop {
-            if raw & !WAITER >= 2 * c + 1 {
+            if raw & !WAITER > 2 * c {
                 return;
             }
             if raw & WAITER != 0 {
@@ -295,7 +296,8 @@ impl Ring {
         // The kernel compares the low 32 bits (x86-64 is little-endian) under its own lock: a
         // claim changes them, so a writer that claims between our CAS and this call makes the
         // wait return at once, and one that claims after it wakes us in `commit`.
-        crate::futex::wait_raw(seq.as_ptr() as *const u32, raw as u32, Some(timeout));
+        // SAFETY: the slot's sequence word is 8-byte aligned and inside the mapping.
+        unsafe { crate::futex::wait_raw(seq.as_ptr() as *const u32, raw as u32, Some(timeout)) };
     }
 
     /// Copies message `c` into `out` (at most `out.len()` bytes).
