@@ -3,6 +3,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -36,3 +37,22 @@ def run_python(code: str, *args: str) -> subprocess.Popen:
         [sys.executable, "-c", code, *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
+
+
+def recv_n(sub, n: int, peer: subprocess.Popen, timeout: float = 20.0) -> list:
+    """Receives `n` messages from a peer process; fails at once (with the peer's stderr) if the
+    peer exits with an error, and after `timeout` seconds in all."""
+    got: list = []
+    end = time.monotonic() + timeout
+    while len(got) < n:
+        m = sub.recv(timeout=0.2)
+        if m is not None:
+            got.append(m)
+            continue
+        code = peer.poll()
+        if code not in (None, 0):
+            err = peer.stderr.read() if peer.stderr else ""
+            pytest.fail(f"peer exited with {code} after {len(got)}/{n} messages: {err}")
+        if time.monotonic() > end:
+            pytest.fail(f"received {len(got)}/{n} messages in {timeout} s (peer exit code {code})")
+    return got

@@ -4,7 +4,7 @@ import time
 import nerve
 import numpy as np
 import pytest
-from conftest import run_python
+from conftest import recv_n, run_python
 
 
 def wait_subscriber(name: str, timeout: float = 10.0) -> None:
@@ -75,7 +75,7 @@ for i in range(100):
     p.send(nerve.CmdVel(stamp_ns=i, linear=i * 0.5))
 """
     )
-    got = [sub.recv(timeout=10) for _ in range(100)]
+    got = recv_n(sub, 100, child)
     assert [m.stamp_ns for m in got] == list(range(100))
     assert got[10].linear == 5.0
     assert child.wait(10) == 0, child.stderr.read()
@@ -85,8 +85,10 @@ def test_cross_process_rust_to_python(domain, py_peer):
     sub = nerve.Topic("rp/cmd", nerve.CmdVel, depth=64).subscriber()
     import subprocess
 
-    peer = subprocess.Popen([str(py_peer), "publish", "rp/cmd", "50"])
-    got = [sub.recv(timeout=10) for _ in range(50)]
+    peer = subprocess.Popen(
+        [str(py_peer), "publish", "rp/cmd", "50"], stderr=subprocess.PIPE, text=True
+    )
+    got = recv_n(sub, 50, peer)
     assert [m.stamp_ns for m in got] == list(range(50))
     assert got[4].linear == 2.0 and got[4].angular == -1.0
     assert peer.wait(10) == 0
