@@ -311,30 +311,68 @@ fn replace(
     create(path, config, chunks)
 }
 
+/// The header a creator writes for `config`, with room for a pool of `chunks` = (chunk size,
+/// count) when given. Errors name the value out of range.
+pub fn plan(
+    config: &TopicConfig,
+    chunks: Option<(usize, u32)>,
+) -> Result<HeaderFields, LayoutError> {
+    let mut config = config.clone();
+    if let Some((size, count)) = chunks {
+        config.pool_len = Pool::area_len(size, count, config.max_endpoints).ok_or_else(|| {
+            LayoutError::Invalid {
+                field: "pool",
+                detail: format!("{count} chunks of {size} bytes overflow"),
+            }
+        })?;
+    }
+    let me = ProcessId::current();
+    config.header(me.pid, me.start_time)
+}
+
+/// Writes a planned header (and its pool) into a fresh region and returns the validated
+/// parameters. The same code lays out shared-memory segments and in-process heap topics.
+///
+/// # Safety
+/// `base` must point to `len` zeroed bytes, page-aligned, that nobody else can see yet, with
+/// `len >= header.total_size`.
+pub unsafe fn initialize(
+    base: NonNull<u8>,
+    len: usize,
+    header: &HeaderFields,
+    chunks: Option<(usize, u32)>,
+) -> Result<TopicParams, LayoutError> {
+    // SAFETY: the caller guarantees a private, zeroed region of at least a page.
+    unsafe { std::ptr::write(base.as_ptr() as *mut HeaderFields, *header) };
+    // SAFETY: as above; `len` bytes are readable.
+    let copy = unsafe { std::ptr::read_volatile(base.as_ptr() as *const HeaderFields) };
+    let params = copy.validate(header.total_size as usize)?;
+    debug_assert!(params.total_size <= len);
+    if let Some((size, count)) = chunks {
+        // SAFETY: the pool area lies inside the region (validated above) and is zeroed.
+        unsafe {
+            Pool::init(
+                base.as_ptr().add(params.pool_offset),
+                params.pool_len,
+                size,
+                count,
+                params.max_endpoints,
+            )
+        };
+    }
+    Ok(params)
+}
+
 fn create(
     path: &Path,
     config: &TopicConfig,
     chunks: Option<(usize, u32)>,
 ) -> Result<Segment, SegmentError> {
-    let mut config = config.clone();
-    if let Some((size, count)) = chunks {
-        config.pool_len = Pool::area_len(size, count, config.max_endpoints).ok_or_else(|| {
-            SegmentError::Corrupt {
-                path: path.to_owned(),
-                source: LayoutError::Invalid {
-                    field: "pool",
-                    detail: format!("{count} chunks of {size} bytes overflow"),
-                },
-            }
-        })?;
-    }
-    let me = ProcessId::current();
-    let header = config
-        .header(me.pid, me.start_time)
-        .map_err(|source| SegmentError::Corrupt {
-            path: path.to_owned(),
-            source,
-        })?;
+    let corrupt = |source| SegmentError::Corrupt {
+        path: path.to_owned(),
+        source,
+    };
+    let header = plan(config, chunks).map_err(corrupt)?;
     let f = OpenOptions::new()
         .read(true)
         .write(true)
@@ -345,25 +383,10 @@ fn create(
     f.set_len(header.total_size).map_err(io_err(path))?;
     let region =
         ShmRegion::map(&f, header.total_size as usize, path, true).map_err(io_err(path))?;
-    // SAFETY: the mapping is fresh, zero-filled, private to us under the domain lock, and at
-    // least one page long; HeaderFields fits in the first page.
-    unsafe { std::ptr::write(region.base().as_ptr() as *mut HeaderFields, header) };
-    let params = validate(&region).map_err(|source| SegmentError::Corrupt {
-        path: path.to_owned(),
-        source,
-    })?;
-    if let Some((size, count)) = chunks {
-        // SAFETY: the pool area lies inside the fresh mapping (validated above) and is zeroed.
-        unsafe {
-            Pool::init(
-                region.base().as_ptr().add(params.pool_offset),
-                params.pool_len,
-                size,
-                count,
-                params.max_endpoints,
-            )
-        };
-    }
+    // SAFETY: the mapping is fresh (create_new), zero-filled, page-aligned, private to us under
+    // the domain lock, and exactly `total_size` long.
+    let params =
+        unsafe { initialize(region.base(), region.len(), &header, chunks) }.map_err(corrupt)?;
     // Release pairs with the Acquire load in `open_or_create`: a segment marked ready has its
     // header and pool written.
     ready_word(region.base()).store(READY, Release);

@@ -43,6 +43,70 @@ pub(crate) struct OpenSpec {
     pub in_process: bool,
 }
 
+/// The options every topic builder shares, typed and raw: defined once, expanded into each
+/// builder (which holds an `OpenSpec` in `self.spec`).
+macro_rules! topic_builder_options {
+    () => {
+        /// Ring depth (history kept for slow or late subscribers); rounded up to a power of
+        /// two.
+        pub fn depth(mut self, depth: u32) -> Self {
+            self.spec.depth = Some(depth);
+            self
+        }
+        /// Reliability QoS; see [`best_effort`](Self::best_effort), [`reliable`](Self::reliable)
+        /// and [`latest_only`](Self::latest_only).
+        pub fn reliability(mut self, r: nerve_shm::Reliability) -> Self {
+            self.spec.reliability = Some(r);
+            self
+        }
+        /// Oldest messages are overwritten; lapped subscribers count their loss (default).
+        pub fn best_effort(self) -> Self {
+            self.reliability(nerve_shm::Reliability::BestEffort)
+        }
+        /// Publishers wait (up to their send timeout) while the slowest live subscriber is
+        /// `depth` messages behind, then fail with `SendError::Full`.
+        pub fn reliable(self) -> Self {
+            self.reliability(nerve_shm::Reliability::Reliable)
+        }
+        /// Subscribers always get the newest message; older ones are skipped (counted as lost).
+        pub fn latest_only(self) -> Self {
+            self.reliability(nerve_shm::Reliability::LatestOnly)
+        }
+        /// Domain (default `$NERVE_DOMAIN` or 0): topics of different domains never meet.
+        pub fn domain(mut self, domain: u32) -> Self {
+            self.spec.domain = domain;
+            self
+        }
+        /// Keep the topic in this process's heap instead of `/dev/shm` (no other process can
+        /// join).
+        pub fn in_process(mut self) -> Self {
+            self.spec.in_process = true;
+            self
+        }
+        /// Largest chunked/serialized message in bytes (default 8 MiB), set when the topic is
+        /// created. Ignored for fixed-size types.
+        pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+            if self.spec.chunk_bytes.is_some() {
+                self.spec.chunk_bytes =
+                    Some(bytes + $crate::core::data_offset(self.spec.stored_type.size as usize));
+            }
+            self
+        }
+        /// Chunks in the pool (default 2 × depth + 8): messages in the ring plus samples held
+        /// by subscribers plus loans in flight.
+        pub fn chunks(mut self, chunks: u32) -> Self {
+            self.spec.chunks = Some(chunks);
+            self
+        }
+        /// Endpoint records (default 64), set when the topic is created.
+        pub fn max_endpoints(mut self, n: u32) -> Self {
+            self.spec.max_endpoints = n;
+            self
+        }
+    };
+}
+pub(crate) use topic_builder_options;
+
 /// Default ring depth.
 pub const DEFAULT_DEPTH: u32 = 16;
 /// Default endpoint records per topic.
@@ -115,45 +179,17 @@ impl Shared {
             if let Some(existing) = map.get(&key).and_then(Weak::upgrade) {
                 existing
             } else {
-                let mut config = config;
-                if let Some((size, count)) = chunks {
-                    config.pool_len = Pool::area_len(size, count, config.max_endpoints)
-                        .ok_or_else(|| OpenError::InvalidConfig {
-                            topic: topic(),
-                            reason: "chunk pool size overflows".into(),
-                        })?;
-                }
-                let me = ProcessId::current();
-                let header =
-                    config
-                        .header(me.pid, me.start_time)
-                        .map_err(|e| OpenError::InvalidConfig {
-                            topic: topic(),
-                            reason: e.to_string(),
-                        })?;
-                let params = header
-                    .validate(header.total_size as usize)
-                    .expect("a fresh header validates");
-                let region = HeapRegion::new(params.total_size);
-                // SAFETY: the region is zeroed, private, and as large as the validated layout.
-                unsafe {
-                    std::ptr::write(
-                        region.base().as_ptr() as *mut nerve_shm::layout::HeaderFields,
-                        header,
-                    )
+                let invalid = |e: nerve_shm::layout::LayoutError| OpenError::InvalidConfig {
+                    topic: topic(),
+                    reason: e.to_string(),
                 };
-                if let Some((size, count)) = chunks {
-                    // SAFETY: the pool area lies inside the fresh region (validated) and is zeroed.
-                    unsafe {
-                        Pool::init(
-                            region.base().as_ptr().add(params.pool_offset),
-                            params.pool_len,
-                            size,
-                            count,
-                            params.max_endpoints,
-                        )
-                    };
-                }
+                let header = segment::plan(&config, chunks).map_err(invalid)?;
+                let region = HeapRegion::new(header.total_size as usize);
+                // SAFETY: a fresh, zeroed, page-aligned heap region nobody else sees yet, as
+                // long as the planned layout.
+                let params =
+                    unsafe { segment::initialize(region.base(), region.len(), &header, chunks) }
+                        .map_err(invalid)?;
                 let shared = Arc::new(Self::assemble(
                     spec,
                     TransportPath::Heap,
@@ -299,6 +335,13 @@ impl Shared {
             start_time: e.start_time.load(Relaxed),
         };
         id.pid != 0 && !id.is_alive()
+    }
+
+    /// Whether the endpoint table holds a publisher whose process died.
+    pub(crate) fn dead_publisher(&self) -> bool {
+        (0..self.ring.endpoint_count()).any(|i| {
+            self.ring.endpoint(i).state.load(Acquire) == ENDPOINT_PUBLISHER && self.record_dead(i)
+        })
     }
 
     /// Frees the records (and chunk references) of endpoints whose process died. Returns how
@@ -660,8 +703,11 @@ pub(crate) struct SubCore {
 
 /// Default spin before a blocking receive sleeps.
 pub const DEFAULT_SPIN: Duration = Duration::from_micros(20);
-/// How long a slot may stay claimed-but-unwritten before a reader gives up on it.
+/// How long a slot may stay claimed-but-unwritten before a reader gives up on it, when a
+/// publisher of the topic is known dead...
 const STUCK_AFTER: Duration = Duration::from_millis(200);
+/// ...and when every publisher is alive (one was preempted between claiming and writing).
+const STUCK_AFTER_LIVE: Duration = Duration::from_secs(5);
 
 impl SubCore {
     pub(crate) fn new(shared: &Arc<Shared>, history: u64) -> Result<Self, OpenError> {
@@ -759,12 +805,25 @@ impl SubCore {
         let ep = self.ep.clone();
         let skip = match decode(&ep, self.cursor) {
             Step::Writing(w) => {
-                w >= shared.ring.endpoint_count()
+                let gone = w >= shared.ring.endpoint_count()
                     || shared.record_dead(w)
-                    || shared.ring.endpoint(w).state.load(Acquire) == ENDPOINT_FREE
+                    || shared.ring.endpoint(w).state.load(Acquire) == ENDPOINT_FREE;
+                // The writer may have finished (and even exited cleanly) since we looked: it is
+                // only abandoned if the slot is *still* being written by the same gone writer.
+                gone && matches!(decode(&ep, self.cursor), Step::Writing(w2) if w2 == w)
             }
+            // Claimed (head moved past it) but not even started: its publisher was preempted
+            // between claiming and writing, or killed there. A preempted one resumes, so give
+            // up quickly only when a publisher of the topic is known dead.
             Step::Empty => match self.stuck_since {
-                Some((c, t)) if c == self.cursor => t.elapsed() >= STUCK_AFTER,
+                Some((c, t)) if c == self.cursor => {
+                    let limit = if shared.dead_publisher() {
+                        STUCK_AFTER
+                    } else {
+                        STUCK_AFTER_LIVE
+                    };
+                    t.elapsed() >= limit
+                }
                 _ => {
                     self.stuck_since = Some((self.cursor, Instant::now()));
                     false

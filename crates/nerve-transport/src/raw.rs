@@ -56,44 +56,8 @@ pub struct RawTopicBuilder {
 }
 
 impl RawTopicBuilder {
-    /// Ring depth; rounded up to a power of two.
-    pub fn depth(mut self, depth: u32) -> Self {
-        self.spec.depth = Some(depth);
-        self
-    }
-    /// Reliability (best effort, reliable, latest only).
-    pub fn reliability(mut self, r: Reliability) -> Self {
-        self.spec.reliability = Some(r);
-        self
-    }
-    /// Domain (default `$NERVE_DOMAIN` or 0).
-    pub fn domain(mut self, domain: u32) -> Self {
-        self.spec.domain = domain;
-        self
-    }
-    /// Keep the topic in this process's heap.
-    pub fn in_process(mut self) -> Self {
-        self.spec.in_process = true;
-        self
-    }
-    /// Largest chunked/serialized payload in bytes (default 8 MiB), set when the topic is
-    /// created. Ignored for fixed types.
-    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
-        if self.spec.chunk_bytes.is_some() {
-            self.spec.chunk_bytes = Some(bytes + data_offset(self.spec.stored_type.size as usize));
-        }
-        self
-    }
-    /// Chunks in the pool (default 2 × depth + 8).
-    pub fn chunks(mut self, chunks: u32) -> Self {
-        self.spec.chunks = Some(chunks);
-        self
-    }
-    /// Endpoint records (default 64), set when the topic is created.
-    pub fn max_endpoints(mut self, n: u32) -> Self {
-        self.spec.max_endpoints = n;
-        self
-    }
+    crate::core::topic_builder_options!();
+
     /// Opens the topic, creating it if needed.
     pub fn open(self) -> Result<RawTopic, OpenError> {
         if kind_of(&self.spec.stored_type).is_none() {

@@ -161,57 +161,8 @@ impl<T: Message> TopicBuilder<T>
 where
     T::Kind: Codec<T>,
 {
-    /// Ring depth (history kept for slow or late subscribers); rounded up to a power of two.
-    pub fn depth(mut self, depth: u32) -> Self {
-        self.spec.depth = Some(depth);
-        self
-    }
-    /// Oldest messages are overwritten; lapped subscribers count their loss (default).
-    pub fn best_effort(mut self) -> Self {
-        self.spec.reliability = Some(Reliability::BestEffort);
-        self
-    }
-    /// Publishers wait (up to their send timeout) while the slowest live subscriber is `depth`
-    /// messages behind, then fail with `SendError::Full`.
-    pub fn reliable(mut self) -> Self {
-        self.spec.reliability = Some(Reliability::Reliable);
-        self
-    }
-    /// Subscribers always get the newest message; older ones are skipped (counted as lost).
-    pub fn latest_only(mut self) -> Self {
-        self.spec.reliability = Some(Reliability::LatestOnly);
-        self
-    }
-    /// Domain (default `$NERVE_DOMAIN` or 0): topics of different domains never meet.
-    pub fn domain(mut self, domain: u32) -> Self {
-        self.spec.domain = domain;
-        self
-    }
-    /// Keep the topic in this process's heap instead of `/dev/shm` (no other process can join).
-    pub fn in_process(mut self) -> Self {
-        self.spec.in_process = true;
-        self
-    }
-    /// Largest chunked/serialized message in bytes (default 8 MiB), set when the topic is
-    /// created.
-    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
-        if self.spec.chunk_bytes.is_some() {
-            self.spec.chunk_bytes =
-                Some(bytes + core::data_offset(self.spec.stored_type.size as usize));
-        }
-        self
-    }
-    /// Chunks in the pool (default 2 × depth + 8): messages in the ring plus samples held by
-    /// subscribers plus loans in flight.
-    pub fn chunks(mut self, chunks: u32) -> Self {
-        self.spec.chunks = Some(chunks);
-        self
-    }
-    /// Endpoint records (default 64), set when the topic is created.
-    pub fn max_endpoints(mut self, n: u32) -> Self {
-        self.spec.max_endpoints = n;
-        self
-    }
+    crate::core::topic_builder_options!();
+
     /// Opens the topic, creating it if needed.
     pub fn open(self) -> Result<Topic<T>, OpenError> {
         Ok(Topic {
