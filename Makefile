@@ -9,7 +9,7 @@ DURATION ?=
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo build test test-rust test-miri test-python lint fmt bench bench-quick clean-shm
+.PHONY: demo build test test-rust test-miri test-python lint bench bench-build bench-ipc bench-sched bench-rpc bench-python bench-plots clean-shm
 
 demo: build
 	./target/release/nerve demo $(if $(DURATION),--duration $(DURATION),)
@@ -37,14 +37,39 @@ test-miri:
 test-python:
 	bash bindings/python/dev.sh
 
-# Benchmarks are programs, not tests: run them on a quiet machine.
-bench-quick:
-	$(CARGO) build --release -p nerve-bench
-	./target/release/nerve-bench ipc --quick --json bench-results/ipc-quick.json
+# Benchmarks are programs, not tests: run them on a quiet machine (nothing else running).
+# RESULTS=dir keeps the JSON, CSV and plots (default bench-results/, git-ignored).
+RESULTS ?= bench-results
+QUICK ?= --quick
 
-bench:
-	$(CARGO) build --release -p nerve-bench
-	./target/release/nerve-bench ipc --json bench-results/ipc.json
+bench-build:
+	$(CARGO) build --release -p nerve-bench -p nerve-cli
+
+bench-ipc: bench-build
+	mkdir -p $(RESULTS)
+	./target/release/nerve-bench ipc $(QUICK) --json $(RESULTS)/ipc.json --csv $(RESULTS)/ipc.csv
+
+bench-sched: bench-build
+	mkdir -p $(RESULTS)
+	./target/release/nerve-bench sched $(QUICK) --json $(RESULTS)/sched.json
+
+bench-rpc: bench-build
+	mkdir -p $(RESULTS)
+	./target/release/nerve-bench rpc $(QUICK) --json $(RESULTS)/rpc.json
+
+bench-python: bench-build
+	[ -x $(VENV)/bin/maturin ] || bash bindings/python/dev.sh
+	$(VENV)/bin/maturin develop --release -q -m bindings/python/Cargo.toml
+	mkdir -p $(RESULTS)
+	./target/release/nerve-bench python $(QUICK) --json $(RESULTS)/python.json
+
+bench-plots:
+	$(PY) -m pip install -q matplotlib
+	$(PY) benches/nerve-bench/plot.py $(RESULTS)/ipc.json --out $(RESULTS)
+	$(PY) benches/nerve-bench/summary.py $(RESULTS)/ipc.json > $(RESULTS)/ipc-summary.md
+
+# Every suite, quick: `make bench QUICK=` for the full runs.
+bench: bench-ipc bench-sched bench-rpc bench-python bench-plots
 
 clean-shm:
 	./target/release/nerve clean
