@@ -163,6 +163,7 @@ class Ping:
     def __init__(self, system: str) -> None:
         pin(PING_CORE)
         self.system = system
+        os.environ["PYBENCH_TAG"] = str(os.getpid())  # inherited by the echo process
         self.mod = importlib.import_module(f"sys_{system}")
         self.ctx = self.mod.Context("ping")
         self.cache: dict = {}
@@ -197,15 +198,19 @@ class Ping:
         if line != "ready":
             raise RuntimeError(line[6:] if line.startswith("error ") else line)
         t_setup = time.perf_counter()
+        if hasattr(ep, "wait_ready"):
+            ep.wait_ready(15.0)
         try:
             base = getattr(ep, "next_seq", 1)
             # Warm-up; also waits out discovery (resends until the first answer).
             seq = base
             got_first = False
             deadline = time.perf_counter() + 15.0
+            wait = timeout_s if hasattr(ep, "wait_ready") else 0.05
             while not got_first:
                 ep.send(seq)
-                r = ep.recv(0.2)
+                r = ep.recv(wait)
+                wait = min(2 * wait, timeout_s)
                 while r is not None and r != seq:
                     r = ep.recv(0.05)
                 if r == seq:
@@ -305,12 +310,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--system", required=True)
     ap.add_argument("--echo", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--variant", default="", help="system variant (ros2: events|single)")
     ap.add_argument("--serve", action="store_true")
     ap.add_argument("--scenario", default="CmdVel", choices=SCENARIOS)
     ap.add_argument("--mode", default="poll", choices=["poll", "blocking"])
     ap.add_argument("--samples", type=int, default=5000)
     ap.add_argument("--warmup", type=int, default=200)
     a = ap.parse_args()
+    if a.variant:
+        os.environ["PYBENCH_VARIANT"] = a.variant  # inherited by the echo process
     if a.echo:
         echo_main(a.system)
     elif a.serve:
