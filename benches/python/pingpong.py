@@ -36,6 +36,10 @@ import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+if __name__ == "__main__":
+    # The adapters `from pingpong import ...`: make that this very module, not a second copy
+    # (else `except Unsupported` would not catch theirs).
+    sys.modules.setdefault("pingpong", sys.modules["__main__"])
 
 SCENARIOS = ["CmdVel", "Imu", "dict-small", "dict-1k", "Image-640x480", "Image-1920x1080"]
 STOP = (1 << 62) + 7  # a sequence number that tells echo to stop
@@ -180,7 +184,7 @@ class Ping:
         return line.strip()
 
     def round(self, scenario: str, mode: str, samples: int, warmup: int,
-              timeout_s: float = 5.0) -> dict:
+              timeout_s: float = 5.0, max_s: float = 1e9, min_samples: int = 3) -> dict:
         key = (scenario, mode)
         if scenario not in SCENARIOS:
             raise ValueError(f"unknown scenario {scenario}")
@@ -218,7 +222,10 @@ class Ping:
                 elif time.perf_counter() > deadline:
                     raise RuntimeError("no answer from echo within 15 s (discovery/connection)")
                 seq += 1
-            for _ in range(warmup):
+            w_end = time.perf_counter() + max_s
+            for i in range(warmup):
+                if i >= 3 and time.perf_counter() > w_end:
+                    break
                 ep.send(seq)
                 r = ep.recv(timeout_s)
                 while r is not None and r < seq:  # late answers to discovery resends
@@ -229,8 +236,11 @@ class Ping:
             out = []
             now = time.perf_counter_ns
             send, recv = ep.send, ep.recv
-            for _ in range(samples):
+            end_ns = now() + int(max_s * 1e9)
+            for i in range(samples):
                 t0 = now()
+                if t0 > end_ns and i >= min_samples:
+                    break
                 send(seq)
                 r = recv(timeout_s)
                 t1 = now()
@@ -269,8 +279,14 @@ def serve(system: str) -> None:
         traceback.print_exc(file=sys.stderr)
         print(json.dumps({"fatal": err_text(e)}), flush=True)
         return
+    now = time.perf_counter_ns
+    timer = []
+    for _ in range(10000):
+        t0 = now()
+        timer.append(now() - t0)
     print(json.dumps({"hello": system, "python": sys.version.split()[0],
-                      "version": getattr(ping.mod, "VERSION", "")}), flush=True)
+                      "version": getattr(ping.mod, "VERSION", ""),
+                      "timer_overhead_ns": timer}), flush=True)
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -279,7 +295,8 @@ def serve(system: str) -> None:
             break
         try:
             res = ping.round(cmd["scenario"], cmd["mode"], int(cmd["samples"]),
-                             int(cmd.get("warmup", 100)), float(cmd.get("timeout_s", 5.0)))
+                             int(cmd.get("warmup", 100)), float(cmd.get("timeout_s", 5.0)),
+                             float(cmd.get("max_s", 1e9)), int(cmd.get("min_samples", 3)))
         except Unsupported as e:
             res = {"error": str(e), "unsupported": True}
         except Exception as e:  # noqa: BLE001

@@ -10,6 +10,7 @@ mod child;
 mod ipc;
 mod machine;
 mod pin;
+mod python;
 mod report;
 mod stats;
 
@@ -32,6 +33,9 @@ enum Command {
     /// Inter-process communication: one-way latency (RTT/2) and throughput, nerve vs iceoryx2,
     /// a raw shared-memory floor and loopback UDP, in alternating rounds.
     Ipc(ipc::IpcArgs),
+    /// Python bindings: Python-to-Python cross-process one-way latency (RTT/2), nerve vs HORUS,
+    /// iceoryx2, Zenoh and ROS 2 (rclpy), each in its own venv, in alternating rounds.
+    Python(python::PythonArgs),
     /// Internal: the echo side of a cross-process `ipc` benchmark.
     #[command(name = "__ipc-echo", hide = true)]
     IpcEcho {
@@ -53,6 +57,7 @@ fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::Ipc(args) => ipc::run_suite(&args),
+        Command::Python(args) => python::run_suite(&args),
         Command::IpcEcho { spec, core } => ipc::echo_child_main(&spec, core),
     }
 }
