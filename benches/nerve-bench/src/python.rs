@@ -352,6 +352,7 @@ pub fn run_suite(args: &PythonArgs) -> Result<()> {
     }
     eprintln!("python: set-up {:.1} s", t_setup.elapsed().as_secs_f64());
 
+    let load_start = loadavg();
     let mut rows: Vec<Row> = Vec::new();
     if let Some(r) = runners.iter().find(|r| r.timer.is_some()) {
         if let Some(s) = Summary::of(&mut r.timer.clone().unwrap_or_default()) {
@@ -369,6 +370,7 @@ pub fn run_suite(args: &PythonArgs) -> Result<()> {
                 )
                 .summary(s)
                 .field("python", r.python.clone())
+                .field("loadavg_at_start", load_start.clone())
                 .field(
                     "note",
                     "two back-to-back time.perf_counter_ns(); each round trip includes one pair (half of it in one_way_ns)",
@@ -468,6 +470,11 @@ pub fn run_suite(args: &PythonArgs) -> Result<()> {
         started.elapsed().as_secs_f64()
     );
     drop(runners);
+    eprintln!(
+        "load average: {load_start} at the start, {} at the end (other work on the cores \
+         inflates busy-poll figures: a spinning receiver loses its core for a whole time slice)",
+        loadavg()
+    );
 
     let targets = target_rows(&rows);
     rows.extend(targets);
@@ -697,4 +704,11 @@ fn target_rows(rows: &[Row]) -> Vec<Row> {
         );
     }
     out
+}
+
+/// `/proc/loadavg`'s first three fields.
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
 }
