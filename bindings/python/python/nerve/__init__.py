@@ -399,6 +399,9 @@ class Publisher:
         self._kind = topic._kind
         self._cls = topic._cls
         self._raw = topic._raw.publisher(topic._cls if topic._kind == _FIXED else None)
+        if self._kind == _FIXED:
+            # Fixed messages: `send` is the Rust method itself (one Python frame less per send).
+            self.send = self._raw.send  # type: ignore[method-assign]
 
     @property
     def topic(self) -> str:
@@ -462,6 +465,11 @@ class Subscriber:
         self._cls = topic._cls
         self._raw = topic._raw.subscriber(topic._cls if topic._kind == _FIXED else None, history)
         self._pending: list[Any] = []
+        if self._kind == _FIXED:
+            # Fixed messages need no conversion: `try_recv` is the Rust method itself while
+            # nothing is pending (an async receive cancelled mid-wait stashes its message in
+            # `_pending` and removes this shortcut, see `_stash`).
+            self.try_recv = self._raw.try_recv  # type: ignore[method-assign]
 
     @property
     def topic(self) -> str:
@@ -517,6 +525,7 @@ class Subscriber:
 
     def _stash(self, fut: asyncio.Future[Any]) -> None:
         if not fut.cancelled() and fut.exception() is None and fut.result() is not None:
+            self.__dict__.pop("try_recv", None)
             self._pending.append(self._convert(fut.result()))
 
     def __aiter__(self) -> AsyncIterator[Any]:
