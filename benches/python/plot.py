@@ -63,8 +63,11 @@ def main() -> None:
                     transform=ax.transAxes, fontsize=6, va="top")
     axes[0].set_ylabel("one-way latency p50 (µs), bar to p99")
     m = doc.get("machine", {})
+    load = next((r.get("loadavg_at_start") for r in doc["results"]
+                 if r.get("metric") == "timer_overhead_ns" and r.get("loadavg_at_start")), None)
     fig.suptitle(f"Python cross-process one-way latency (RTT/2) — {m.get('cpu', '')}, "
-                 f"{m.get('cores', '')} cores, {m.get('date', '')}", fontsize=10)
+                 f"{m.get('cores', '')} cores, {m.get('date', '')}"
+                 + (f", load average {load} at start" if load else ""), fontsize=10)
     fig.tight_layout(rect=(0, 0.08, 1, 0.95))
     fig.savefig(out, dpi=110)
 
