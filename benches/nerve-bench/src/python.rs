@@ -35,7 +35,11 @@ pub struct PythonArgs {
     #[arg(long)]
     pub plot: Option<PathBuf>,
     /// Systems, in round order.
-    #[arg(long, value_delimiter = ',', default_value = "nerve,horus,iceoryx2,zenoh,ros2")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "nerve,horus,iceoryx2,zenoh,ros2"
+    )]
     pub systems: Vec<String>,
     /// Alternating rounds per scenario (default: 3 with --quick, 10 otherwise).
     #[arg(long)]
@@ -210,9 +214,9 @@ impl Runner {
             }
             self.version = hello["version"].as_str().unwrap_or("").to_string();
             self.python = hello["python"].as_str().unwrap_or("").to_string();
-            self.timer = hello["timer_overhead_ns"].as_array().map(|a| {
-                a.iter().filter_map(Value::as_f64).collect()
-            });
+            self.timer = hello["timer_overhead_ns"]
+                .as_array()
+                .map(|a| a.iter().filter_map(Value::as_f64).collect());
             self.proc = Some(p);
             Ok(())
         })();
@@ -326,7 +330,11 @@ pub fn run_suite(args: &PythonArgs) -> Result<()> {
     // Runners: ros2 twice (EventsExecutor and the default SingleThreadedExecutor).
     let mut runners: Vec<Runner> = Vec::new();
     for s in &args.systems {
-        let variants: &[&str] = if s == "ros2" { &["events", "single"] } else { &[""] };
+        let variants: &[&str] = if s == "ros2" {
+            &["events", "single"]
+        } else {
+            &[""]
+        };
         for v in variants {
             runners.push(Runner {
                 system: s.clone(),
@@ -581,8 +589,14 @@ fn scenario_rows(
             .map(|(i, _)| i)
             .collect();
         let metric = format!("ratio_p50_vs_{peer}");
-        let base = new_row("nerve", mode, &runs[ni].message, runs[ni].payload_bytes, &metric)
-            .field("scenario", scenario);
+        let base = new_row(
+            "nerve",
+            mode,
+            &runs[ni].message,
+            runs[ni].payload_bytes,
+            &metric,
+        )
+        .field("scenario", scenario);
         if idx.is_empty() {
             let why = runners
                 .iter()
@@ -657,7 +671,8 @@ fn target_rows(rows: &[Row]) -> Vec<Row> {
         }
     };
     // HORUS's Python Topic has no blocking receive: its targets are poll-mode ones.
-    for mode in ["poll"] {
+    {
+        let mode = "poll";
         push(
             "cmdvel_vs_horus",
             mode,
