@@ -11,6 +11,7 @@ mod child;
 mod ipc;
 mod machine;
 mod pin;
+mod python;
 mod report;
 mod rpc;
 mod sched;
@@ -40,6 +41,9 @@ enum Command {
     Sched(report::SuiteArgs),
     /// Services (nerve-rpc): round trip and QPS at 512 B / 2 KB / 8 KB, parallelism 1, 4, 8.
     Rpc(report::SuiteArgs),
+    /// Python bindings: Python-to-Python cross-process one-way latency (RTT/2), nerve vs HORUS,
+    /// iceoryx2, Zenoh and ROS 2 (rclpy), each in its own venv, in alternating rounds.
+    Python(python::PythonArgs),
     /// Internal: the echo side of a cross-process `ipc` benchmark.
     #[command(name = "__ipc-echo", hide = true)]
     IpcEcho {
@@ -64,6 +68,7 @@ fn main() -> Result<()> {
         Command::Ipc(args) => ("ipc", ipc::run_suite(&args)),
         Command::Sched(args) => ("sched", sched::run_suite(&args)),
         Command::Rpc(args) => ("rpc", rpc::run_suite(&args)),
+        Command::Python(args) => ("python", python::run_suite(&args)),
         Command::IpcEcho { spec, core } => return ipc::echo_child_main(&spec, core),
     };
     // Every suite says how long it took, end to end (set-up, rounds, writing the files).

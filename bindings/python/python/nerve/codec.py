@@ -5,6 +5,7 @@ numpy arrays always; pandas DataFrames, PIL images, torch and jax CPU tensors wh
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import msgpack
@@ -77,9 +78,18 @@ def _ext_hook(code: int, data: bytes) -> Any:
     return msgpack.ExtType(code, data)
 
 
+_local = threading.local()
+
+
 def packb(value: Any) -> bytes:
     """Encodes ``value`` as MessagePack (string keys as str, bytes as bin)."""
-    return msgpack.packb(value, default=_default, use_bin_type=True)
+    # One Packer per thread, reused: ``msgpack.packb`` builds a new Packer on every call, which
+    # costs more than packing a small dict. (A Packer resets itself when packing fails.)
+    try:
+        packer = _local.packer
+    except AttributeError:
+        packer = _local.packer = msgpack.Packer(default=_default, use_bin_type=True)
+    return packer.pack(value)
 
 
 def unpackb(data: Any) -> Any:

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Creates one venv per benchmark peer under benches/python/.venvs/<peer> (git-ignored) and installs
+# the peer from PyPI by name. Each venv also gets numpy + msgpack (the benchmark programs' own
+# needs). A peer that fails to install leaves benches/python/.venvs/<peer>.error with the reason;
+# `nerve-bench python` turns that into a row with `error` (never a silent skip).
+#
+# Usage: benches/python/setup_peers.sh [peer ...]     (default: all; peers: horus iceoryx2 zenoh ros2 plot)
+#        FORCE=1 to rebuild existing venvs.
+# nerve itself is measured from the repository's .venv (bindings/python/dev.sh builds it).
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+venvs="$here/.venvs"
+mkdir -p "$venvs"
+py="${PYTHON:-python3}"
+
+pkgs_for() {
+    case "$1" in
+        horus) echo "horus-robotics" ;;
+        iceoryx2) echo "iceoryx2" ;;
+        zenoh) echo "eclipse-zenoh" ;;
+        # rclpy + Fast DDS (without ros-rmw-fastrtps-cpp `import rclpy` fails) + message packages.
+        ros2) echo "ros-rclpy ros-rmw-fastrtps-cpp ros-std-msgs ros-sensor-msgs ros-geometry-msgs" ;;
+        plot) echo "matplotlib" ;;
+        *) return 1 ;;
+    esac
+}
+
+check_for() {
+    case "$1" in
+        horus) echo "import horus" ;;
+        iceoryx2) echo "import iceoryx2" ;;
+        zenoh) echo "import zenoh" ;;
+        ros2) echo "import rclpy, std_msgs.msg, sensor_msgs.msg, geometry_msgs.msg" ;;
+        plot) echo "import matplotlib" ;;
+    esac
+}
+
+peers=("$@")
+[ ${#peers[@]} -eq 0 ] && peers=(horus iceoryx2 zenoh ros2 plot)
+status=0
+for peer in "${peers[@]}"; do
+    pkgs="$(pkgs_for "$peer")" || { echo "unknown peer $peer" >&2; status=2; continue; }
+    dir="$venvs/$peer"
+    err="$venvs/$peer.error"
+    log="$venvs/$peer.log"
+    if [ -z "${FORCE:-}" ] && [ -x "$dir/bin/python" ] && [ ! -e "$err" ] \
+        && "$dir/bin/python" -c "$(check_for "$peer")" >/dev/null 2>&1; then
+        echo "$peer: ready ($dir)"
+        continue
+    fi
+    rm -rf "$dir" "$err"
+    echo "$peer: installing $pkgs into $dir ..."
+    if ! "$py" -m venv "$dir" >"$log" 2>&1; then
+        echo "python3 -m venv failed: $(tail -n 3 "$log" | tr '\n' ' ')" >"$err"
+    elif ! "$dir/bin/python" -m pip install -q numpy msgpack $pkgs >>"$log" 2>&1; then
+        echo "pip install $pkgs failed: $(grep -E 'ERROR|error' "$log" | tail -n 3 | tr '\n' ' ')" >"$err"
+    elif ! "$dir/bin/python" -c "$(check_for "$peer")" >>"$log" 2>&1; then
+        echo "installed but '$(check_for "$peer")' failed: $(tail -n 2 "$log" | tr '\n' ' ')" >"$err"
+    fi
+    if [ -e "$err" ]; then
+        echo "$peer: FAILED: $(cat "$err")" >&2
+        status=1
+    else
+        echo "$peer: ready ($dir)"
+    fi
+done
+exit $status
