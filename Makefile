@@ -61,7 +61,7 @@ bench-python: bench-build
 	[ -x $(VENV)/bin/maturin ] || bash bindings/python/dev.sh
 	$(VENV)/bin/maturin develop --release -q -m bindings/python/Cargo.toml
 	mkdir -p $(RESULTS)
-	./target/release/nerve-bench python $(QUICK) --json $(RESULTS)/python.json
+	./target/release/nerve-bench python $(QUICK) --json $(RESULTS)/python.json --plot $(RESULTS)/python.png
 
 bench-plots:
 	$(PY) -m pip install -q matplotlib
