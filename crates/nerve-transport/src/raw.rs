@@ -5,8 +5,8 @@
 //! [`StoredType`] (get it from a Rust type with [`stored_type`]):
 //!
 //! ```
-//! use nerve::prelude::*;
-//! use nerve::raw::{self, RawMessage, RawTopic};
+//! use nerve_transport::prelude::*;
+//! use nerve_transport::raw::{self, RawMessage, RawTopic};
 //! # std::env::set_var("NERVE_DOMAIN", "4243");
 //! let typed = Topic::<CmdVel>::builder("doc/raw").open()?;
 //! let raw = RawTopic::builder("doc/raw", raw::stored_type::<CmdVel>()).open()?;
