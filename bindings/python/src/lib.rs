@@ -18,6 +18,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyType};
 
 mod layout;
+mod rpc;
 
 /// One exception class per error variant, named like it (`nerve.TypeMismatch`, ...).
 mod exc {
@@ -650,5 +651,6 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Timeout", py.get_type::<Timeout>())?;
     m.add("Decode", py.get_type::<Decode>())?;
     m.add("DEFAULT_DEPTH", nerve::DEFAULT_DEPTH)?;
+    rpc::register(m)?;
     Ok(())
 }

@@ -68,8 +68,27 @@ from .msgs import (
     Twist,
     Vector3,
 )
+from .rpc import (
+    AlreadyServed,
+    BadRequest,
+    CallError,
+    CallTimeout,
+    HandlerError,
+    NoServer,
+    ParamClient,
+    ParamError,
+    Parameters,
+    ServeError,
+    ServerDied,
+    Service,
+    ServiceClient,
+    ServiceServer,
+)
 
 __all__ = [
+    "AlreadyServed", "BadRequest", "CallError", "CallTimeout", "HandlerError", "NoServer",
+    "ParamClient", "ParamError", "Parameters", "ServeError", "ServerDied", "Service",
+    "ServiceClient", "ServiceServer",
     "BatteryState", "CameraInfo", "Clock", "CmdVel", "Corrupt", "Decode", "DepthImage",
     "DepthImageHeader", "Encode", "Full", "Header", "Heartbeat", "Image", "ImageHeader", "Imu",
     "InvalidConfig", "InvalidName", "Io", "JointSample", "JointState", "JointStateHeader",
