@@ -3,6 +3,7 @@
 import asyncio
 import os
 import signal
+import subprocess
 import threading
 import time
 
@@ -245,3 +246,32 @@ def test_param_client_remote(domain):
         p.close()
     with pytest.raises(nerve.NoServer):
         nerve.ParamClient("gripper", domain=domain).get("force", timeout=0.5)
+
+
+def test_python_client_rust_server(domain, py_peer):
+    """A dict with a Rust struct's field names is that struct on the Rust side."""
+    peer = subprocess.Popen([str(py_peer), "serve", "interop/plan"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert peer.stdout is not None and peer.stdout.readline().strip() == "ready"
+        client = nerve.Service("interop/plan").client()
+        got = client.call({"goal": [1.5, 2.0], "tag": "py"}, timeout=2.0)
+        assert got == {"points": [[0.0, 0.0], [1.5, 2.0]], "tag": "rust:py"}
+        with pytest.raises(nerve.HandlerError, match="refusing to plan"):
+            client.call({"goal": [0.0, 0.0], "tag": "fail"}, timeout=2.0)
+        with pytest.raises(nerve.BadRequest, match="cannot decode the request"):
+            client.call({"wrong": 1}, timeout=2.0)
+    finally:
+        peer.kill()
+        peer.wait()
+
+
+def test_rust_client_python_server(domain, py_peer):
+    def plan(req):
+        return {"points": [[0.0, 0.0], req["goal"]], "tag": f"py:{req['tag']}"}
+
+    with nerve.Service("interop/plan2").server(plan):
+        out = subprocess.run([str(py_peer), "call", "interop/plan2", "5"], capture_output=True,
+                             text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.split() == [f"py:{i}" for i in range(5)]
