@@ -17,6 +17,7 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyType};
 
+mod action;
 mod layout;
 mod rpc;
 
@@ -652,5 +653,6 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Decode", py.get_type::<Decode>())?;
     m.add("DEFAULT_DEPTH", nerve::DEFAULT_DEPTH)?;
     rpc::register(m)?;
+    action::register(m)?;
     Ok(())
 }

@@ -67,7 +67,7 @@ mod exc {
     );
 }
 
-fn call_err(e: CallError) -> PyErr {
+pub(crate) fn call_err(e: CallError) -> PyErr {
     let msg = e.to_string();
     match e {
         CallError::NoServer { .. } => exc::NoServer::new_err(msg),
@@ -79,7 +79,7 @@ fn call_err(e: CallError) -> PyErr {
     }
 }
 
-fn serve_err(e: ServeError) -> PyErr {
+pub(crate) fn serve_err(e: ServeError) -> PyErr {
     let msg = e.to_string();
     match e {
         ServeError::AlreadyServed { .. } => exc::AlreadyServed::new_err(msg),
@@ -102,7 +102,7 @@ fn config(name: &str, domain: Option<u32>) -> ServiceConfig {
     c.build().config().clone()
 }
 
-fn timeout(seconds: f64) -> PyResult<Duration> {
+pub(crate) fn timeout(seconds: f64) -> PyResult<Duration> {
     Duration::try_from_secs_f64(seconds)
         .map_err(|_| PyValueError::new_err(format!("bad timeout {seconds}: use seconds >= 0")))
 }
@@ -161,7 +161,7 @@ pub struct RawServiceServer {
     name: String,
 }
 
-fn exc_text(py: Python<'_>, e: &PyErr) -> String {
+pub(crate) fn exc_text(py: Python<'_>, e: &PyErr) -> String {
     let ty = e
         .get_type(py)
         .name()

@@ -275,3 +275,61 @@ def test_rust_client_python_server(domain, py_peer):
                              text=True, timeout=60)
         assert out.returncode == 0, out.stderr
         assert out.stdout.split() == [f"py:{i}" for i in range(5)]
+
+
+def _move(ctx, goal):
+    for i in range(goal["steps"]):
+        if ctx.cancel_requested():
+            return {"reached": i}
+        ctx.feedback({"step": i})
+        time.sleep(goal.get("dt", 0.0))
+    if goal.get("explode"):
+        raise RuntimeError("motor fault")
+    return {"reached": goal["steps"]}
+
+
+def _accept(goal):
+    return "too far" if goal["steps"] > 100 else None
+
+
+def test_action_result_feedback_and_several_goals(domain):
+    server = nerve.ActionServer("arm/move", _move, accept=_accept, domain=domain)
+    try:
+        client = nerve.ActionClient("arm/move", domain=domain)
+        assert client.wait_for_server(2.0)
+        handles = [client.send_goal({"steps": n, "dt": 0.01}) for n in (3, 5, 7)]
+        results = [h.wait(timeout=5.0) for h in handles]
+        assert [r["status"] for r in results] == ["succeeded"] * 3
+        assert [r["result"] for r in results] == [{"reached": n} for n in (3, 5, 7)]
+        assert handles[0].status() == "succeeded"
+        time.sleep(0.05)
+        assert {"step": 0} in handles[1].feedback()
+        assert server.status(handles[0].goal_id) == "succeeded"
+    finally:
+        server.close()
+
+
+def test_action_reject_cancel_and_abort(domain):
+    server = nerve.ActionServer("arm/move2", _move, accept=_accept, domain=domain)
+    try:
+        client = nerve.ActionClient("arm/move2", domain=domain)
+        assert client.wait_for_server(2.0)
+        with pytest.raises(nerve.GoalRejected, match="too far"):
+            client.send_goal({"steps": 1000})
+        h = client.send_goal({"steps": 1000 // 20, "dt": 0.05})
+        time.sleep(0.15)
+        h.cancel()
+        r = h.wait(timeout=5.0)
+        assert r["status"] == "canceled"
+        assert r["result"]["reached"] < 50
+        bad = client.send_goal({"steps": 1, "explode": True}).wait(timeout=5.0)
+        assert bad["status"] == "aborted" and "RuntimeError: motor fault" in bad["message"]
+        slow = client.send_goal({"steps": 40, "dt": 0.05})
+        with pytest.raises(nerve.GoalTimeout, match="did not finish within"):
+            slow.wait(timeout=0.1)
+        slow.cancel()  # a running execution outlives close(): end it before the test ends
+        assert slow.wait(timeout=5.0)["status"] == "canceled"
+    finally:
+        server.close()
+    with pytest.raises(nerve.NoServer):
+        nerve.ActionClient("arm/move2", domain=domain).send_goal({"steps": 1}, timeout=0.5)

@@ -69,10 +69,17 @@ from .msgs import (
     Vector3,
 )
 from .rpc import (
+    ActionClient,
+    ActionError,
+    ActionServer,
     AlreadyServed,
     BadRequest,
     CallError,
     CallTimeout,
+    GoalContext,
+    GoalHandle,
+    GoalRejected,
+    GoalTimeout,
     HandlerError,
     NoServer,
     ParamClient,
@@ -83,9 +90,12 @@ from .rpc import (
     Service,
     ServiceClient,
     ServiceServer,
+    UnknownGoal,
 )
 
 __all__ = [
+    "ActionClient", "ActionError", "ActionServer", "GoalContext", "GoalHandle",
+    "GoalRejected", "GoalTimeout", "UnknownGoal",
     "AlreadyServed", "BadRequest", "CallError", "CallTimeout", "HandlerError", "NoServer",
     "ParamClient", "ParamError", "Parameters", "ServeError", "ServerDied", "Service",
     "ServiceClient", "ServiceServer",

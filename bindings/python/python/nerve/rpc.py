@@ -1,4 +1,4 @@
-"""Services and parameters, mirroring Rust's ``nerve::rpc``.
+"""Services, actions and parameters, mirroring Rust's ``nerve::rpc``.
 
 Requests and responses are any MessagePack value (dicts, lists, numbers, numpy arrays…),
 encoded with :mod:`nerve.codec`: a dict whose keys are a Rust struct's field names is that
@@ -18,10 +18,17 @@ from typing import Any
 
 from . import _nerve, codec
 from ._nerve import (
+    ActionClient,
+    ActionError,
+    ActionServer,
     AlreadyServed,
     BadRequest,
     CallError,
     CallTimeout,
+    GoalContext,
+    GoalHandle,
+    GoalRejected,
+    GoalTimeout,
     HandlerError,
     NoServer,
     ParamClient,
@@ -29,9 +36,12 @@ from ._nerve import (
     Parameters,
     ServeError,
     ServerDied,
+    UnknownGoal,
 )
 
 __all__ = [
+    "ActionClient", "ActionError", "ActionServer", "GoalContext", "GoalHandle",
+    "GoalRejected", "GoalTimeout", "UnknownGoal",
     "AlreadyServed", "BadRequest", "CallError", "CallTimeout", "HandlerError", "NoServer",
     "ParamClient", "ParamError", "Parameters", "ServeError", "ServerDied", "Service",
     "ServiceClient", "ServiceServer",
