@@ -421,7 +421,8 @@ impl Parameters {
     }
 
     /// `callback(name, value)` runs before every change; returning a string or raising rejects
-    /// the value with that reason.
+    /// the value with that reason. It runs while the parameters are locked: it must not call
+    /// `get`/`set`/`list` of this object (that deadlocks); it receives the new value instead.
     fn on_change(&self, callback: Py<PyAny>) {
         self.params.on_change(move |name, value| {
             Python::attach(|py| {
