@@ -17,7 +17,9 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyType};
 
+mod action;
 mod layout;
+mod rpc;
 
 /// One exception class per error variant, named like it (`nerve.TypeMismatch`, ...).
 mod exc {
@@ -650,5 +652,7 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Timeout", py.get_type::<Timeout>())?;
     m.add("Decode", py.get_type::<Decode>())?;
     m.add("DEFAULT_DEPTH", nerve::DEFAULT_DEPTH)?;
+    rpc::register(m)?;
+    action::register(m)?;
     Ok(())
 }

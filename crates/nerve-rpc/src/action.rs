@@ -592,6 +592,22 @@ impl<G: Payload, F: Payload, R: Payload + Clone> ActionClient<G, F, R> {
         }
     }
 
+    /// A handle to goal `goal_id` sent by this client and kept with [`GoalHandle::keep`]
+    /// (what a binding holds instead of a borrowed handle); dropping it forgets nothing. An id
+    /// this client does not track reads as aborted.
+    pub fn goal(&self, goal_id: u64) -> GoalHandle<'_, G, F, R> {
+        GoalHandle {
+            client: self,
+            goal_id,
+            forget_on_drop: false,
+        }
+    }
+
+    /// Forgets what this client collected about a kept goal (its feedback and result).
+    pub fn forget_goal(&self, goal_id: u64) {
+        self.shared.goals.lock().unwrap().remove(&goal_id);
+    }
+
     /// Whether the action server is up.
     pub fn server_available(&self) -> bool {
         self.goal.raw().server_available()
@@ -623,6 +639,7 @@ impl<G: Payload, F: Payload, R: Payload + Clone> ActionClient<G, F, R> {
             Ok(r) if r.accepted => Ok(GoalHandle {
                 client: self,
                 goal_id,
+                forget_on_drop: true,
             }),
             Ok(r) => {
                 self.shared.goals.lock().unwrap().remove(&goal_id);
@@ -684,6 +701,7 @@ impl<G: Payload, F: Payload, R: Payload + Clone> ActionClient<G, F, R> {
 pub struct GoalHandle<'a, G, F, R> {
     client: &'a ActionClient<G, F, R>,
     goal_id: u64,
+    forget_on_drop: bool,
 }
 
 impl<G: Payload, F: Payload, R: Payload + Clone> GoalHandle<'_, G, F, R> {
@@ -783,8 +801,20 @@ impl<G: Payload, F: Payload, R: Payload + Clone> GoalHandle<'_, G, F, R> {
     }
 }
 
+impl<G, F, R> GoalHandle<'_, G, F, R> {
+    /// Releases the handle but keeps tracking the goal; returns its id for
+    /// [`ActionClient::goal`] (and [`ActionClient::forget_goal`] when done).
+    pub fn keep(mut self) -> u64 {
+        self.forget_on_drop = false;
+        self.goal_id
+    }
+}
+
 impl<G, F, R> Drop for GoalHandle<'_, G, F, R> {
     fn drop(&mut self) {
+        if !self.forget_on_drop {
+            return;
+        }
         self.client
             .shared
             .goals
