@@ -47,10 +47,11 @@ PING_CORE, ECHO_CORE = 0, 1
 
 
 def pin(core: int) -> None:
+    """Pins this process to `core`. Not limited to the inherited mask: the echo process is
+    started by the ping process, which has already pinned itself to the other core."""
     try:
-        cores = sorted(os.sched_getaffinity(0))
-        if core < len(cores) or core in cores:
-            os.sched_setaffinity(0, {core if core in cores else cores[core]})
+        if core < (os.cpu_count() or 1):
+            os.sched_setaffinity(0, {core})
     except OSError:
         pass
 
