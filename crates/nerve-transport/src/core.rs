@@ -690,6 +690,19 @@ pub(crate) enum Step<T> {
     Dropped,
 }
 
+impl<T> Step<T> {
+    /// Converts what was received, keeping every other outcome.
+    pub(crate) fn map<U>(self, f: impl FnOnce(T) -> U) -> Step<U> {
+        match self {
+            Step::Got(v) => Step::Got(f(v)),
+            Step::Empty => Step::Empty,
+            Step::Writing(w) => Step::Writing(w),
+            Step::Lapped => Step::Lapped,
+            Step::Dropped => Step::Dropped,
+        }
+    }
+}
+
 /// Subscriber half of the core.
 pub(crate) struct SubCore {
     pub ep: Arc<Endpoint>,

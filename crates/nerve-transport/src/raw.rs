@@ -406,26 +406,16 @@ impl RawSubscriber {
         let decode = |ep: &Arc<Endpoint>, c: u64| -> Step<Got> {
             let shared = &ep.shared;
             if fixed {
-                return match read_fixed(shared, c, scratch) {
-                    Step::Got(()) => Step::Got(Got::Fixed),
-                    Step::Empty => Step::Empty,
-                    Step::Writing(w) => Step::Writing(w),
-                    Step::Lapped => Step::Lapped,
-                    Step::Dropped => Step::Dropped,
-                };
+                return read_fixed(shared, c, scratch).map(|()| Got::Fixed);
             }
-            match read_chunk(shared, c, ep.index, header, elem) {
-                Step::Got(d) => Step::Got(Got::Chunk(RawSample {
+            read_chunk(shared, c, ep.index, header, elem).map(|desc| {
+                Got::Chunk(RawSample {
                     ep: ep.clone(),
-                    desc: d,
+                    desc,
                     header,
-                    bytes: d.len as usize * elem,
-                })),
-                Step::Empty => Step::Empty,
-                Step::Writing(w) => Step::Writing(w),
-                Step::Lapped => Step::Lapped,
-                Step::Dropped => Step::Dropped,
-            }
+                    bytes: desc.len as usize * elem,
+                })
+            })
         };
         match deadline {
             None => self.core.try_recv(decode),

@@ -68,13 +68,7 @@ impl<T: FixedMessage> Codec<T> for Fixed {
         c: u64,
     ) -> Step<Result<T, RecvError>> {
         let mut msg = T::zeroed();
-        match core::read_fixed(shared, c, bytemuck::bytes_of_mut(&mut msg)) {
-            Step::Got(()) => Step::Got(Ok(msg)),
-            Step::Empty => Step::Empty,
-            Step::Writing(w) => Step::Writing(w),
-            Step::Lapped => Step::Lapped,
-            Step::Dropped => Step::Dropped,
-        }
+        core::read_fixed(shared, c, bytemuck::bytes_of_mut(&mut msg)).map(|()| Ok(msg))
     }
 }
 
@@ -91,23 +85,17 @@ impl<T: ChunkedMessage> Codec<T> for Chunked {
         shared: &Shared,
         c: u64,
     ) -> Step<Result<Sample<T>, RecvError>> {
-        match core::read_chunk(
-            shared,
-            c,
-            ep.index,
+        let (header, elem) = (
             std::mem::size_of::<T::Header>(),
             std::mem::size_of::<T::Elem>(),
-        ) {
-            Step::Got(d) => Step::Got(Ok(Sample {
+        );
+        core::read_chunk(shared, c, ep.index, header, elem).map(|desc| {
+            Ok(Sample {
                 ep: ep.clone(),
-                desc: d,
+                desc,
                 _t: PhantomData,
-            })),
-            Step::Empty => Step::Empty,
-            Step::Writing(w) => Step::Writing(w),
-            Step::Lapped => Step::Lapped,
-            Step::Dropped => Step::Dropped,
-        }
+            })
+        })
     }
 }
 
@@ -127,26 +115,19 @@ where
         shared: &Shared,
         c: u64,
     ) -> Step<Result<V, RecvError>> {
-        match core::read_chunk(shared, c, ep.index, 0, 1) {
-            Step::Got(d) => {
-                let pool = shared.pool.as_ref().expect("serialized topic has a pool");
-                // SAFETY: the chunk is pinned (retained above) and `d.len` bytes were checked to
-                // fit in it; the publisher finished writing before publishing the descriptor.
-                let bytes = unsafe {
-                    std::slice::from_raw_parts(pool.chunk_ptr(d.id.index), d.len as usize)
-                };
-                let value = rmp_serde::from_slice(bytes).map_err(|e| RecvError::Decode {
-                    topic: shared.name.clone(),
-                    reason: e.to_string(),
-                });
-                pool.release(d.id, ep.index);
-                Step::Got(value)
-            }
-            Step::Empty => Step::Empty,
-            Step::Writing(w) => Step::Writing(w),
-            Step::Lapped => Step::Lapped,
-            Step::Dropped => Step::Dropped,
-        }
+        core::read_chunk(shared, c, ep.index, 0, 1).map(|d| {
+            let pool = shared.pool.as_ref().expect("serialized topic has a pool");
+            // SAFETY: the chunk is pinned (retained above) and `d.len` bytes were checked to
+            // fit in it; the publisher finished writing before publishing the descriptor.
+            let bytes =
+                unsafe { std::slice::from_raw_parts(pool.chunk_ptr(d.id.index), d.len as usize) };
+            let value = rmp_serde::from_slice(bytes).map_err(|e| RecvError::Decode {
+                topic: shared.name.clone(),
+                reason: e.to_string(),
+            });
+            pool.release(d.id, ep.index);
+            value
+        })
     }
 }
 
