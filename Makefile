@@ -11,8 +11,10 @@ PY := $(VENV)/bin/python
 
 .PHONY: demo build test test-rust test-miri test-python lint bench bench-build bench-ipc bench-sched bench-rpc bench-python bench-plots clean-shm
 
+# The 1 kHz Imu node asks for a real-time lane (--rt): SCHED_FIFO + pinning; where that is not
+# permitted the demo runs anyway and the scheduler says what it could not do.
 demo: build
-	./target/release/nerve demo $(if $(DURATION),--duration $(DURATION),)
+	./target/release/nerve demo --rt $(if $(DURATION),--duration $(DURATION),)
 
 build:
 	$(CARGO) build --release -p nerve-cli

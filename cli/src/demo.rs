@@ -109,21 +109,24 @@ pub fn run(domain: u32, args: DemoArgs) -> anyhow::Result<()> {
     for c in &mut children {
         c.wait()?;
     }
-    monitor.stop();
-    println!("\ntopics at shutdown:");
+    // Listed while the monitor still holds its subscriptions: the last process to close a
+    // topic removes its segment.
+    println!("\ndemo topics at shutdown:");
     for t in nerve::registry::list(domain) {
+        if !(t.name.starts_with("demo/") || t.name.starts_with("nerve/")) {
+            continue;
+        }
+        let path = if matches!(t.path, TransportPath::Shm(_)) {
+            "shm"
+        } else {
+            "heap"
+        };
         println!(
-            "  {:<16} {:<16} published {:>8}  path {}",
-            t.name,
-            t.type_name,
-            t.published,
-            if matches!(t.path, TransportPath::Shm(_)) {
-                "shm"
-            } else {
-                "heap"
-            }
+            "  {:<14} {:<16} published {:>8}  path {path}",
+            t.name, t.type_name, t.published
         );
     }
+    monitor.stop();
     println!("demo stopped cleanly");
     Ok(())
 }
@@ -167,7 +170,7 @@ fn sensor(domain: u32, duration_s: f64, rt: bool) -> anyhow::Result<()> {
         .estop_topic(Some(domain))
         .node(imu)
         .rate(1000.0)
-        .deadline(Duration::from_micros(500))
+        .order(0) // first in every tick of the compute lane, before the camera's frame fill
         .on_miss(MissPolicy::Warn);
     if rt {
         b = b.class(ExecClass::Rt {
@@ -185,10 +188,6 @@ fn sensor(domain: u32, duration_s: f64, rt: bool) -> anyhow::Result<()> {
             backoff: Duration::from_millis(100),
         })
         .build()?;
-    let report = sched.rt_report();
-    if rt {
-        println!("sensor: real-time lane requested: {report:?}");
-    }
     run_sched(&mut sched, duration_s)
 }
 

@@ -30,6 +30,8 @@ pub struct ShmRegion {
     ptr: NonNull<u8>,
     len: usize,
     path: PathBuf,
+    /// (device, inode) of the mapped file: tells whether `path` still names this segment.
+    id: (u64, u64),
 }
 
 // SAFETY: the mapping is MAP_SHARED, page-aligned (mmap), `len` bytes, unmapped only on drop.
@@ -71,7 +73,12 @@ impl ShmRegion {
         if p == libc::MAP_FAILED {
             return Err(io::Error::last_os_error());
         }
+        let meta = file.metadata()?;
         Ok(ShmRegion {
+            id: (
+                std::os::unix::fs::MetadataExt::dev(&meta),
+                std::os::unix::fs::MetadataExt::ino(&meta),
+            ),
             ptr: NonNull::new(p as *mut u8).expect("mmap returned null"),
             len,
             path: path.to_owned(),
@@ -81,6 +88,31 @@ impl ShmRegion {
     /// The file behind the mapping.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Removes the segment's file if no live process uses the topic any more (the last user
+    /// closing it cleanly), so closed topics do not keep their memory. Taken under the domain
+    /// lock, and only if the path still names this very segment: a newer segment that replaced
+    /// it is left alone. Returns whether the file was removed.
+    pub fn unlink_if_unused(&self, params: &TopicParams) -> bool {
+        let Some(dir) = self.path.parent() else {
+            return false;
+        };
+        let Ok(_lock) = DomainLock::acquire(dir) else {
+            return false;
+        };
+        let same_file = std::fs::metadata(&self.path).is_ok_and(|m| {
+            (
+                std::os::unix::fs::MetadataExt::dev(&m),
+                std::os::unix::fs::MetadataExt::ino(&m),
+            ) == self.id
+        });
+        // SAFETY: params were validated against this mapping, which outlives the ring view.
+        let ring = unsafe { Ring::new(self.ptr, params) };
+        if same_file && live_endpoints(&ring) == 0 {
+            return std::fs::remove_file(&self.path).is_ok();
+        }
+        false
     }
 }
 

@@ -128,7 +128,24 @@ pub(crate) struct Shared {
     /// Our `ENDPOINT_HANDLE` record (shared-memory topics).
     handle: Option<u32>,
     // Declared last: dropped after the ring and pool views that point into it.
-    _region: Box<dyn Region>,
+    memory: Memory,
+}
+
+/// The memory a topic lives in.
+pub(crate) enum Memory {
+    /// In-process topic.
+    Heap(HeapRegion),
+    /// Shared-memory segment.
+    Shm(segment::ShmRegion),
+}
+
+impl Memory {
+    fn region(&self) -> &dyn Region {
+        match self {
+            Memory::Heap(r) => r,
+            Memory::Shm(r) => r,
+        }
+    }
 }
 
 type HeapKey = (u32, String);
@@ -194,7 +211,7 @@ impl Shared {
                     spec,
                     TransportPath::Heap,
                     params,
-                    Box::new(region),
+                    Memory::Heap(region),
                 )?);
                 map.insert(key, Arc::downgrade(&shared));
                 shared
@@ -229,7 +246,7 @@ impl Shared {
                 tracing::debug!(topic = %spec.name, "joined existing topic");
             }
             let handle = seg.handle;
-            let mut shared = Self::assemble(spec, path, seg.params, Box::new(seg.region))?;
+            let mut shared = Self::assemble(spec, path, seg.params, Memory::Shm(seg.region))?;
             shared.handle = Some(handle);
             Arc::new(shared)
         };
@@ -290,8 +307,9 @@ impl Shared {
         spec: &OpenSpec,
         path: TransportPath,
         params: TopicParams,
-        region: Box<dyn Region>,
+        memory: Memory,
     ) -> Result<Shared, OpenError> {
+        let region = memory.region();
         // SAFETY: params were validated against this region, which `Shared` keeps alive for as
         // long as the ring and pool views exist (field order).
         let ring = unsafe { Ring::new(region.base(), &params) };
@@ -324,7 +342,7 @@ impl Shared {
             ring,
             pool,
             handle: None,
-            _region: region,
+            memory,
         })
     }
 
@@ -425,6 +443,10 @@ impl Drop for Shared {
     fn drop(&mut self) {
         if let Some(h) = self.handle {
             self.ring.release_endpoint(h);
+        }
+        // The last process to close a shared-memory topic removes its file (and so its memory).
+        if let Memory::Shm(shm) = &self.memory {
+            shm.unlink_if_unused(&self.params);
         }
     }
 }

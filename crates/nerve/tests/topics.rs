@@ -386,3 +386,32 @@ fn registry_lists_type_counts_path_and_owners() {
         ("nerve/Imu", 1, TransportPath::Heap)
     );
 }
+
+#[test]
+fn the_last_user_closing_a_topic_removes_its_segment() {
+    let (d, _g) = common::domain();
+    let a = Topic::<CmdVel>::builder("t/close")
+        .domain(d)
+        .open()
+        .unwrap();
+    let TransportPath::Shm(path) = a.path().clone() else {
+        panic!("expected a shm topic")
+    };
+    let b = Topic::<CmdVel>::builder("t/close")
+        .domain(d)
+        .open()
+        .unwrap();
+    let (p, s) = (a.publisher().unwrap(), b.subscriber().unwrap());
+    drop((a, p));
+    assert!(
+        path.exists(),
+        "still used by the second handle and its subscriber"
+    );
+    drop(s);
+    assert!(path.exists(), "the second handle still has the topic open");
+    drop(b);
+    assert!(
+        !path.exists(),
+        "closed by everyone: the file (and its memory) is gone"
+    );
+}
