@@ -60,12 +60,13 @@ def test_message_fields_and_defaults():
 
 
 def test_cross_process_python_to_python(domain):
-    # Subscribe first: a topic with no endpoint may be replaced by the next opener.
-    sub = nerve.Topic("xp/cmd", nerve.CmdVel, depth=64).subscriber()
+    # Subscribe first; reliable, so 100 messages through a 64-deep ring lose nothing even if
+    # this process is slow to read (best effort would count them as lost, by design).
+    sub = nerve.Topic("xp/cmd", nerve.CmdVel, depth=64, reliable=True).subscriber()
     child = run_python(
         """
 import nerve, sys, time
-t = nerve.Topic("xp/cmd", nerve.CmdVel, depth=64)
+t = nerve.Topic("xp/cmd", nerve.CmdVel, depth=64, reliable=True)
 p = t.publisher()
 end = time.time() + 10
 while not any(x["name"] == "xp/cmd" and x["subscribers"] for x in nerve.topics()):
