@@ -280,6 +280,12 @@ impl Ring {
             if raw & !WAITER > 2 * c {
                 return;
             }
+            // An older writer (a ring behind) is still on the slot. Its plain publishing store
+            // would erase a WAITER bit set now, so do not sleep: the caller polls again.
+            if (raw & !WAITER) % 2 == 1 {
+                std::thread::yield_now();
+                return;
+            }
             if raw & WAITER != 0 {
                 break;
             }
@@ -413,6 +419,27 @@ mod tests {
         r.wait(1, std::time::Duration::from_secs(5));
         assert!(t.elapsed() < std::time::Duration::from_secs(1));
         assert_eq!(r.read(1, &mut [0u8; 8]), Read::Ok(8));
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "futex syscalls")]
+    fn no_sleeping_on_a_slot_an_older_writer_still_holds() {
+        let (_m, r) = ring(2, 8);
+        let n = r.head().fetch_add(1, Relaxed);
+        let claim = r.begin_write(n, 0, |_| false);
+        // A reader already waiting for message 2 (a resynced, lapped reader) finds message 0
+        // still being written in that slot: it must not mark it (the plain publishing store
+        // would erase the mark and nobody would wake it).
+        let t = std::time::Instant::now();
+        r.wait(2, std::time::Duration::from_secs(5));
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(1),
+            "returned at once"
+        );
+        let (seq, ..) = r.slot(0);
+        assert_eq!(seq.load(Relaxed) & WAITER, 0);
+        r.write(n, &[0; 8]);
+        assert!(!r.commit(n, claim));
     }
 
     #[test]
