@@ -26,7 +26,7 @@ use super::{
 };
 use anyhow::{anyhow, bail, Result};
 use nerve::msgs::{self, ChunkedMessage, FixedMessage, Message};
-use nerve::{Publisher, Subscriber, Topic, TransportPath};
+use nerve::{Codec, Publisher, Subscriber, Topic, TransportPath};
 use std::marker::PhantomData;
 use std::time::Duration;
 
@@ -209,20 +209,26 @@ impl<M: FixedMessage<Kind = msgs::Fixed>> Tx for FixedTx<M> {
     }
 }
 
-/// Shared receive loop: poll with a deadline, or nerve's blocking wait.
+/// Shared receive loop for every nerve message kind: poll with a deadline, or nerve's
+/// blocking wait. `handle` returns true when the step is complete.
 #[inline]
-fn recv_loop<R>(
+fn recv_loop<M: Message>(
+    sub: &mut Subscriber<M>,
     mode: Mode,
     what: &dyn Fn() -> String,
-    mut try_recv: impl FnMut() -> Result<Option<R>>,
-    mut recv_timeout: impl FnMut() -> Result<Option<R>>,
-    mut handle: impl FnMut(R) -> Result<bool>,
-) -> Result<()> {
+    mut handle: impl FnMut(Received<M>) -> Result<bool>,
+) -> Result<()>
+where
+    M::Kind: Codec<M>,
+{
     let mut d = Deadline::new();
     loop {
         let got = match mode {
-            Mode::Poll => try_recv()?,
-            Mode::Blocking => match recv_timeout()? {
+            Mode::Poll => sub.try_recv().map_err(|e| anyhow!("nerve try_recv: {e}"))?,
+            Mode::Blocking => match sub
+                .recv_timeout(TIMEOUT)
+                .map_err(|e| anyhow!("nerve recv_timeout: {e}"))?
+            {
                 Some(m) => Some(m),
                 None => bail!("timed out after {TIMEOUT:?} waiting for {}", what()),
             },
@@ -238,6 +244,9 @@ fn recv_loop<R>(
     }
 }
 
+/// What a `Subscriber<M>` hands out.
+type Received<M> = <<M as Message>::Kind as Codec<M>>::Received;
+
 struct FixedRx<M: FixedMessage> {
     subscriber: Subscriber<M>,
 }
@@ -250,22 +259,9 @@ impl<M: FixedMessage<Kind = msgs::Fixed>> Rx for FixedRx<M> {
         what: &dyn Fn() -> String,
         f: &mut dyn FnMut(&[&[u8]]) -> Result<bool>,
     ) -> Result<()> {
-        let sub = std::cell::RefCell::new(&mut self.subscriber);
-        recv_loop(
-            mode,
-            what,
-            || {
-                sub.borrow_mut()
-                    .try_recv()
-                    .map_err(|e| anyhow!("nerve try_recv: {e}"))
-            },
-            || {
-                sub.borrow_mut()
-                    .recv_timeout(TIMEOUT)
-                    .map_err(|e| anyhow!("nerve recv_timeout: {e}"))
-            },
-            |m: M| f(&[bytemuck::bytes_of(&m)]),
-        )
+        recv_loop(&mut self.subscriber, mode, what, |m: M| {
+            f(&[bytemuck::bytes_of(&m)])
+        })
     }
 
     fn lost(&self) -> u64 {
@@ -320,27 +316,12 @@ impl<M: ChunkedMessage<Kind = msgs::Chunked>> Rx for ChunkRx<M> {
         what: &dyn Fn() -> String,
         f: &mut dyn FnMut(&[&[u8]]) -> Result<bool>,
     ) -> Result<()> {
-        let sub = std::cell::RefCell::new(&mut self.subscriber);
-        recv_loop(
-            mode,
-            what,
-            || {
-                sub.borrow_mut()
-                    .try_recv()
-                    .map_err(|e| anyhow!("nerve try_recv: {e}"))
-            },
-            || {
-                sub.borrow_mut()
-                    .recv_timeout(TIMEOUT)
-                    .map_err(|e| anyhow!("nerve recv_timeout: {e}"))
-            },
-            |s: nerve::Sample<M>| {
-                f(&[
-                    bytemuck::bytes_of(s.header()),
-                    bytemuck::cast_slice(s.data()),
-                ])
-            },
-        )
+        recv_loop(&mut self.subscriber, mode, what, |s: nerve::Sample<M>| {
+            f(&[
+                bytemuck::bytes_of(s.header()),
+                bytemuck::cast_slice(s.data()),
+            ])
+        })
     }
 
     fn lost(&self) -> u64 {
