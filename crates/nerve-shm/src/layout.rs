@@ -3,8 +3,11 @@
 //! ```text
 //! 0       HeaderFields   plain fields, written once by the creator before `ready` is set
 //! 1024    head           AtomicU64: index of the next message to claim (own cache line)
+//! 1088    solo, sleepers AtomicU64 tag of the publisher allowed to claim by plain stores, and
+//!                        AtomicU32 count of readers about to sleep (see ring.rs; own line)
 //! 4096    endpoints      max_endpoints × 64 B records (publishers and subscribers)
 //! slots   ring           capacity × slot_stride; a slot is seq u64 | len u32 | writer u32 | payload
+//!                        (32 bytes when the payload fits in 16, else a multiple of 64)
 //! pool    chunk pool     only for chunked / serialized messages (see pool.rs)
 //! ```
 //! Nothing read from a segment is trusted: [`HeaderFields::validate`] checks every size and
@@ -16,11 +19,15 @@ use std::sync::atomic::{AtomicU32, AtomicU64};
 /// `b"NERVTOPC"` as a little-endian u64.
 pub const TOPIC_MAGIC: u64 = u64::from_le_bytes(*b"NERVTOPC");
 /// Bumped on any change of this layout.
-pub const LAYOUT_VERSION: u32 = 1;
+pub const LAYOUT_VERSION: u32 = 2;
 /// `ready` value once the creator has finished initialising the segment.
 pub const READY: u32 = 0x5245_4459;
 /// Offset of the `head` counter.
 pub const HEAD_OFFSET: usize = 1024;
+/// Offset of the `solo` tag (u64) and, 8 bytes after it, the `sleepers` count (u32).
+pub const SOLO_OFFSET: usize = 1088;
+/// Offset of the `sleepers` count.
+pub const SLEEPERS_OFFSET: usize = SOLO_OFFSET + 8;
 /// Offset of the endpoint table.
 pub const ENDPOINTS_OFFSET: usize = 4096;
 /// Size of one endpoint record.
@@ -121,7 +128,7 @@ pub struct HeaderFields {
     pub capacity: u32,
     /// Field layout hash.
     pub layout_hash: u64,
-    /// Bytes per slot (multiple of 64, ≥ SLOT_HEADER + slot_payload).
+    /// Bytes per slot (32, or a multiple of 64; ≥ SLOT_HEADER + slot_payload).
     pub slot_stride: u32,
     /// Maximum payload bytes per slot.
     pub slot_payload: u32,
@@ -215,6 +222,18 @@ const fn align_up(v: usize, a: usize) -> usize {
     (v + a - 1) & !(a - 1)
 }
 
+/// Bytes per slot for `payload` bytes: 32 (two slots per cache line) for payloads of up to 16
+/// bytes (a CmdVel, a chunk descriptor), else whole cache lines. Small slots halve the lines a
+/// stream of small messages moves between cores.
+pub const fn slot_stride(payload: usize) -> usize {
+    let need = SLOT_HEADER + align_up(payload, 8);
+    if need <= 32 {
+        32
+    } else {
+        align_up(need, 64)
+    }
+}
+
 impl TopicConfig {
     /// Computes the header the creator writes. Returns an error for values out of range.
     pub fn header(
@@ -248,7 +267,7 @@ impl TopicConfig {
                 format!("longer than {MAX_TYPE_NAME} bytes"),
             ));
         }
-        let slot_stride = align_up(SLOT_HEADER + align_up(self.slot_payload as usize, 8), 64);
+        let slot_stride = slot_stride(self.slot_payload as usize);
         let endpoints_end = ENDPOINTS_OFFSET + self.max_endpoints as usize * ENDPOINT_SIZE;
         let slots_offset = align_up(endpoints_end, 4096);
         let slots_end = slots_offset + capacity as usize * slot_stride;
@@ -346,7 +365,7 @@ impl HeaderFields {
             return Err(invalid("slot_payload", self.slot_payload.to_string()));
         }
         let stride = self.slot_stride as usize;
-        if !stride.is_multiple_of(64) || stride < SLOT_HEADER + self.slot_payload as usize {
+        if stride != slot_stride(self.slot_payload as usize) {
             return Err(invalid(
                 "slot_stride",
                 format!("{stride} for payload {}", self.slot_payload),
@@ -412,6 +431,8 @@ pub struct EndpointRecord {
     pub count: AtomicU64,
     /// Messages lost (subscribers) or rejected as full (publishers).
     pub lost: AtomicU64,
+    /// Publishers: 1 while a send through the solo path is under way (see `ring.rs`).
+    pub busy: AtomicU32,
 }
 
 /// Free endpoint record.
@@ -430,6 +451,8 @@ pub const ENDPOINT_RECLAIMING: u32 = 0x11;
 
 const _: () = assert!(std::mem::size_of::<EndpointRecord>() == ENDPOINT_SIZE);
 const _: () = assert!(std::mem::size_of::<HeaderFields>() <= HEAD_OFFSET);
+const _: () = assert!(SOLO_OFFSET >= HEAD_OFFSET + 64 && SLEEPERS_OFFSET + 4 <= SOLO_OFFSET + 64);
+const _: () = assert!(SOLO_OFFSET + 64 <= ENDPOINTS_OFFSET);
 
 #[cfg(test)]
 mod tests {

@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod barrier;
 pub mod region;
 
 pub use region::{HeapRegion, Region, REGION_ALIGN};
@@ -21,4 +22,4 @@ mod words;
 pub use layout::{Reliability, StoredType, TopicConfig, TopicParams};
 pub use liveness::ProcessId;
 pub use pool::{ChunkId, Pool};
-pub use ring::{Claim, Claimed, Read, Ring, WAITER};
+pub use ring::{Claim, Claimed, Read, Ring, SOLO_SHARED, WAITER};

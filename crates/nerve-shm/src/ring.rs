@@ -14,12 +14,24 @@
 //! futex-waits on that word. The writer that next claims the slot learns from its claiming CAS
 //! whether anyone sleeps there, so publishing needs no fence and no syscall unless someone
 //! waits: one `fetch_add` and one CAS per message, and a plain Release store to publish.
+//!
+//! **Solo writer.** Those two locked instructions each drain the publisher's store buffer, so
+//! every message waits for the cache line the subscriber last read to come back: at most
+//! ~10 M messages/s between two cores. Most topics have one publisher, so the header holds a
+//! `solo` tag: the publisher named there claims with plain loads and stores
+//! ([`Ring::begin_write_solo`]) and pays no fence. The two handshakes that still need one use
+//! asymmetric barriers (`barrier.rs`): a second publisher revokes the tag, issues a heavy
+//! barrier and waits for the owner's `busy` flag to drop before using locked claims; and a
+//! reader about to sleep counts itself in `sleepers` and issues a heavy barrier before its last
+//! look, while the solo writer reads `sleepers` after each commit (its plain claim store may
+//! erase a [`WAITER`] bit, so it cannot rely on the bit).
 
 use std::ptr::NonNull;
 use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering::*};
 
 use crate::layout::{
-    EndpointRecord, TopicParams, ENDPOINTS_OFFSET, ENDPOINT_SIZE, HEAD_OFFSET, SLOT_HEADER,
+    EndpointRecord, TopicParams, ENDPOINTS_OFFSET, ENDPOINT_SIZE, HEAD_OFFSET, SLEEPERS_OFFSET,
+    SLOT_HEADER, SOLO_OFFSET,
 };
 use crate::words;
 
@@ -70,6 +82,10 @@ unsafe impl Sync for Ring {}
 /// Set in a slot's sequence by readers sleeping until that slot's next message is complete.
 pub const WAITER: u64 = 1 << 63;
 
+/// [`Ring::solo`] once a second publisher has appeared: every publisher claims with locked
+/// instructions from then on.
+pub const SOLO_SHARED: u64 = u64::MAX;
+
 /// A slot claimed by [`Ring::begin_write`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Claim {
@@ -118,6 +134,20 @@ impl Ring {
         unsafe { &*(self.base.as_ptr().add(HEAD_OFFSET) as *const AtomicU64) }
     }
 
+    /// Tag of the publisher allowed to claim by plain stores: 0 none yet, [`SOLO_SHARED`]
+    /// revoked for good, else `pid << 32 | (endpoint + 1)`.
+    pub fn solo(&self) -> &AtomicU64 {
+        // SAFETY: SOLO_OFFSET is inside every validated segment and 8-byte aligned.
+        unsafe { &*(self.base.as_ptr().add(SOLO_OFFSET) as *const AtomicU64) }
+    }
+
+    /// Readers that are about to sleep (or sleep) on the ring; the solo writer wakes the slot
+    /// it committed while this is non-zero.
+    pub fn sleepers(&self) -> &AtomicU32 {
+        // SAFETY: SLEEPERS_OFFSET is inside every validated segment and 4-byte aligned.
+        unsafe { &*(self.base.as_ptr().add(SLEEPERS_OFFSET) as *const AtomicU32) }
+    }
+
     /// Number of endpoint records.
     pub fn endpoint_count(&self) -> u32 {
         self.endpoints
@@ -158,6 +188,7 @@ impl Ring {
             e.cursor.store(self.head().load(Acquire), Relaxed);
             e.count.store(0, Relaxed);
             e.lost.store(0, Relaxed);
+            e.busy.store(0, Relaxed);
             // Release pairs with the Acquire loads of `state` by readers of the table.
             e.state.store(kind, Release);
             true
@@ -175,7 +206,8 @@ impl Ring {
     fn slot(&self, n: u64) -> (&AtomicU64, &AtomicU32, &AtomicU32, *mut u8) {
         let off = self.slots + (n & self.mask) as usize * self.stride;
         // SAFETY: (n & mask) < capacity and the ring was validated to fit the segment; slots are
-        // 64-byte aligned, so the header words are aligned.
+        // 32-byte aligned (strides of 32 or multiples of 64 from a page-aligned start), so the
+        // header words are aligned.
         unsafe {
             let p = self.base.as_ptr().add(off);
             (
@@ -236,6 +268,54 @@ impl Ring {
         }
     }
 
+    /// [`Ring::begin_write`] for the solo writer (the publisher named by [`Ring::solo`], with
+    /// its `busy` flag set): no other live writer exists, so the slot is taken with a plain
+    /// store. An odd sequence can only be left by a writer that died mid-write.
+    pub fn begin_write_solo(&self, n: u64, writer: u32) -> Claim {
+        let (seq, _, who, _) = self.slot(n);
+        let writing = 2 * n + 1;
+        // Acquire pairs with the Release in `commit` of the slot's previous writer (maybe a
+        // previous solo owner), so its chunk descriptor is visible.
+        let s = seq.load(Acquire) & !WAITER;
+        if s >= writing {
+            return Claim {
+                claimed: Claimed::Overtaken,
+                wake: false,
+            };
+        }
+        // Dropping a WAITER bit here is fine: sleepers also count themselves in `sleepers`,
+        // which `commit_solo` reads.
+        seq.store(writing, Relaxed);
+        // Pairs with the Acquire fence in `read`, as in `begin_write` (free on x86-64).
+        fence(Release);
+        who.store(writer, Relaxed);
+        let claimed = match s {
+            0 => Claimed::Fresh,
+            s if s % 2 == 1 => Claimed::TakenOver,
+            s => Claimed::Replaced(s / 2 - 1),
+        };
+        Claim {
+            claimed,
+            wake: false,
+        }
+    }
+
+    /// [`Ring::commit`] for the solo writer: publishes, then wakes the slot if any reader counts
+    /// itself as sleeping. Returns whether it woke anyone.
+    pub fn commit_solo(&self, n: u64) -> bool {
+        let (seq, _, _, _) = self.slot(n);
+        seq.store(2 * n + 2, Release);
+        // The store→load order against a reader's `sleepers` increment comes from that
+        // reader's heavy barrier (see `wait`); here only the compiler must keep the order.
+        crate::barrier::light();
+        if self.sleepers().load(Relaxed) == 0 {
+            return false;
+        }
+        // SAFETY: the slot's sequence word is 8-byte aligned and inside the mapping.
+        unsafe { crate::futex::wake_all_raw(seq.as_ptr() as *const u32) };
+        true
+    }
+
     /// Reads the payload currently in slot `n` (only meaningful between `begin_write` returning
     /// `Replaced` and `write`).
     pub fn old_payload(&self, n: u64, out: &mut [u8]) {
@@ -275,6 +355,22 @@ impl Ring {
     /// being written, or already overwritten. Callers re-check with `read`.
     pub fn wait(&self, c: u64, timeout: std::time::Duration) {
         let (seq, _, _, _) = self.slot(c);
+        // Count ourselves for a solo writer, whose plain claim may erase WAITER. The heavy
+        // barrier pairs with the writer's light one in `commit_solo`: either its publishing
+        // store is visible to the load below, or its later load of `sleepers` sees us. Not
+        // needed (and skipped) once the topic has left solo mode for good.
+        let solo = self.solo().load(Relaxed) != SOLO_SHARED;
+        if solo {
+            self.sleepers().fetch_add(1, SeqCst);
+            crate::barrier::heavy();
+        }
+        self.wait_marked(c, seq, timeout);
+        if solo {
+            self.sleepers().fetch_sub(1, Relaxed);
+        }
+    }
+
+    fn wait_marked(&self, c: u64, seq: &AtomicU64, timeout: std::time::Duration) {
         let mut raw = seq.load(Acquire);
         loop {
             if raw & !WAITER > 2 * c {

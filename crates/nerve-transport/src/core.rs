@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering::*};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::*};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
@@ -13,8 +13,8 @@ use nerve_shm::layout::{
 };
 use nerve_shm::segment::{self, SegmentError};
 use nerve_shm::{
-    ChunkId, Claimed, HeapRegion, Pool, ProcessId, Read, Region, Reliability, Ring, StoredType,
-    TopicConfig, TopicParams,
+    barrier, ChunkId, Claimed, HeapRegion, Pool, ProcessId, Read, Region, Reliability, Ring,
+    StoredType, TopicConfig, TopicParams, SOLO_SHARED,
 };
 
 use crate::error::{OpenError, RecvError, SendError};
@@ -355,6 +355,80 @@ impl Shared {
         id.pid != 0 && !id.is_alive()
     }
 
+    /// Whether the solo tag `tag` names a live publisher record.
+    fn solo_holder_live(&self, tag: u64) -> bool {
+        let index = (tag as u32).wrapping_sub(1);
+        if index >= self.ring.endpoint_count() {
+            return false;
+        }
+        let e = self.ring.endpoint(index);
+        e.state.load(Acquire) == ENDPOINT_PUBLISHER
+            && e.pid.load(Relaxed) == (tag >> 32) as u32
+            && !self.record_dead(index)
+    }
+
+    /// Settles the solo right (ring.rs) for publisher record `index`, which just joined: takes
+    /// it when no live publisher holds it, else revokes it for good. Returns our tag, or 0 when
+    /// we claim with locked instructions.
+    fn join_solo(&self, index: u32) -> u64 {
+        let solo = self.ring.solo();
+        let tag = (u64::from(ProcessId::current().pid) << 32) | u64::from(index + 1);
+        loop {
+            let cur = solo.load(Acquire);
+            if cur == SOLO_SHARED {
+                return 0;
+            }
+            if cur == 0 || !self.solo_holder_live(cur) {
+                // Free, or its holder left or died (a dead process's stores are all visible).
+                // A process that cannot use light barriers makes the topic shared instead:
+                // leaving the tag free would let a later publisher go solo beside it.
+                let new = if barrier::register() {
+                    tag
+                } else {
+                    SOLO_SHARED
+                };
+                if solo.compare_exchange(cur, new, AcqRel, Acquire).is_ok() {
+                    return if new == tag { tag } else { 0 };
+                }
+                continue;
+            }
+            if self.revoke_solo(cur) {
+                return 0;
+            }
+        }
+    }
+
+    /// Revokes the solo right from the live holder `tag` and waits until its send in progress
+    /// (if any) is over, so its plain stores to `head` and the slots are visible before anyone
+    /// claims with locked instructions. False if the tag changed meanwhile.
+    fn revoke_solo(&self, tag: u64) -> bool {
+        if self
+            .ring
+            .solo()
+            .compare_exchange(tag, SOLO_SHARED, AcqRel, Acquire)
+            .is_err()
+        {
+            return false;
+        }
+        tracing::debug!(topic = %self.name, "second publisher: single-publisher fast path off");
+        // Pairs with the holder's light barrier between setting `busy` and loading `solo`:
+        // after this, either the holder sees SOLO_SHARED or we see its `busy` flag.
+        barrier::heavy();
+        let holder = (tag as u32) - 1;
+        let rec = self.ring.endpoint(holder);
+        let mut spins = 0u32;
+        // Acquire pairs with the holder's Release store of `busy = 0` after its last send.
+        while rec.busy.load(Acquire) != 0 && !self.record_dead(holder) {
+            spins += 1;
+            if spins < 1024 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+        true
+    }
+
     /// Whether the endpoint table holds a publisher whose process died.
     pub(crate) fn dead_publisher(&self) -> bool {
         (0..self.ring.endpoint_count()).any(|i| {
@@ -484,6 +558,18 @@ pub(crate) struct PubCore {
     min_cursor: AtomicU64,
     pub timeout: Duration,
     sent: AtomicU64,
+    /// Our solo tag (see ring.rs), 0 if we never held the right.
+    solo_tag: u64,
+    /// The thread allowed to use the solo path (see `thread_tag`), 0 until the first send.
+    /// Another thread sending through this publisher revokes the right for the topic.
+    solo_thread: AtomicUsize,
+}
+
+/// An identifier of the calling thread that costs no atomic operation: the address of a
+/// thread-local.
+fn thread_tag() -> usize {
+    thread_local!(static TAG: u8 = const { 0 });
+    TAG.with(|t| t as *const u8 as usize)
 }
 
 /// How long a reliable publisher waits for room by default.
@@ -492,12 +578,62 @@ pub const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(1);
 impl PubCore {
     pub(crate) fn new(shared: &Arc<Shared>) -> Result<Self, OpenError> {
         let ep = shared.claim_endpoint(ENDPOINT_PUBLISHER)?;
+        let solo_tag = shared.join_solo(ep.index);
         Ok(PubCore {
             ep,
             min_cursor: AtomicU64::new(0),
             timeout: DEFAULT_SEND_TIMEOUT,
             sent: AtomicU64::new(0),
+            solo_tag,
+            solo_thread: AtomicUsize::new(0),
         })
+    }
+
+    /// Whether this publisher claims by plain stores (no other publisher has appeared yet).
+    pub(crate) fn is_solo(&self) -> bool {
+        self.solo_tag != 0 && self.shared().ring.solo().load(Relaxed) == self.solo_tag
+    }
+
+    /// Reliable topics: whether message `h` fits without overwriting one a live subscriber has
+    /// not read (rescanning the cursors only when the cached minimum says no).
+    fn has_room(&self, h: u64) -> bool {
+        let cap = self.shared().ring.capacity();
+        if h < self.min_cursor.load(Relaxed) + cap {
+            return true;
+        }
+        let min = self.scan_min_cursor(h);
+        self.min_cursor.store(min, Relaxed);
+        h < min + cap
+    }
+
+    /// The solo path of `publish`, taken with our `busy` flag set and the right verified:
+    /// plain loads and stores only (no locked instruction, no fence). None: no room on a
+    /// reliable topic (the caller falls back to the waiting path).
+    fn publish_solo(&self, payload: &[u8]) -> Option<bool> {
+        let shared = self.shared();
+        let ring = &shared.ring;
+        let n = ring.head().load(Relaxed);
+        if shared.params.reliability == Reliability::Reliable && !self.has_room(n) {
+            return None;
+        }
+        ring.head().store(n + 1, Relaxed);
+        let claim = ring.begin_write_solo(n, self.ep.index);
+        self.fill(n, claim, payload, true);
+        Some(true)
+    }
+
+    /// Routes a send from a thread other than the solo thread: the first sending thread
+    /// becomes the solo thread; any other revokes the topic's solo right (two threads must not
+    /// both claim by plain stores).
+    fn adopt_thread(&self, me: usize) -> bool {
+        match self.solo_thread.compare_exchange(0, me, Relaxed, Relaxed) {
+            Ok(_) => true,
+            Err(owner) if owner == me => true,
+            Err(_) => {
+                self.shared().revoke_solo(self.solo_tag);
+                false
+            }
+        }
     }
 
     pub(crate) fn shared(&self) -> &Shared {
@@ -532,38 +668,34 @@ impl PubCore {
         let mut spins = 0u32;
         loop {
             let h = ring.head().load(Relaxed);
-            if h >= self.min_cursor.load(Relaxed) + cap {
-                let min = self.scan_min_cursor(h);
-                self.min_cursor.store(min, Relaxed);
-                if h >= min + cap {
-                    spins += 1;
-                    if spins < 64 {
-                        std::hint::spin_loop();
-                        continue;
-                    }
-                    let now = Instant::now();
-                    let (start, last_reclaim, sleep) =
-                        wait.get_or_insert((now, now, Duration::from_micros(20)));
-                    if now.duration_since(*last_reclaim) >= Duration::from_millis(100) {
-                        *last_reclaim = now;
-                        shared.reclaim_dead();
-                    }
-                    let waited = now.duration_since(*start);
-                    if waited >= self.timeout {
-                        shared.reclaim_dead();
-                        if h >= self.scan_min_cursor(h) + cap {
-                            return None;
-                        }
-                    } else if waited < Duration::from_micros(20) {
-                        std::hint::spin_loop();
-                    } else if waited < Duration::from_millis(1) {
-                        std::thread::yield_now();
-                    } else {
-                        std::thread::sleep(*sleep);
-                        *sleep = (*sleep * 2).min(Duration::from_millis(1));
-                    }
+            if !self.has_room(h) {
+                spins += 1;
+                if spins < 64 {
+                    std::hint::spin_loop();
                     continue;
                 }
+                let now = Instant::now();
+                let (start, last_reclaim, sleep) =
+                    wait.get_or_insert((now, now, Duration::from_micros(20)));
+                if now.duration_since(*last_reclaim) >= Duration::from_millis(100) {
+                    *last_reclaim = now;
+                    shared.reclaim_dead();
+                }
+                let waited = now.duration_since(*start);
+                if waited >= self.timeout {
+                    shared.reclaim_dead();
+                    if h >= self.scan_min_cursor(h) + cap {
+                        return None;
+                    }
+                } else if waited < Duration::from_micros(20) {
+                    std::hint::spin_loop();
+                } else if waited < Duration::from_millis(1) {
+                    std::thread::yield_now();
+                } else {
+                    std::thread::sleep(*sleep);
+                    *sleep = (*sleep * 2).min(Duration::from_millis(1));
+                }
+                continue;
             }
             if ring
                 .head()
@@ -578,6 +710,26 @@ impl PubCore {
     /// Writes one message; `payload` is the slot content. Releases the chunk a replaced slot
     /// carried. Returns false when the topic is full (reliable).
     pub(crate) fn publish(&self, payload: &[u8]) -> bool {
+        if self.solo_tag != 0 {
+            let me = thread_tag();
+            if self.solo_thread.load(Relaxed) == me || self.adopt_thread(me) {
+                let rec = self.ep.record();
+                rec.busy.store(1, Relaxed);
+                // The store→load order against a revoker comes from its heavy barrier.
+                barrier::light();
+                if self.shared().ring.solo().load(Relaxed) == self.solo_tag {
+                    let done = self.publish_solo(payload);
+                    // Release: our plain stores to `head` and the slot are visible to a
+                    // revoker that sees `busy == 0`.
+                    rec.busy.store(0, Release);
+                    if let Some(ok) = done {
+                        return ok;
+                    }
+                } else {
+                    rec.busy.store(0, Release);
+                }
+            }
+        }
         let Some(n) = self.claim() else { return false };
         let shared = self.shared();
         let ring = &shared.ring;
@@ -586,11 +738,20 @@ impl PubCore {
                 || shared.record_dead(w)
                 || ring.endpoint(w).state.load(Acquire) == ENDPOINT_FREE
         });
+        self.fill(n, claim, payload, false);
+        true
+    }
+
+    /// Writes and commits message `n` into the slot `claim` took; releases the chunk a
+    /// replaced slot carried.
+    fn fill(&self, n: u64, claim: nerve_shm::Claim, payload: &[u8], solo: bool) {
+        let shared = self.shared();
+        let ring = &shared.ring;
         match claim.claimed {
             Claimed::Overtaken => {
                 // A message a full ring newer owns the slot: ours is already obsolete.
                 self.release_payload(payload);
-                return true;
+                return;
             }
             Claimed::Replaced(_) => {
                 if let Some(pool) = &shared.pool {
@@ -602,13 +763,16 @@ impl PubCore {
             Claimed::Fresh | Claimed::TakenOver => {}
         }
         ring.write(n, payload);
-        ring.commit(n, claim);
+        if solo {
+            ring.commit_solo(n);
+        } else {
+            ring.commit(n, claim);
+        }
         // Statistics only: a load and a store, not a locked read-modify-write. Concurrent sends
         // through one publisher from several threads may undercount.
         let sent = self.sent.load(Relaxed) + 1;
         self.sent.store(sent, Relaxed);
         self.ep.record().count.store(sent, Relaxed);
-        true
     }
 
     pub(crate) fn stall_mid_write(&self, payload: &[u8]) {
@@ -686,6 +850,20 @@ impl PubCore {
     pub(crate) fn release_loan(&self, id: ChunkId) {
         if let Some(pool) = &self.shared().pool {
             pool.release(id, self.ep.index);
+        }
+    }
+}
+
+impl Drop for PubCore {
+    fn drop(&mut self) {
+        if self.solo_tag != 0 {
+            // Hand the right back so the next lone publisher can take it; a revoked right
+            // stays revoked.
+            let _ = self
+                .shared()
+                .ring
+                .solo()
+                .compare_exchange(self.solo_tag, 0, AcqRel, Relaxed);
         }
     }
 }
@@ -875,16 +1053,18 @@ impl SubCore {
         skip
     }
 
-    /// Receives, spinning for `self.spin` then sleeping on the futex, until `deadline`.
+    /// Receives, spinning for `self.spin` then sleeping on the futex, for at most `timeout`
+    /// (None: forever). A message already there costs no clock read.
     pub(crate) fn recv_until<T>(
         &mut self,
-        deadline: Option<Instant>,
+        timeout: Option<Duration>,
         mut decode: impl FnMut(&Arc<Endpoint>, u64) -> Step<T>,
     ) -> Option<T> {
         if let Some(v) = self.try_recv(&mut decode) {
             return Some(v);
         }
         let start = Instant::now();
+        let deadline = timeout.map(|t| start + t);
         let spin_until = start + self.spin;
         while Instant::now() < spin_until {
             for _ in 0..64 {

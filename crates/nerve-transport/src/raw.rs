@@ -20,7 +20,7 @@
 //! ```
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use nerve_msgs::{Message, MessageKind};
 use nerve_shm::{ChunkId, Reliability};
@@ -393,7 +393,7 @@ enum Got {
 }
 
 impl RawSubscriber {
-    fn run(&mut self, deadline: Option<Option<Instant>>) -> Option<Got> {
+    fn run(&mut self, wait: Option<Option<Duration>>) -> Option<Got> {
         let t = &self.core.ep.shared.params.stored_type;
         let fixed = kind_of(t) == Some(MessageKind::Fixed);
         let (header, elem) = (t.size as usize, (t.elem_size as usize).max(1));
@@ -417,9 +417,9 @@ impl RawSubscriber {
                 })
             })
         };
-        match deadline {
+        match wait {
             None => self.core.try_recv(decode),
-            Some(d) => self.core.recv_until(d, decode),
+            Some(t) => self.core.recv_until(t, decode),
         }
     }
 
@@ -442,8 +442,7 @@ impl RawSubscriber {
         timeout: Option<Duration>,
     ) -> Result<Option<RawMessage<'_>>, RecvError> {
         let got = loop {
-            let deadline = timeout.map(|t| Instant::now() + t);
-            let got = self.run(Some(deadline));
+            let got = self.run(Some(timeout));
             if got.is_some() || timeout.is_some() {
                 break got;
             }

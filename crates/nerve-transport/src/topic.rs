@@ -6,7 +6,7 @@
 
 use std::marker::PhantomData;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use nerve_msgs::{Chunked, ChunkedMessage, Fixed, FixedMessage, Message, Serialized};
 use nerve_shm::{ChunkId, Reliability, StoredType};
@@ -270,6 +270,12 @@ impl<T> Publisher<T> {
     pub fn topic(&self) -> &str {
         &self.core.shared().name
     }
+    /// Whether this publisher is the topic's only one and claims messages with plain stores
+    /// (no locked instruction per message). A second publisher, or sending from a second
+    /// thread, switches the topic to locked claims for good.
+    pub fn is_solo(&self) -> bool {
+        self.core.is_solo()
+    }
 }
 
 impl<T: FixedMessage> Publisher<T> {
@@ -499,14 +505,14 @@ where
         |_, _| unreachable!()
     }
 
-    fn run(&mut self, deadline: Option<Option<Instant>>) -> Option<Result<Received<T>, RecvError>> {
+    fn run(&mut self, wait: Option<Option<Duration>>) -> Option<Result<Received<T>, RecvError>> {
         let decode = |ep: &Arc<crate::core::Endpoint>, c: u64| {
             <T::Kind as Codec<T>>::decode(ep, &ep.shared, c)
         };
         let _ = Self::decode;
-        match deadline {
+        match wait {
             None => self.core.try_recv(decode),
-            Some(d) => self.core.recv_until(d, decode),
+            Some(t) => self.core.recv_until(t, decode),
         }
     }
 
@@ -527,7 +533,7 @@ where
 
     /// Waits up to `timeout`; `Ok(None)` when nothing arrived.
     pub fn recv_timeout(&mut self, timeout: Duration) -> Result<Option<Received<T>>, RecvError> {
-        self.run(Some(Some(Instant::now() + timeout))).transpose()
+        self.run(Some(Some(timeout))).transpose()
     }
 
     /// Like `recv_timeout`, but a timeout is an error naming the topic.

@@ -157,7 +157,7 @@ const TRANSPORTS: [Transport; 3] = [
 ];
 const MODES: [Mode; 2] = [Mode::Poll, Mode::Blocking];
 /// Messages in flight per acknowledgement in the throughput scenario.
-const THROUGHPUT_WINDOW: u32 = 64;
+const THROUGHPUT_WINDOW: u32 = 1024;
 
 /// The scenarios of the suite, in the order they run.
 fn plan() -> Vec<Scenario> {

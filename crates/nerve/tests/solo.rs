@@ -1,0 +1,226 @@
+//! The single-publisher fast path (plain-store claims, see `nerve-shm/src/ring.rs`): who holds
+//! it, how a second publisher or thread revokes it without losing or tearing a message, and
+//! that a subscriber sleeping on the futex is always woken by a solo publisher.
+
+mod common;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+use nerve::prelude::*;
+
+/// A message that says who sent it and which of theirs it is, with a checksum of both.
+fn tagged(source: u32, i: u64) -> CmdVel {
+    CmdVel {
+        stamp_ns: (u64::from(source) << 40) | i,
+        linear: i as f32,
+        angular: (i as f32) * 0.5 + source as f32,
+    }
+}
+
+fn untag(m: &CmdVel) -> (u32, u64) {
+    let (source, i) = ((m.stamp_ns >> 40) as u32, m.stamp_ns & ((1 << 40) - 1));
+    assert_eq!(*m, tagged(source, i), "torn or corrupted message");
+    (source, i)
+}
+
+/// Receives until `expected` messages came, checking each source's sequence is gapless.
+fn receive_all(sub: &mut Subscriber<CmdVel>, expected: u64) -> HashMap<u32, u64> {
+    let mut next: HashMap<u32, u64> = HashMap::new();
+    for _ in 0..expected {
+        let m = sub
+            .recv_timeout(Duration::from_secs(10))
+            .unwrap()
+            .expect("a message within 10 s");
+        let (source, i) = untag(&m);
+        let want = next.entry(source).or_insert(0);
+        assert_eq!(i, *want, "source {source}: message {i} out of order");
+        *want += 1;
+    }
+    assert_eq!(sub.stats().lost, 0);
+    next
+}
+
+#[test]
+fn a_lone_publisher_is_solo_until_a_second_one_appears() {
+    for in_process in [false, true] {
+        let (d, _g) = common::domain();
+        let mut b = Topic::<CmdVel>::builder("solo/second").domain(d).depth(256);
+        if in_process {
+            b = b.in_process();
+        }
+        let topic = b.open().unwrap();
+        let mut sub = topic.subscriber().unwrap();
+        let p1 = topic.publisher().unwrap();
+        assert!(p1.is_solo(), "a lone publisher takes the fast path");
+        for i in 0..50 {
+            p1.send(&tagged(1, i)).unwrap();
+        }
+        let p2 = topic.publisher().unwrap();
+        assert!(
+            !p1.is_solo() && !p2.is_solo(),
+            "two publishers: locked claims"
+        );
+        for i in 50..100 {
+            p1.send(&tagged(1, i)).unwrap();
+        }
+        for i in 0..100 {
+            p2.send(&tagged(2, i)).unwrap();
+        }
+        let got = receive_all(&mut sub, 200);
+        assert_eq!(got[&1], 100);
+        assert_eq!(got[&2], 100);
+        drop((p1, p2));
+        // Revoked for good while the topic lives.
+        assert!(!topic.publisher().unwrap().is_solo());
+    }
+}
+
+#[test]
+fn a_dropped_solo_publisher_hands_the_right_back() {
+    let (d, _g) = common::domain();
+    let topic = Topic::<CmdVel>::builder("solo/handback")
+        .domain(d)
+        .open()
+        .unwrap();
+    let mut sub = topic.subscriber().unwrap();
+    let p1 = topic.publisher().unwrap();
+    p1.send(&tagged(1, 0)).unwrap();
+    drop(p1);
+    let p2 = topic.publisher().unwrap();
+    assert!(p2.is_solo());
+    p2.send(&tagged(2, 0)).unwrap();
+    let got = receive_all(&mut sub, 2);
+    assert_eq!((got[&1], got[&2]), (1, 1));
+}
+
+/// A second publisher joins while the first sends flat out: the revocation handshake must
+/// let no message be torn, lost or duplicated.
+#[test]
+fn revoking_under_load_loses_nothing() {
+    const N: u64 = 300_000;
+    for round in 0..3 {
+        let (d, _g) = common::domain();
+        let topic = Topic::<CmdVel>::builder("solo/revoke")
+            .domain(d)
+            .depth(1024)
+            .reliable()
+            .open()
+            .unwrap();
+        let mut sub = topic.subscriber().unwrap();
+        let p1 = topic.publisher().unwrap();
+        assert!(p1.is_solo());
+        let started = Arc::new(Barrier::new(2));
+        let first = {
+            let started = started.clone();
+            std::thread::spawn(move || {
+                started.wait();
+                for i in 0..N {
+                    p1.send(&tagged(1, i)).unwrap();
+                }
+                p1.is_solo()
+            })
+        };
+        let second = {
+            let topic = topic.clone();
+            std::thread::spawn(move || {
+                started.wait();
+                // Join at a different moment each round.
+                std::thread::sleep(Duration::from_micros(200 * round));
+                let p2 = topic.publisher().unwrap();
+                for i in 0..N / 10 {
+                    p2.send(&tagged(2, i)).unwrap();
+                }
+            })
+        };
+        let got = receive_all(&mut sub, N + N / 10);
+        assert!(!first.join().unwrap(), "the first publisher lost the right");
+        second.join().unwrap();
+        assert_eq!((got[&1], got[&2]), (N, N / 10));
+    }
+}
+
+/// One publisher used from two threads: the second thread revokes the right instead of also
+/// claiming by plain stores.
+#[test]
+fn sending_from_a_second_thread_revokes_the_right() {
+    const N: u64 = 200_000;
+    let (d, _g) = common::domain();
+    let topic = Topic::<CmdVel>::builder("solo/threads")
+        .domain(d)
+        .depth(512)
+        .reliable()
+        .open()
+        .unwrap();
+    let mut sub = topic.subscriber().unwrap();
+    let p = Arc::new(topic.publisher().unwrap());
+    assert!(p.is_solo());
+    let threads: Vec<_> = (0..2u32)
+        .map(|t| {
+            let p = p.clone();
+            std::thread::spawn(move || {
+                for i in 0..N {
+                    p.send(&tagged(t, i)).unwrap();
+                }
+            })
+        })
+        .collect();
+    let got = receive_all(&mut sub, 2 * N);
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!((got[&0], got[&1]), (N, N));
+    assert!(!p.is_solo());
+}
+
+/// Ping-pong where both sides sleep on the futex at once (no spin): a wake-up lost between a
+/// solo publisher's plain stores and a reader going to sleep would show as a 100 ms stall.
+#[test]
+fn a_sleeping_subscriber_is_always_woken_by_a_solo_publisher() {
+    const ROUNDS: u32 = 3_000;
+    let (d, _g) = common::domain();
+    let open = |name: &str| {
+        Topic::<CmdVel>::builder(name)
+            .domain(d)
+            .depth(16)
+            .open()
+            .unwrap()
+    };
+    let (ping, pong) = (open("solo/ping"), open("solo/pong"));
+    let mut ping_rx = ping.subscriber().unwrap();
+    let mut pong_rx = pong.subscriber().unwrap();
+    ping_rx.set_spin(Duration::ZERO);
+    pong_rx.set_spin(Duration::ZERO);
+    let (ping_tx, pong_tx) = (ping.publisher().unwrap(), pong.publisher().unwrap());
+    assert!(ping_tx.is_solo() && pong_tx.is_solo());
+    let done = Arc::new(AtomicBool::new(false));
+    let echo = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            while !done.load(Ordering::Relaxed) {
+                if let Some(m) = ping_rx.recv_timeout(Duration::from_millis(500)).unwrap() {
+                    pong_tx.send(&m).unwrap();
+                }
+            }
+        })
+    };
+    let mut worst = Duration::ZERO;
+    for i in 0..u64::from(ROUNDS) {
+        let t = Instant::now();
+        ping_tx.send(&tagged(0, i)).unwrap();
+        let m = pong_rx
+            .recv_timeout(Duration::from_secs(5))
+            .unwrap()
+            .expect("echo within 5 s");
+        assert_eq!(untag(&m), (0, i));
+        worst = worst.max(t.elapsed());
+    }
+    done.store(true, Ordering::Relaxed);
+    echo.join().unwrap();
+    assert!(
+        worst < Duration::from_millis(50),
+        "a round trip took {worst:?}: a wake-up was lost"
+    );
+}
