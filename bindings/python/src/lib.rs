@@ -11,7 +11,9 @@
 use std::time::{Duration, Instant};
 
 use nerve::msgs::MessageKind;
-use nerve::raw::{self, RawLoan, RawMessage, RawPublisher, RawSample, RawSubscriber, RawTopic};
+use nerve::raw::{
+    self, MappingGuard, RawLoan, RawMessage, RawPublisher, RawSample, RawSubscriber, RawTopic,
+};
 use nerve::{OpenError, RecvError, Reliability, SendError, TransportPath};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -369,6 +371,7 @@ impl Publisher {
             data_ptr: loan.data_ptr() as usize,
             data_len: loan.data_len(),
             header_len: header_bytes,
+            _mapping: loan.mapping(),
             raw: std::sync::Mutex::new(Some(loan)),
         })
     }
@@ -391,10 +394,67 @@ struct Loan {
     data_ptr: usize,
     #[pyo3(get)]
     data_len: usize,
+    /// Keeps the memory behind exported buffers mapped after `send` (which hands the chunk to
+    /// the ring) and after the publisher is gone.
+    _mapping: MappingGuard,
+}
+
+/// Fills `view` with a one-dimensional byte buffer over `[ptr, ptr + len)` owned by `obj`.
+///
+/// # Safety
+/// `view` must be the `Py_buffer` the interpreter passed to `bf_getbuffer`, and the bytes must
+/// stay valid while `obj` lives (the exporter holds what keeps them mapped).
+unsafe fn fill_buffer(
+    obj: &Bound<'_, PyAny>,
+    view: *mut pyo3::ffi::Py_buffer,
+    ptr: *const u8,
+    len: usize,
+    readonly: bool,
+    flags: std::os::raw::c_int,
+) -> PyResult<()> {
+    // SAFETY: per the contract above; PyBuffer_FillInfo takes a new reference to `obj` (stored
+    // in view->obj, released by the interpreter with the buffer) and fails on a writable
+    // request for a read-only buffer.
+    let rc = unsafe {
+        pyo3::ffi::PyBuffer_FillInfo(
+            view,
+            obj.as_ptr(),
+            ptr as *mut std::os::raw::c_void,
+            len as pyo3::ffi::Py_ssize_t,
+            std::os::raw::c_int::from(readonly),
+            flags,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(PyErr::fetch(obj.py()))
+    }
 }
 
 #[pymethods]
 impl Loan {
+    /// The buffer protocol: the chunk's bytes from the header to the end of the payload,
+    /// writable (numpy arrays and ctypes headers are made on it without copying).
+    unsafe fn __getbuffer__(
+        slf: Bound<'_, Self>,
+        view: *mut pyo3::ffi::Py_buffer,
+        flags: std::os::raw::c_int,
+    ) -> PyResult<()> {
+        let (ptr, len) = {
+            let me = slf.get();
+            (
+                me.header_ptr as *const u8,
+                me.data_ptr + me.data_len - me.header_ptr,
+            )
+        };
+        // SAFETY: `view` comes from the interpreter; `mapping` keeps the chunk mapped while
+        // `slf` (referenced by the view) lives.
+        unsafe { fill_buffer(slf.as_any(), view, ptr, len, false, flags) }
+    }
+
+    unsafe fn __releasebuffer__(&self, _view: *mut pyo3::ffi::Py_buffer) {}
+
     /// Publishes the chunk (no copy). A loan is sent at most once.
     fn send(&self) -> PyResult<()> {
         let loan = self
@@ -426,6 +486,34 @@ struct Sample {
 
 #[pymethods]
 impl Sample {
+    /// The buffer protocol: the chunk's bytes from the header to the end of the payload,
+    /// read-only (pinned while this sample, held by every view, lives).
+    unsafe fn __getbuffer__(
+        slf: Bound<'_, Self>,
+        view: *mut pyo3::ffi::Py_buffer,
+        flags: std::os::raw::c_int,
+    ) -> PyResult<()> {
+        let (ptr, len) = {
+            let raw = &slf.get().raw;
+            let start = raw.header().as_ptr();
+            (
+                start,
+                raw.data_ptr() as usize + raw.data_len() - start as usize,
+            )
+        };
+        // SAFETY: `view` comes from the interpreter; the sample pins the chunk and keeps the
+        // mapping alive while `slf` (referenced by the view) lives.
+        unsafe { fill_buffer(slf.as_any(), view, ptr, len, true, flags) }
+    }
+
+    unsafe fn __releasebuffer__(&self, _view: *mut pyo3::ffi::Py_buffer) {}
+
+    /// Address of the header: the start of the exported buffer.
+    #[getter]
+    fn header_ptr(&self) -> usize {
+        self.raw.header().as_ptr() as usize
+    }
+
     /// The header bytes (a copy; headers are small).
     #[getter]
     fn header<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {

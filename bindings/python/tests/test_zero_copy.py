@@ -40,6 +40,21 @@ def test_loan_and_fill_is_received_without_a_copy(domain):
     assert ptr(d) == loan_ptr
 
 
+def test_a_recycled_chunk_starts_with_a_clean_header(domain):
+    # Two chunks: every loan after the second reuses a chunk that carried an earlier header.
+    t = nerve.Topic("zc/recycle", nerve.Image, depth=1, chunks=2)
+    p, s = t.publisher(), t.subscriber()
+    for i in range(6):
+        frame = "cam" if i == 0 else ""
+        loan = p.loan_image(4 + i, 2, "mono8", stamp_ns=i, frame_id=frame)
+        assert loan.data.shape == (2, 4 + i)
+        loan.send()
+        img = s.try_recv()
+        assert img.header.header.frame_id == frame, f"message {i} kept a stale frame_id"
+        assert (img.width, img.height, img.header.header.stamp_ns) == (4 + i, 2, i)
+        del img
+
+
 def test_cross_process_loan_is_seen_in_place(domain):
     child = run_python(
         """

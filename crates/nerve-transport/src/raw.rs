@@ -247,6 +247,11 @@ impl RawPublisher {
     }
 }
 
+/// Keeps a topic's shared memory mapped while held: for views into a chunk that may outlive
+/// the loan or sample they came from (Python arrays, for instance). Holding it pins no chunk.
+#[derive(Clone)]
+pub struct MappingGuard(#[allow(dead_code)] Arc<Shared>);
+
 /// A loaned chunk being filled; dropping it unsent returns the chunk.
 pub struct RawLoan {
     core: Arc<PubCore>,
@@ -281,6 +286,10 @@ impl RawLoan {
     /// Pointer to the header (valid until `send` or drop; for Python and C views).
     pub fn header_ptr(&self) -> *mut u8 {
         self.base()
+    }
+    /// A guard that keeps the chunk's memory mapped after the loan is sent or dropped.
+    pub fn mapping(&self) -> MappingGuard {
+        MappingGuard(self.core.ep.shared.clone())
     }
     /// Pointer to the payload (64-byte aligned; valid until `send` or drop).
     pub fn data_ptr(&self) -> *mut u8 {

@@ -114,41 +114,38 @@ __all__ = [
 # Zero-copy views
 
 
-class _View:
-    """Carries an ``__array_interface__`` and keeps ``owner`` (a pinned sample or a loan)
-    alive for as long as any numpy array made from it."""
-
-    __slots__ = ("__array_interface__", "owner")
-
-    def __init__(self, owner: Any, ptr: int, shape: tuple[int, ...], typestr: str,
-                 descr: Any, strides: tuple[int, ...] | None, readonly: bool) -> None:
-        self.owner = owner
-        self.__array_interface__ = {
-            "data": (ptr, readonly),
-            "shape": shape,
-            "typestr": typestr,
-            "descr": descr,
-            "strides": strides,
-            "version": 3,
-        }
-
-
 def _array(owner: Any, ptr: int, shape: tuple[int, ...], dtype: Any,
            strides: tuple[int, ...] | None = None, readonly: bool = True) -> np.ndarray:
+    """A numpy array over ``shape`` items at ``ptr`` inside ``owner`` (a loan or a received
+    sample, which export their chunk through the buffer protocol and stay alive as the array's
+    base). No copy; ~0.5 µs (an ``__array_interface__`` costs numpy 2-4 µs to parse)."""
     try:
-        typestr, descr = _DTYPES[dtype]
+        dt = _DTYPES[dtype]
     except (KeyError, TypeError):
-        # np.dtype(...) and .descr cost microseconds per call: cache them per dtype spec.
         dt = np.dtype(dtype)
-        typestr, descr = dt.str, dt.descr
         try:
-            _DTYPES[dtype] = (typestr, descr)
+            _DTYPES[dtype] = dt
         except TypeError:
             pass
-    return np.asarray(_View(owner, ptr, shape, typestr, descr, strides, readonly))
+    arr = np.ndarray(shape, dt, owner, ptr - owner.header_ptr, strides)
+    if readonly and arr.flags.writeable:
+        arr.flags.writeable = False
+    return arr
 
 
-_DTYPES: dict[Any, tuple[str, Any]] = {}
+_DTYPES: dict[Any, np.dtype] = {}
+# Sets a ctypes field without the checks of Struct.__setattr__ (callers pass known fields).
+_raw_set = ctypes.Structure.__setattr__
+_ITEMSIZES: dict[Any, int] = {}
+
+
+def _itemsize(dtype: Any) -> int:
+    """``np.dtype(dtype).itemsize``, cached (``np.dtype`` costs ~1 µs per call)."""
+    try:
+        return _ITEMSIZES[dtype]
+    except KeyError:
+        n = _ITEMSIZES[dtype] = np.dtype(dtype).itemsize
+        return n
 
 
 # name: (code, dtype, channels)
@@ -166,7 +163,7 @@ def _image_array(owner: Any, ptr: int, hdr: Any, readonly: bool) -> np.ndarray:
     name, dt, ch = _ENCODING_BY_CODE.get(hdr.encoding, ("", "u1", 0))
     if not ch:
         return _array(owner, ptr, (hdr.step * hdr.height,), "u1", readonly=readonly)
-    item = np.dtype(dt).itemsize
+    item = _ITEMSIZE[dt]
     if ch == 1:
         shape: tuple[int, ...] = (hdr.height, hdr.width)
         strides: tuple[int, ...] = (hdr.step, item)
@@ -192,14 +189,14 @@ class _Chunked:
 
     @classmethod
     def _from_sample(cls, sample: Any) -> Any:
-        header = cls._header_cls.from_buffer_copy(sample.header)
+        header = cls._header_cls.from_buffer_copy(sample)  # the sample's first bytes
         return cls(header, cls._view(sample, sample.data_ptr, sample.data_len, header, True),
                    sample)
 
     @classmethod
     def _view(cls, owner: Any, ptr: int, nbytes: int, header: Any, readonly: bool) -> np.ndarray:
-        dt = np.dtype(cls._dtype)
-        return _array(owner, ptr, (nbytes // dt.itemsize,), dt, readonly=readonly)
+        return _array(owner, ptr, (nbytes // _itemsize(cls._dtype),), cls._dtype,
+                      readonly=readonly)
 
     @property
     def data(self) -> np.ndarray:
@@ -390,14 +387,17 @@ class Loan:
 
     __slots__ = ("_raw", "header", "data", "_cls")
 
-    def __init__(self, raw: Any, cls: type[_Chunked], header: Any | None, n_bytes: int) -> None:
+    def __init__(self, raw: Any, cls: type[_Chunked], header: Any | None, n_bytes: int,
+                 init: Any = None) -> None:
         self._raw = raw
         self._cls = cls
-        hbytes = _array(raw, raw.header_ptr, (raw.header_len,), "u1", readonly=False)
-        self.header = cls._header_cls.from_buffer(hbytes)
+        # A ctypes view of the chunk's first bytes (the loan exports them, writable).
+        self.header = cls._header_cls.from_buffer(raw)
         if header is not None:
             ctypes.memmove(ctypes.addressof(self.header), ctypes.addressof(header),
                            ctypes.sizeof(header))
+        if init is not None:
+            init(self.header)  # fills the header in place, before the view reads its shape
         self.data = cls._view(raw, raw.data_ptr, n_bytes, self.header, False)
 
     def send(self) -> None:
@@ -451,16 +451,16 @@ class Publisher:
             np.copyto(loan.data, data.reshape(loan.data.shape), casting="no")
             loan.send()
 
-    def _loan_bytes(self, n_bytes: int, header: Any | None = None) -> Loan:
+    def _loan_bytes(self, n_bytes: int, header: Any | None = None, init: Any = None) -> Loan:
         if self._kind != _CHUNK:
             raise TypeError(f"topic '{self.topic}' does not carry chunked messages")
         raw = self._raw.loan(ctypes.sizeof(self._cls._header_cls), n_bytes)
-        return Loan(raw, self._cls, header, n_bytes)
+        return Loan(raw, self._cls, header, n_bytes, init)
 
     def loan(self, n: int, header: Any | None = None) -> Loan:
         """Loans a chunk for ``n`` payload elements (bytes for Image/DepthImage/PointCloud,
         ranges for LaserScan, joints for JointState)."""
-        return self._loan_bytes(n * np.dtype(self._cls._dtype).itemsize, header)
+        return self._loan_bytes(n * _itemsize(self._cls._dtype), header)
 
     def loan_image(self, width: int, height: int, encoding: str = "rgb8", *,
                    stamp_ns: int = 0, frame_id: str = "", depth_scale: float = 1.0) -> Loan:
@@ -468,14 +468,25 @@ class Publisher:
         if encoding not in ENCODINGS:
             raise ValueError(f"unknown encoding {encoding!r}: use one of {list(ENCODINGS)}")
         code, dt, ch = ENCODINGS[encoding]
-        step = width * ch * np.dtype(dt).itemsize
-        h = self._cls._header_cls(width=width, height=height, step=step, encoding=code)
-        h.header.stamp_ns = stamp_ns
-        if frame_id:
-            h.header.frame_id = frame_id
-        if self._cls is DepthImage:
-            h.depth_scale = depth_scale
-        return self._loan_bytes(step * height, h)
+        step = width * ch * _ITEMSIZE[dt]
+        depth = self._cls is DepthImage
+
+        def init(h: Any) -> None:
+            # A recycled chunk holds the previous message's header: start from zeros (image
+            # headers have no non-zero defaults). Then straight through the ctypes
+            # descriptors (the checked Struct.__setattr__ costs ~0.3 µs a field).
+            ctypes.memset(ctypes.addressof(h), 0, ctypes.sizeof(h))
+            _raw_set(h, "width", width)
+            _raw_set(h, "height", height)
+            _raw_set(h, "step", step)
+            _raw_set(h, "encoding", code)
+            _raw_set(h.header, "stamp_ns", stamp_ns)
+            if frame_id:
+                h.header.frame_id = frame_id
+            if depth:
+                _raw_set(h, "depth_scale", depth_scale)
+
+        return self._loan_bytes(step * height, None, init)
 
     def loan_points(self, n: int, format: str = "xyz") -> Loan:
         """Loans a chunk for ``n`` points (``xyz``, ``xyzi`` or ``xyzrgb``)."""
