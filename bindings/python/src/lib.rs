@@ -360,12 +360,16 @@ impl Publisher {
         with_buffer(data, false, |bytes| self.raw.send_serialized(bytes))?.map_err(send_err)
     }
 
-    /// Loans a chunk with `header_bytes` of header and `payload_bytes` of payload.
+    /// Loans a chunk with `header_bytes` of header (zeroed: a recycled chunk still holds the
+    /// previous message's) and `payload_bytes` of payload (as it was).
     fn loan(&self, header_bytes: usize, payload_bytes: usize) -> PyResult<Loan> {
         let loan = self
             .raw
             .loan(header_bytes, payload_bytes)
             .map_err(send_err)?;
+        // SAFETY: the loan owns its chunk until sent, and the chunk holds `header_bytes` of
+        // header at `header_ptr` (checked by `loan`); nobody else reads it yet.
+        unsafe { std::ptr::write_bytes(loan.header_ptr(), 0, header_bytes) };
         Ok(Loan {
             header_ptr: loan.header_ptr() as usize,
             data_ptr: loan.data_ptr() as usize,
