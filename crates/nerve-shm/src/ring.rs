@@ -271,9 +271,22 @@ impl Ring {
     /// [`Ring::begin_write`] for the solo writer (the publisher named by [`Ring::solo`], with
     /// its `busy` flag set): no other live writer exists, so the slot is taken with a plain
     /// store. An odd sequence can only be left by a writer that died mid-write.
-    pub fn begin_write_solo(&self, n: u64, writer: u32) -> Claim {
+    ///
+    /// `inspect` says whether the caller needs to know what the slot held (a chunk to
+    /// release). Without it the slot's sequence is not even read: a load of the line the
+    /// subscriber last read would stall the writer on every message, where stores do not.
+    pub fn begin_write_solo(&self, n: u64, writer: u32, inspect: bool) -> Claim {
         let (seq, _, who, _) = self.slot(n);
         let writing = 2 * n + 1;
+        if !inspect {
+            seq.store(writing, Relaxed);
+            fence(Release);
+            who.store(writer, Relaxed);
+            return Claim {
+                claimed: Claimed::Fresh,
+                wake: false,
+            };
+        }
         // Acquire pairs with the Release in `commit` of the slot's previous writer (maybe a
         // previous solo owner), so its chunk descriptor is visible.
         let s = seq.load(Acquire) & !WAITER;

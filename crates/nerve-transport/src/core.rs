@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::*};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
@@ -472,6 +473,7 @@ impl Shared {
         };
         match index {
             Some(index) => Ok(Arc::new(Endpoint {
+                record: NonNull::from(self.ring.endpoint(index)),
                 shared: self.clone(),
                 index,
             })),
@@ -499,11 +501,22 @@ pub(crate) const fn data_offset(header: usize) -> usize {
 pub(crate) struct Endpoint {
     pub shared: Arc<Shared>,
     pub index: u32,
+    /// Our record in the segment, located once (it is touched on every message).
+    record: NonNull<EndpointRecord>,
 }
 
+// SAFETY: `record` points into the mapping `shared` keeps alive, and the record is only
+// accessed through its atomics.
+unsafe impl Send for Endpoint {}
+// SAFETY: as above.
+unsafe impl Sync for Endpoint {}
+
 impl Endpoint {
+    #[inline]
     pub(crate) fn record(&self) -> &EndpointRecord {
-        self.shared.ring.endpoint(self.index)
+        // SAFETY: the record lies in the segment `self.shared` keeps mapped for as long as we
+        // live (see the field).
+        unsafe { self.record.as_ref() }
     }
 }
 
@@ -617,7 +630,7 @@ impl PubCore {
             return None;
         }
         ring.head().store(n + 1, Relaxed);
-        let claim = ring.begin_write_solo(n, self.ep.index);
+        let claim = ring.begin_write_solo(n, self.ep.index, shared.pool.is_some());
         self.fill(n, claim, payload, true);
         Some(true)
     }
