@@ -29,6 +29,9 @@ lint:
 
 test-rust:
 	$(CARGO) test --release --workspace
+	# The same single-publisher tests with the fast path off (locked claims, as on a kernel
+	# without membarrier).
+	NERVE_NO_SOLO=1 $(CARGO) test --release -p nerve --test solo
 
 # The lock-free ring and chunk pool under miri, on heap memory (data races and UB are errors).
 test-miri:

@@ -24,6 +24,14 @@ pub use nerve_msgs::{fixed_message, ChunkedMessage, FixedMessage, Message};
 pub use nerve_shm::Reliability;
 pub use topic::{default_domain, Codec, Loan, Publisher, Sample, Subscriber, Topic, TopicBuilder};
 
+/// Whether this process can use the single-publisher fast path (a lone publisher claims
+/// messages with plain stores). It needs `membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED)` (Linux
+/// 4.16+, not forbidden by a sandbox) and is off with `NERVE_NO_SOLO=1`; without it every
+/// publisher uses locked claims, which is correct, only slower.
+pub fn solo_publishing_available() -> bool {
+    nerve_shm::barrier::register()
+}
+
 /// Everything a node usually needs.
 pub mod prelude {
     pub use crate::error::{OpenError, RecvError, SendError};

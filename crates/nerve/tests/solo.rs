@@ -43,6 +43,16 @@ fn receive_all(sub: &mut Subscriber<CmdVel>, expected: u64) -> HashMap<u32, u64>
     next
 }
 
+/// Whether this machine allows the fast path; where it does not (no membarrier), the tests
+/// still check every message but not which path carried it.
+fn solo() -> bool {
+    let ok = nerve::solo_publishing_available();
+    if !ok {
+        eprintln!("membarrier unavailable: checking messages only, publishers use locked claims");
+    }
+    ok
+}
+
 #[test]
 fn a_lone_publisher_is_solo_until_a_second_one_appears() {
     for in_process in [false, true] {
@@ -54,7 +64,7 @@ fn a_lone_publisher_is_solo_until_a_second_one_appears() {
         let topic = b.open().unwrap();
         let mut sub = topic.subscriber().unwrap();
         let p1 = topic.publisher().unwrap();
-        assert!(p1.is_solo(), "a lone publisher takes the fast path");
+        assert_eq!(p1.is_solo(), solo(), "a lone publisher takes the fast path");
         for i in 0..50 {
             p1.send(&tagged(1, i)).unwrap();
         }
@@ -90,7 +100,7 @@ fn a_dropped_solo_publisher_hands_the_right_back() {
     p1.send(&tagged(1, 0)).unwrap();
     drop(p1);
     let p2 = topic.publisher().unwrap();
-    assert!(p2.is_solo());
+    assert_eq!(p2.is_solo(), solo());
     p2.send(&tagged(2, 0)).unwrap();
     let got = receive_all(&mut sub, 2);
     assert_eq!((got[&1], got[&2]), (1, 1));
@@ -111,7 +121,7 @@ fn revoking_under_load_loses_nothing() {
             .unwrap();
         let mut sub = topic.subscriber().unwrap();
         let p1 = topic.publisher().unwrap();
-        assert!(p1.is_solo());
+        assert_eq!(p1.is_solo(), solo());
         let started = Arc::new(Barrier::new(2));
         let first = {
             let started = started.clone();
@@ -156,7 +166,7 @@ fn sending_from_a_second_thread_revokes_the_right() {
         .unwrap();
     let mut sub = topic.subscriber().unwrap();
     let p = Arc::new(topic.publisher().unwrap());
-    assert!(p.is_solo());
+    assert_eq!(p.is_solo(), solo());
     let threads: Vec<_> = (0..2u32)
         .map(|t| {
             let p = p.clone();
@@ -194,7 +204,7 @@ fn a_sleeping_subscriber_is_always_woken_by_a_solo_publisher() {
     ping_rx.set_spin(Duration::ZERO);
     pong_rx.set_spin(Duration::ZERO);
     let (ping_tx, pong_tx) = (ping.publisher().unwrap(), pong.publisher().unwrap());
-    assert!(ping_tx.is_solo() && pong_tx.is_solo());
+    assert_eq!(ping_tx.is_solo() && pong_tx.is_solo(), solo());
     let done = Arc::new(AtomicBool::new(false));
     let echo = {
         let done = done.clone();
