@@ -71,7 +71,7 @@ pub fn run(domain: u32, cmd: TopicCommand) -> anyhow::Result<()> {
         }
         TopicCommand::Info { name } => {
             let t = find(domain, &name)?;
-            println!("topic      {}\ntype       {}\npath       {:?}\nqos        {:?}, depth {}\npublished  {}", t.name, t.type_name, t.path, t.reliability, t.depth, t.published);
+            println!("topic      {}\ntype       {}\npath       {:?}\nqos        {:?}, depth {}\npublished  {}\nclaims     {} (solo: one publisher, plain stores; locked: several publishers or threads)", t.name, t.type_name, t.path, t.reliability, t.depth, t.published, t.claims);
             for e in &t.endpoints {
                 println!(
                     "  {:<10} pid {:<8} {:<5} {} {:>10}  {} {}",

@@ -44,6 +44,10 @@ pub struct TopicInfo {
     pub published: u64,
     /// Chunks in use / in the pool (chunked topics).
     pub chunks: Option<(u32, u32)>,
+    /// How publishers claim messages: `"solo"` (one publisher, plain stores), `"locked"` (a
+    /// second publisher or thread appeared: locked claims for the life of the segment) or
+    /// `"none yet"`.
+    pub claims: &'static str,
     /// Live endpoints.
     pub endpoints: Vec<EndpointInfo>,
     /// Validation error, if the segment is corrupt (then the other fields are empty).
@@ -134,6 +138,7 @@ pub fn list(domain: u32) -> Vec<TopicInfo> {
                         depth: params.capacity,
                         published: ring.head().load(Relaxed),
                         chunks: None,
+                        claims: claims(&ring),
                         endpoints: endpoints(&ring),
                         error: None,
                     });
@@ -146,6 +151,7 @@ pub fn list(domain: u32) -> Vec<TopicInfo> {
                     depth: 0,
                     published: 0,
                     chunks: None,
+                    claims: "",
                     endpoints: Vec::new(),
                     error: Some(e.to_string()),
                 }),
@@ -164,12 +170,21 @@ pub fn list(domain: u32) -> Vec<TopicInfo> {
             depth: shared.params.capacity,
             published: shared.ring.head().load(Relaxed),
             chunks: shared.pool.as_ref().map(|p| (p.in_use(), p.chunk_count())),
+            claims: claims(&shared.ring),
             endpoints: endpoints(&shared.ring),
             error: None,
         });
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
     out
+}
+
+fn claims(ring: &Ring) -> &'static str {
+    match ring.solo().load(Relaxed) {
+        0 => "none yet",
+        nerve_shm::SOLO_SHARED => "locked",
+        _ => "solo",
+    }
 }
 
 /// Removes every segment of `domain` that no live process uses, and every corrupt one.

@@ -377,6 +377,12 @@ fn registry_lists_type_counts_path_and_owners() {
     );
     assert!(matches!(t.path, TransportPath::Shm(_)));
     assert_eq!(t.pids(), vec![std::process::id()]);
+    let want = if nerve::solo_publishing_available() {
+        "solo"
+    } else {
+        "locked"
+    };
+    assert_eq!(t.claims, want, "one publisher: how it claims is visible");
     let h = list
         .iter()
         .find(|t| t.name == "t/reg/heap")
