@@ -109,7 +109,7 @@ def main(paths: list[str]) -> None:
     for s in SYSTEMS[1:]:
         print(f"| {s} | " + " | ".join(fmt_ns(p50(r, s, "blocking", "bytes", 16)) for r in runs) + " |")
 
-    print("\n**Cross-process 1:1 one-way p50 by payload, busy-poll (receiver checks seq + first/last 64 B; nerve ≥ 64 KiB: loan → send, zero copy)**\n")
+    print("\n**Cross-process 1:1 one-way p50 by payload, busy-poll (receiver checks seq + first/last 64 B; nerve ≥ 4 KiB: loan → send, zero copy)**\n")
     print("| payload | " + " | ".join(f"nerve r{i + 1} | iceoryx2 r{i + 1} | raw-shm r{i + 1}" for i in range(len(runs))) + " |")
     print("|---" * (1 + 3 * len(runs)) + "|")
     for size in [16, 64, 256, 1024, 4096, 65536, 1048576, 6291456]:

@@ -1,11 +1,12 @@
 //! `nerve`: this project's topics, through the public API only.
 //!
 //! Which nerve path carries the bytes (the row's `message` and `variant` say which):
-//! - below 64 KiB, a fixed-size Pod message of exactly the payload size, copied into the ring
+//! - below 4 KiB, a fixed-size Pod message of exactly the payload size, copied into the ring
 //!   slot by `publisher.send(&msg)` and out of it by `try_recv`/`recv_timeout` (bench-local types
-//!   `Bytes16` … `Bytes4096`; the seeds' fixed types `CmdVel`, `BatteryState`, `Imu`,
+//!   `Bytes16` … `Bytes1024`; the seeds' fixed types `CmdVel`, `BatteryState`, `Imu`,
 //!   `Odometry` are used as themselves, their bytes overwritten with the benchmark pattern);
-//! - from 64 KiB on (`message` = `bytes-chunk`), the chunk pool: `publisher.loan(n)` → write the
+//! - from 4 KiB on (`message` = `bytes-chunk`), the chunk pool (what a nerve user picks for
+//!   payloads that size: a copy through the ring costs a cache-line transfer per 64 bytes): `publisher.loan(n)` → write the
 //!   header and the data in place → `loan.send()`; the subscriber reads the `Sample` in place.
 //!   `LaserScan` (chunked in nerve) always takes this path with its real header and 360 `f32`
 //!   ranges.
@@ -31,7 +32,7 @@ use std::marker::PhantomData;
 use std::time::Duration;
 
 /// Chunked path from this size on; fixed-size Pod messages below it.
-pub const CHUNK_FROM: usize = 64 << 10;
+pub const CHUNK_FROM: usize = 4 << 10;
 
 /// The domain every bench topic lives in, away from the developers' domain 0.
 pub const BENCH_DOMAIN: u32 = 0x6e62; // "nb"
@@ -51,10 +52,6 @@ nerve::fixed_message! {
 nerve::fixed_message! {
     /// 1 KiB of bench bytes.
     pub struct Bytes1024 ("nerve-bench/Bytes1024") { pub data: [u8; 1024] }
-}
-nerve::fixed_message! {
-    /// 4 KiB of bench bytes.
-    pub struct Bytes4096 ("nerve-bench/Bytes4096") { pub data: [u8; 4096] }
 }
 nerve::msgs::chunked_message! {
     /// Any number of bench bytes in a chunk; the 16-byte header is the benchmark header.
@@ -79,7 +76,6 @@ enum Carrier {
     Fixed64,
     Fixed256,
     Fixed1024,
-    Fixed4096,
     CmdVel,
     BatteryState,
     Imu,
@@ -100,7 +96,6 @@ fn carrier(spec: &Spec) -> Result<Carrier, String> {
         (_, 64) => Carrier::Fixed64,
         (_, 256) => Carrier::Fixed256,
         (_, 1024) => Carrier::Fixed1024,
-        (_, 4096) => Carrier::Fixed4096,
         (_, n) => {
             return Err(format!(
                 "no bench message type of {n} B below the chunk threshold"
@@ -475,7 +470,6 @@ fn open_ends(spec: &Spec, ping_side: bool) -> Result<Ends> {
         Carrier::Fixed64 => ends::<FixedWire<Bytes64>>(spec, ping_side),
         Carrier::Fixed256 => ends::<FixedWire<Bytes256>>(spec, ping_side),
         Carrier::Fixed1024 => ends::<FixedWire<Bytes1024>>(spec, ping_side),
-        Carrier::Fixed4096 => ends::<FixedWire<Bytes4096>>(spec, ping_side),
         Carrier::CmdVel => ends::<FixedWire<msgs::CmdVel>>(spec, ping_side),
         Carrier::BatteryState => ends::<FixedWire<msgs::BatteryState>>(spec, ping_side),
         Carrier::Imu => ends::<FixedWire<msgs::Imu>>(spec, ping_side),
