@@ -15,8 +15,8 @@
 use std::collections::{HashMap, HashSet};
 use std::marker::PhantomData;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -50,9 +50,9 @@ pub struct ServiceConfig {
     pub response_depth: u32,
     /// Largest encoded request or response in bytes (fixed when the topics are created).
     pub max_message_bytes: usize,
-    /// How long a waiting caller (or an idle server) polls before it sleeps on the futex: the
-    /// first 10 µs back to back, the rest yielding the core between polls. Longer: lower
-    /// latency for calls that take longer, more CPU.
+    /// How long a waiting caller (or an idle server) polls before it sleeps on the futex (after
+    /// 10 µs yielding the core between polls when the process has more threads polling than
+    /// cores). Longer: lower latency for calls that take longer, more CPU.
     pub spin: Duration,
 }
 
@@ -630,19 +630,51 @@ fn failure(service: &str, kind: u32, data: &[u8]) -> CallError {
     }
 }
 
-/// Polls back to back this long before yielding the core between polls.
+/// Polls back to back this long before yielding the core between polls (when this process
+/// has more threads polling than cores).
 const PURE_SPIN: Duration = Duration::from_micros(10);
 
-/// Receives the next frame before `until`. Polls for up to `spin`: the first [`PURE_SPIN`]
-/// back to back (a round trip takes a few microseconds, and a sleeping receiver pays a futex
-/// wake-up of tens of microseconds on a VM), then yielding the core between polls, so that with
-/// more callers than cores the thread that has to answer gets to run. Then sleeps on the
-/// topic's futex. `Ok(None)` at `until`.
+/// Threads of this process polling in [`recv_frame`] right now.
+static POLLING: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts a thread into [`POLLING`] while it lives.
+struct Polling;
+
+impl Polling {
+    fn enter() -> Self {
+        POLLING.fetch_add(1, Relaxed);
+        Polling
+    }
+}
+
+impl Drop for Polling {
+    fn drop(&mut self) {
+        POLLING.fetch_sub(1, Relaxed);
+    }
+}
+
+/// Cores this process may run on.
+fn cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Receives the next frame before `until`. Polls for up to `spin` (a round trip takes a few
+/// microseconds, and a sleeping receiver pays a futex wake-up of tens of microseconds on a VM),
+/// then sleeps on the topic's futex. After [`PURE_SPIN`], a thread that is one of more polling
+/// threads of this process than it has cores yields the core between polls, so that the thread
+/// that has to answer (a server, or the caller receiving for the others) gets to run; alone, it
+/// keeps its core (yielding to an unrelated busy process would cost a whole time slice).
+/// `Ok(None)` at `until`.
 fn recv_frame(
     sub: &mut Subscriber<RpcFrame>,
     spin: Duration,
     until: Instant,
 ) -> Result<Option<Sample<RpcFrame>>, nerve::RecvError> {
+    if let Some(s) = sub.try_recv()? {
+        return Ok(Some(s));
+    }
+    let _polling = Polling::enter();
     let start = Instant::now();
     let mut polls = 0u32;
     loop {
@@ -656,7 +688,7 @@ fn recv_frame(
             if waited >= spin || now >= until {
                 break;
             }
-            if waited >= PURE_SPIN {
+            if waited >= PURE_SPIN && POLLING.load(Relaxed) >= cores() {
                 std::thread::yield_now();
                 continue;
             }
@@ -949,8 +981,11 @@ impl ServerShared {
         if !wire::pid_alive(wire::pid_of(client)) {
             return None;
         }
+        // The client created its topic; asking for our own size limit (not the topic
+        // default) keeps the transport from warning about a chunk size mismatch.
         let topic = Topic::<RpcFrame>::builder(&wire::response_topic(&self.config.name, client))
             .domain(self.config.domain)
+            .max_message_bytes(self.config.max_message_bytes)
             .open()
             .map_err(|e| tracing::warn!(service = %self.config.name, client, error = %e, "cannot open a response topic"))
             .ok()?;
