@@ -522,20 +522,33 @@ pub fn run_suite(args: &RpcArgs) -> Result<()> {
             )
             .field("parallelism", 1)
             .field("what", label.clone());
+            // Issue 5's targets: Rust ≤ 0.01 × rclpy, Python ≤ 0.05 × rclpy.
+            let target = match (system, api) {
+                ("nerve", "rust") => Some(0.01),
+                ("nerve", _) => Some(0.05),
+                _ => None,
+            };
             match round_ratio(s, rclpy) {
                 Some((ratio, k)) => {
+                    let verdict = target.map_or(String::new(), |t| {
+                        let pass = if ratio <= t { "pass" } else { "FAIL" };
+                        format!("  target ≤ {t}: {pass}")
+                    });
                     summary.push(format!(
-                        "  {payload:>5} B  {label:<30} {ratio:.4}  ({k} rounds)"
+                        "  {payload:>5} B  {label:<30} {ratio:.4}  ({k} rounds){verdict}"
                     ));
-                    rows.push(
-                        base.summary(report::summary_of(
+                    let mut row = base
+                        .summary(report::summary_of(
                             ratio, ratio, ratio, ratio, ratio, ratio, k as u64,
                         ))
                         .field(
                             "note",
                             "per round: p50 / rclpy p50 of the same round; p50 = median over rounds",
-                        ),
-                    );
+                        );
+                    if let Some(t) = target {
+                        row = row.field("threshold", t).field("pass", ratio <= t);
+                    }
+                    rows.push(row);
                 }
                 None => {
                     summary.push(format!("  {payload:>5} B  {label:<30} not measured"));
