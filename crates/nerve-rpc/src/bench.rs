@@ -295,15 +295,27 @@ pub fn measure(
     all
 }
 
+/// Runs on the thread that starts a cross-thread case's server (whose threads inherit its CPU
+/// affinity), e.g. to pin the server to a core of its own.
+pub type ServerSetup = dyn Fn() + Sync;
+
 fn run_case(
     domain: u32,
     payload: usize,
     parallelism: usize,
-    warmup: Duration,
-    time: Duration,
+    (warmup, time): (Duration, Duration),
+    server_setup: &ServerSetup,
 ) -> Vec<Row> {
     let name = format!("bench/echo{payload}x{parallelism}");
-    let server = match serve_echo(domain, &name, payload) {
+    let started = std::thread::scope(|s| {
+        s.spawn(|| {
+            server_setup();
+            serve_echo(domain, &name, payload)
+        })
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    });
+    let server = match started {
         Ok(s) => s,
         Err(e) => {
             let case = Case {
@@ -328,12 +340,20 @@ pub const PARALLELISM: [usize; 3] = [1, 4, 8];
 
 /// Every case (512 B, 2 KB, 8 KB × parallelism 1, 4, 8) with the server a thread of this
 /// process (`transport: cross-thread`): `rtt_ns` and `qps` rows, `warmup` then `time` each.
-pub fn run_cross_thread(warmup: Duration, time: Duration) -> Vec<Row> {
+/// Clients run on threads spawned from the calling thread (they inherit its CPU affinity); the
+/// server on threads started from one that first runs `server_setup`.
+pub fn run_cross_thread(warmup: Duration, time: Duration, server_setup: &ServerSetup) -> Vec<Row> {
     let domain = 3_000_000 + std::process::id() % 900_000;
     let mut rows = Vec::new();
     for payload in PAYLOADS {
         for parallelism in PARALLELISM {
-            rows.extend(run_case(domain, payload, parallelism, warmup, time));
+            rows.extend(run_case(
+                domain,
+                payload,
+                parallelism,
+                (warmup, time),
+                server_setup,
+            ));
         }
     }
     let _ = std::fs::remove_dir_all(nerve::registry::domain_dir(domain));
@@ -343,8 +363,8 @@ pub fn run_cross_thread(warmup: Duration, time: Duration) -> Vec<Row> {
 /// [`run_cross_thread`] with 0.2 s warm-up and 1 s per case (`quick`), else 1 s and 5 s.
 pub fn run(quick: bool) -> Vec<Row> {
     if quick {
-        run_cross_thread(Duration::from_millis(200), Duration::from_secs(1))
+        run_cross_thread(Duration::from_millis(200), Duration::from_secs(1), &|| {})
     } else {
-        run_cross_thread(Duration::from_secs(1), Duration::from_secs(5))
+        run_cross_thread(Duration::from_secs(1), Duration::from_secs(5), &|| {})
     }
 }

@@ -653,7 +653,8 @@ impl Drop for Polling {
     }
 }
 
-/// Cores this process may run on.
+/// Cores this process may run on (as the first thread that polls sees them: a process whose
+/// threads are pinned to one core each counts one).
 fn cores() -> usize {
     static CORES: OnceLock<usize> = OnceLock::new();
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
