@@ -94,18 +94,20 @@ class Nerve:
         threading.Event().wait()
 
     def connect(self, timeout: float) -> None:
-        if self.own_server:
-            self.clients[None] = self.svc.client()
-            if not self.clients[None].wait_for_server(timeout):
-                raise RuntimeError("nerve: the server never came up")
+        if self.own_server and not self.svc.client().wait_for_server(timeout):
+            raise RuntimeError("nerve: the server never came up")
 
     def call(self, seq: int, n: int, timeout: float) -> bool:
-        key = None if self.own_server else n
+        # One client per calling thread (and per Rust echo service), as the Rust rows do.
+        key = (threading.get_ident(), None if self.own_server else n)
         client = self.clients.get(key)
         if client is None:
-            client = self.nerve.Service(f"bench/echo{n}", domain=self.rust_domain).client()
+            if self.own_server:
+                client = self.svc.client()
+            else:
+                client = self.nerve.Service(f"bench/echo{n}", domain=self.rust_domain).client()
             if not client.wait_for_server(timeout):
-                raise RuntimeError(f"nerve: no Rust echo server for {n} B")
+                raise RuntimeError(f"nerve: no server for {n} B")
             self.clients[key] = client
         return echoed(seq, n, client.call(request_bytes(seq, n), timeout=timeout))
 
@@ -151,6 +153,46 @@ class Ros2:
             return False
         values = fut.result().values
         return len(values) == 1 and echoed(seq, n, values[0].string_value.encode("ascii"))
+
+
+    def parallel(self, seq: int, n: int, parallelism: int, max_s: float,
+                 timeout: float) -> tuple[list[int], int, int]:
+        """``parallelism`` calls in flight from this thread's executor: each completion (a
+        callback inside ``spin_once``) records its round trip and sends the next call."""
+        now = time.perf_counter_ns
+        end = now() + int(max_s * 1e9)
+        out: list[int] = []
+        errors = [0]
+        inflight = [0]
+        next_seq = [seq]
+
+        def send() -> None:
+            s = next_seq[0]
+            next_seq[0] += 1
+            req = self.srv_type.Request()
+            req.names = [request_bytes(s, n).decode("ascii")]
+            t0 = now()
+            inflight[0] += 1
+            self.client.call_async(req).add_done_callback(lambda f: done(f, s, t0))
+
+        def done(fut, s: int, t0: int) -> None:
+            t1 = now()
+            inflight[0] -= 1
+            values = fut.result().values
+            if len(values) == 1 and echoed(s, n, values[0].string_value.encode("ascii")):
+                out.append(t1 - t0)
+            else:
+                errors[0] += 1
+            if t1 < end:
+                send()
+
+        for _ in range(parallelism):
+            send()
+        give_up = end + int(timeout * 1e9)
+        while inflight[0] and now() < give_up:
+            self.ctx.executor.spin_once(timeout_sec=0.1)
+        errors[0] += inflight[0]
+        return out, errors[0], next_seq[0]
 
 
 class Zenoh:
@@ -227,7 +269,9 @@ class Client:
         self.seq = 1
 
     def round(self, payload: int, max_s: float, warmup: int, timeout_s: float,
-              min_samples: int = 3) -> dict:
+              min_samples: int = 3, parallelism: int = 1) -> dict:
+        if parallelism > 1:
+            return self.parallel_round(payload, max_s, warmup, timeout_s, parallelism)
         call = self.sys.call
         seq = self.seq
         w_end = time.perf_counter() + max_s
@@ -260,6 +304,61 @@ class Client:
                 "elapsed_s": (now() - start) / 1e9, "payload_bytes": payload,
                 "variant": self.sys.variant}
 
+    def parallel_round(self, payload: int, max_s: float, warmup: int, timeout_s: float,
+                       parallelism: int) -> dict:
+        """``parallelism`` callers at once: calls in flight on rclpy's executor, threads (each
+        with its own client) for the others, whose calls wait without the GIL."""
+        now = time.perf_counter_ns
+        start = now()
+        if hasattr(self.sys, "parallel"):
+            out, errors, self.seq = self.sys.parallel(self.seq, payload, parallelism, max_s,
+                                                      timeout_s)
+            return {"samples_ns": out, "calls": len(out) + errors, "errors": errors,
+                    "elapsed_s": (now() - start) / 1e9, "payload_bytes": payload,
+                    "variant": self.sys.variant}
+        results: list = [None] * parallelism
+        barrier = threading.Barrier(parallelism)
+        base = self.seq
+
+        def caller(i: int) -> None:
+            call = self.sys.call
+            seq = base + (i << 32)
+            samples: list[int] = []
+            errors = 0
+            try:
+                for _ in range(max(3, warmup // parallelism)):
+                    call(seq, payload, timeout_s)
+                    seq += 1
+            finally:
+                barrier.wait()
+            t_start = now()
+            end = t_start + int(max_s * 1e9)
+            while now() < end:
+                t0 = now()
+                ok = call(seq, payload, timeout_s)
+                t1 = now()
+                seq += 1
+                if ok:
+                    samples.append(t1 - t0)
+                else:
+                    errors += 1
+            results[i] = (samples, errors, (now() - t_start) / 1e9)
+
+        threads = [threading.Thread(target=caller, args=(i,)) for i in range(parallelism)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.seq = base + (parallelism << 32)
+        done = [r for r in results if r is not None]
+        if len(done) < parallelism:
+            raise RuntimeError(f"{parallelism - len(done)} caller thread(s) failed")
+        out = [x for r in done for x in r[0]]
+        errors = sum(r[1] for r in done)
+        return {"samples_ns": out, "calls": len(out) + errors, "errors": errors,
+                "elapsed_s": max(r[2] for r in done), "payload_bytes": payload,
+                "variant": self.sys.variant}
+
     def close(self) -> None:
         if self.server is None:
             return
@@ -287,7 +386,8 @@ def serve(system: str) -> None:
             break
         try:
             res = client.round(int(cmd["payload"]), float(cmd.get("max_s", 0.25)),
-                               int(cmd.get("warmup", 50)), float(cmd.get("timeout_s", 5.0)))
+                               int(cmd.get("warmup", 50)), float(cmd.get("timeout_s", 5.0)),
+                               parallelism=int(cmd.get("parallelism", 1)))
         except Exception as e:  # noqa: BLE001
             traceback.print_exc(file=sys.stderr)
             res = {"error": err_text(e)}
@@ -307,6 +407,7 @@ def main() -> None:
     ap.add_argument("--tag", default="", help=argparse.SUPPRESS)
     ap.add_argument("--payload", type=int, default=512, help="one round, without --serve")
     ap.add_argument("--seconds", type=float, default=1.0)
+    ap.add_argument("--parallelism", type=int, default=1)
     a = ap.parse_args()
     if a.variant:
         os.environ["PYBENCH_VARIANT"] = a.variant  # inherited by the server process
@@ -317,7 +418,7 @@ def main() -> None:
     else:
         c = Client(a.system)
         try:
-            r = c.round(a.payload, a.seconds, 100, 5.0)
+            r = c.round(a.payload, a.seconds, 100, 5.0, parallelism=a.parallelism)
         finally:
             c.close()
         s = sorted(r.pop("samples_ns"))

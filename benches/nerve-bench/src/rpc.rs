@@ -13,7 +13,9 @@
 //!   first core starts its server on the second. Systems: `ros2` (rclpy
 //!   `rcl_interfaces/srv/GetParameters` carrying N-character strings both ways, Fast DDS), `zenoh` (queryable + `Session.get`, loopback TCP), `nerve`
 //!   (the Python `nerve.Service` client against a Python `nerve.Service` server, and against the
-//!   Rust echo server: rows' `variant`). Parallelism 1.
+//!   Rust echo server: rows' `variant`). Parallelism 1 in the rounds below, then 4 and 8
+//!   (rclpy: that many calls in flight on its executor; the others: caller threads, each with
+//!   its own client).
 //!
 //! Parallelism 1 runs in alternating short rounds (nerve Rust, nerve Python, rclpy, Zenoh, then
 //! the next round starting one system later), as BENCHMARKS.md asks. rclpy runs twice, with
@@ -179,15 +181,16 @@ impl PyRunner {
     fn round(
         &mut self,
         payload: usize,
-        budget: &Budget,
-        first: bool,
+        parallelism: usize,
+        time: Duration,
+        warmup: usize,
     ) -> Result<(Measured, String)> {
         if let Some(e) = &self.dead {
             bail!("{e}");
         }
         let proc = self.proc.as_mut().context("no process")?;
-        let cmd = json!({"payload": payload, "max_s": budget.round.as_secs_f64(),
-            "warmup": if first { 200 } else { 20 }, "timeout_s": 5.0});
+        let cmd = json!({"payload": payload, "parallelism": parallelism,
+            "max_s": time.as_secs_f64(), "warmup": warmup, "timeout_s": 5.0});
         let v = match proc
             .send(&cmd)
             .and_then(|_| proc.recv(Duration::from_secs(120)))
@@ -244,31 +247,30 @@ impl Series {
     }
 }
 
-fn python_rows(
-    system: &str,
-    payload: usize,
-    s: &Series,
-    version: &str,
-    error: Option<&String>,
-) -> Vec<Row> {
+fn python_rows(r: &PyRunner, payload: usize, parallelism: usize, s: &Series) -> Vec<Row> {
     let base = |metric: &str| {
-        Row::new(
+        let row = Row::new(
             "rpc",
-            system,
+            &r.system,
             "python",
             "cross-process",
-            "1:1",
+            &format!("{parallelism}:1"),
             "blocking",
             "bytes",
             payload,
             metric,
         )
-        .field("parallelism", 1)
+        .field("parallelism", parallelism)
         .field("errors", s.measured.errors)
         .field("variant", s.variant.clone())
-        .field("version", version)
+        .field("version", r.version.clone());
+        if r.variant.starts_with("rust-server") {
+            row.field("server", "rust echo (nerve-bench __rpc-echo)")
+        } else {
+            row
+        }
     };
-    if let Some(e) = error.or(s.error.as_ref()) {
+    if let Some(e) = &s.error {
         return vec![
             base("rtt_ns").error(e.clone()),
             base("qps").error(e.clone()),
@@ -428,7 +430,8 @@ pub fn run_suite(args: &RpcArgs) -> Result<()> {
                         Err(e) => s.add(Err(anyhow::anyhow!("{e:#}"))),
                     }
                 } else {
-                    s.add(runners[idx - 1].round(payload, &budget, round == 0));
+                    let warmup = if round == 0 { 200 } else { 20 };
+                    s.add(runners[idx - 1].round(payload, 1, budget.round, warmup));
                 }
             }
         }
@@ -482,24 +485,37 @@ pub fn run_suite(args: &RpcArgs) -> Result<()> {
         "rpc: nerve rust cross-process parallelism 4, 8 ({:.1} s)",
         t.elapsed().as_secs_f64()
     );
+
+    // 6. The Python systems at parallelism 4 and 8 (rclpy: calls in flight on its executor;
+    // the others: caller threads, each with its own client).
+    let t = Instant::now();
+    let mut parallel_rows = Vec::new();
+    for &payload in &PAYLOADS {
+        for parallelism in PARALLELISM.into_iter().filter(|&p| p > 1) {
+            for (ri, r) in runners.iter_mut().enumerate() {
+                let mut s = Series::default();
+                s.add(r.round(payload, parallelism, budget.case, 50));
+                parallel_rows.push((ri, payload, parallelism, s));
+            }
+        }
+    }
+    eprintln!(
+        "rpc: python parallelism 4, 8 ({:.1} s)",
+        t.elapsed().as_secs_f64()
+    );
     if let Ok(c) = &mut echo {
         let _ = c.send_line("quit");
     }
     drop(echo);
 
-    // 6. Python rows and the ratios against rclpy.
+    // 7. Python rows and the ratios against rclpy.
     for (pi, &payload) in PAYLOADS.iter().enumerate() {
         for (ri, r) in runners.iter().enumerate() {
-            let s = &series[pi][ri + 1];
-            let mut out = python_rows(&r.system, payload, s, &r.version, None);
-            if r.variant.starts_with("rust-server") {
-                out = out
-                    .into_iter()
-                    .map(|row| row.field("server", "rust echo (nerve-bench __rpc-echo)"))
-                    .collect();
-            }
-            rows.extend(out);
+            rows.extend(python_rows(r, payload, 1, &series[pi][ri + 1]));
         }
+    }
+    for (ri, payload, parallelism, s) in &parallel_rows {
+        rows.extend(python_rows(&runners[*ri], *payload, *parallelism, s));
     }
     let ros: Vec<usize> = (0..runners.len())
         .filter(|&i| runners[i].system == "ros2")
