@@ -19,9 +19,12 @@ Systems (each in its own venv, like ``pingpong.py``'s):
   * ``zenoh``: a queryable answering with the query's payload, the client ``Session.get`` with
     no consolidation (the first reply ends the call); two peers on loopback TCP.
 
-``--serve``: one JSON command per line on stdin (``{"payload": N, "max_s": .., "warmup": ..}``),
-one JSON line back per command with the round-trip samples of that round (``nerve-bench rpc``
-drives it in alternating rounds); the first line out is ``{"hello": ..}`` or ``{"fatal": ..}``.
+``--serve``: one JSON command per line on stdin (``{"payload": N, "parallelism": P, "max_s": ..,
+"warmup": ..}``), one JSON line back per command with the round-trip samples of that round
+(``nerve-bench rpc`` drives it in alternating rounds); the first line out is ``{"hello": ..}`` or
+``{"fatal": ..}``. Parallelism P > 1: rclpy keeps P calls in flight on its executor (a
+completion sends the next call); nerve and Zenoh run P caller threads, each with its own client
+(their calls wait without the GIL).
 """
 
 from __future__ import annotations
