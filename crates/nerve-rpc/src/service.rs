@@ -51,8 +51,8 @@ pub struct ServiceConfig {
     /// Largest encoded request or response in bytes (fixed when the topics are created).
     pub max_message_bytes: usize,
     /// How long a waiting caller (or an idle server) polls before it sleeps on the futex (after
-    /// 10 µs yielding the core between polls when the process has more threads polling than
-    /// cores). Longer: lower latency for calls that take longer, more CPU.
+    /// 10 µs yielding the core between polls while the process has at least as many threads
+    /// polling as cores). Longer: lower latency for calls that take longer, more CPU.
     pub spin: Duration,
 }
 
@@ -458,17 +458,25 @@ impl RawClient {
         inner.pending.lock().unwrap().waiting.insert(call);
         // Removes the call from the waiting set however this function returns (unless the
         // receiving path below already did, under the lock it takes anyway).
-        struct Forget<'a>(&'a ClientInner, u64, bool);
+        struct Forget<'a> {
+            inner: &'a ClientInner,
+            call: u64,
+            armed: bool,
+        }
         impl Drop for Forget<'_> {
             fn drop(&mut self) {
-                if self.2 {
-                    let mut p = self.0.pending.lock().unwrap();
-                    p.waiting.remove(&self.1);
-                    p.ready.remove(&self.1);
+                if self.armed {
+                    let mut p = self.inner.pending.lock().unwrap();
+                    p.waiting.remove(&self.call);
+                    p.ready.remove(&self.call);
                 }
             }
         }
-        let mut forget = Forget(inner, call, true);
+        let mut forget = Forget {
+            inner,
+            call,
+            armed: true,
+        };
         let header = RpcHeader {
             client: inner.id,
             call,
@@ -539,7 +547,7 @@ impl RawClient {
             p.receiving = false;
             if got.is_some() {
                 p.waiting.remove(&call);
-                forget.2 = false;
+                forget.armed = false;
             }
             // Only other callers of this client sleep on the condvar, and they are all in
             // `waiting`: a lone caller skips the wake-up (a syscall on every notify).
@@ -631,13 +639,13 @@ fn failure(service: &str, kind: u32, data: &[u8]) -> CallError {
 }
 
 /// Polls back to back this long before yielding the core between polls (when this process
-/// has more threads polling than cores).
+/// has at least as many threads polling as cores).
 const PURE_SPIN: Duration = Duration::from_micros(10);
 
 /// Threads of this process polling in [`recv_frame`] right now.
 static POLLING: AtomicUsize = AtomicUsize::new(0);
 
-/// Counts a thread into [`POLLING`] while it lives.
+/// Counts the current thread into [`POLLING`] while the guard lives.
 struct Polling;
 
 impl Polling {
@@ -662,10 +670,10 @@ fn cores() -> usize {
 
 /// Receives the next frame before `until`. Polls for up to `spin` (a round trip takes a few
 /// microseconds, and a sleeping receiver pays a futex wake-up of tens of microseconds on a VM),
-/// then sleeps on the topic's futex. After [`PURE_SPIN`], a thread that is one of more polling
-/// threads of this process than it has cores yields the core between polls, so that the thread
-/// that has to answer (a server, or the caller receiving for the others) gets to run; alone, it
-/// keeps its core (yielding to an unrelated busy process would cost a whole time slice).
+/// then sleeps on the topic's futex. After [`PURE_SPIN`], while this process has at least as
+/// many threads polling as cores, it yields the core between polls, so that the thread that has
+/// to answer (a server, or the caller receiving for the others) gets to run; otherwise it keeps
+/// its core (yielding to an unrelated busy process would cost a whole time slice).
 /// `Ok(None)` at `until`.
 fn recv_frame(
     sub: &mut Subscriber<RpcFrame>,
