@@ -58,9 +58,13 @@ bench-sched: bench-build
 	mkdir -p $(RESULTS)
 	./target/release/nerve-bench sched $(QUICK) --json $(RESULTS)/sched.json
 
+# Also measures the Python client (the package is rebuilt so it is the current code) against
+# rclpy services and Zenoh queryables (peer venvs: benches/python/setup_peers.sh, run on demand).
 bench-rpc: bench-build
+	[ -x $(VENV)/bin/maturin ] || bash bindings/python/dev.sh
+	$(VENV)/bin/maturin develop --release -q -m bindings/python/Cargo.toml
 	mkdir -p $(RESULTS)
-	./target/release/nerve-bench rpc $(QUICK) --json $(RESULTS)/rpc.json
+	./target/release/nerve-bench rpc $(QUICK) --json $(RESULTS)/rpc.json --csv $(RESULTS)/rpc.csv
 
 bench-python: bench-build
 	[ -x $(VENV)/bin/maturin ] || bash bindings/python/dev.sh

@@ -29,7 +29,7 @@ def main() -> None:
             and r.get("suite") == "python"]
     modes = ["poll", "blocking"]
     fig, axes = plt.subplots(1, 2, figsize=(14, 6.5), sharey=True)
-    for ax, mode in zip(axes, modes):
+    for ax, mode in zip(axes, modes, strict=True):
         lines: dict[str, list] = defaultdict(list)
         errors = []
         for r in rows:

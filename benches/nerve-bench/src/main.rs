@@ -1,7 +1,7 @@
 //! `nerve-bench`: nerve measured against its peers by one harness, in one run, on one machine.
 //!
 //! Subcommands are suites: `ipc` (here), `sched` and `rpc` (rows from the `bench` features
-//! of `nerve-exec` and `nerve-rpc`); `python` later. Shared pieces live in
+//! of `nerve-exec` and `nerve-rpc`, the latter with its peers), `python`. Shared pieces live in
 //! their own modules so every suite reports the same way: [`machine`] (what it ran on),
 //! [`stats`] (percentiles, timer overhead), [`report`] (the row, JSON/CSV/table), [`pin`]
 //! (core pinning), [`child`] (re-executing this binary for the other side of a benchmark).
@@ -39,11 +39,22 @@ enum Command {
     /// The scheduler (nerve-exec): RT start lateness at mixed rates, tick overhead per node,
     /// e-stop latency, budget-monitoring overhead, concurrent async sleeps.
     Sched(report::SuiteArgs),
-    /// Services (nerve-rpc): round trip and QPS at 512 B / 2 KB / 8 KB, parallelism 1, 4, 8.
-    Rpc(report::SuiteArgs),
+    /// Services (nerve-rpc): round trip and QPS at 512 B / 2 KB / 8 KB, parallelism 1, 4, 8,
+    /// cross-thread and cross-process, against rclpy services and Zenoh queryables.
+    Rpc(rpc::RpcArgs),
     /// Python bindings: Python-to-Python cross-process one-way latency (RTT/2), nerve vs HORUS,
     /// iceoryx2, Zenoh and ROS 2 (rclpy), each in its own venv, in alternating rounds.
     Python(python::PythonArgs),
+    /// Internal: the echo servers of a cross-process `rpc` benchmark.
+    #[command(name = "__rpc-echo", hide = true)]
+    RpcEcho {
+        /// The services' domain.
+        #[arg(long)]
+        domain: u32,
+        /// The core to pin to.
+        #[arg(long)]
+        core: usize,
+    },
     /// Internal: the echo side of a cross-process `ipc` benchmark.
     #[command(name = "__ipc-echo", hide = true)]
     IpcEcho {
@@ -70,6 +81,7 @@ fn main() -> Result<()> {
         Command::Rpc(args) => ("rpc", rpc::run_suite(&args)),
         Command::Python(args) => ("python", python::run_suite(&args)),
         Command::IpcEcho { spec, core } => return ipc::echo_child_main(&spec, core),
+        Command::RpcEcho { domain, core } => return rpc::echo_child_main(domain, core),
     };
     // Every suite says how long it took, end to end (set-up, rounds, writing the files).
     eprintln!(

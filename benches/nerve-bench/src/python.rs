@@ -115,14 +115,17 @@ struct Runner {
     timer: Option<Vec<f64>>,
 }
 
-struct PyProc {
+/// A Python process driven by one JSON line per command (`pingpong.py --serve`, and
+/// `rpc_pingpong.py --serve` for the `rpc` suite). Killed and reaped when dropped.
+pub(crate) struct PyProc {
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<String>,
 }
 
 impl PyProc {
-    fn spawn(python: &Path, script: &Path, system: &str, variant: &str) -> Result<Self> {
+    /// Starts `python script --system S --serve [--variant V]`.
+    pub(crate) fn spawn(python: &Path, script: &Path, system: &str, variant: &str) -> Result<Self> {
         let mut cmd = Command::new(python);
         cmd.arg(script).args(["--system", system, "--serve"]);
         if !variant.is_empty() {
@@ -152,14 +155,15 @@ impl PyProc {
         })
     }
 
-    fn send(&mut self, v: &Value) -> Result<()> {
+    /// Sends one command.
+    pub(crate) fn send(&mut self, v: &Value) -> Result<()> {
         writeln!(self.stdin, "{v}")?;
         self.stdin.flush()?;
         Ok(())
     }
 
     /// The next JSON line (other lines, e.g. a library's chatter on stdout, are skipped).
-    fn recv(&mut self, timeout: Duration) -> Result<Value> {
+    pub(crate) fn recv(&mut self, timeout: Duration) -> Result<Value> {
         let end = Instant::now() + timeout;
         loop {
             let left = end.saturating_duration_since(Instant::now());
@@ -238,11 +242,11 @@ struct Run {
     check: String,
 }
 
-fn repo_dirs(args: &PythonArgs) -> (PathBuf, PathBuf) {
+/// `benches/python` (or `dir`) and the repository root.
+pub(crate) fn repo_dirs(dir: Option<&Path>) -> (PathBuf, PathBuf) {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let dir = args
-        .dir
-        .clone()
+    let dir = dir
+        .map(Path::to_path_buf)
         .unwrap_or_else(|| manifest.join("..").join("python"));
     let root = manifest.join("..").join("..");
     (
@@ -252,7 +256,12 @@ fn repo_dirs(args: &PythonArgs) -> (PathBuf, PathBuf) {
 }
 
 /// The interpreter of a system, or why there is none.
-fn interpreter(system: &str, dir: &Path, root: &Path, setup: bool) -> Result<PathBuf, String> {
+pub(crate) fn interpreter(
+    system: &str,
+    dir: &Path,
+    root: &Path,
+    setup: bool,
+) -> Result<PathBuf, String> {
     if system == "nerve" {
         let py = root.join(".venv/bin/python");
         if !py.exists() {
@@ -316,7 +325,7 @@ fn new_row(system: &str, mode: &str, message: &str, payload: usize, metric: &str
 pub fn run_suite(args: &PythonArgs) -> Result<()> {
     let budget = Budget::new(args.quick, args.rounds);
     let machine = Machine::detect();
-    let (dir, root) = repo_dirs(args);
+    let (dir, root) = repo_dirs(args.dir.as_deref());
     let script = dir.join("pingpong.py");
     if !script.exists() {
         bail!("{} not found (use --dir)", script.display());
@@ -722,7 +731,7 @@ fn target_rows(rows: &[Row]) -> Vec<Row> {
 }
 
 /// `/proc/loadavg`'s first three fields.
-fn loadavg() -> String {
+pub(crate) fn loadavg() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
         .unwrap_or_default()

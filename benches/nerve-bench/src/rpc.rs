@@ -1,14 +1,91 @@
-//! `nerve-bench rpc`: the service benchmark of `nerve-rpc` (feature `bench`, issue 5), its
-//! rows converted to the shared [`Row`] and reported with the machine block.
+//! `nerve-bench rpc`: service round trip (`rtt_ns`) and throughput (`qps`), nerve against ROS 2
+//! (rclpy services) and Zenoh (queryables), in one run (issue 5).
 //!
-//! `nerve_rpc::bench::run` measures nerve services (round trip `rtt_ns` and `qps` at 512 B,
-//! 2 KB, 8 KB × parallelism 1, 4, 8); the rows keep `parallelism` and `errors`. The peers of
-//! issue 5 (rclpy services, Zenoh queryables) and the Python client are not measured yet: this
-//! suite adds one `error` row per missing peer so the gap is visible in the report.
+//! - **nerve, Rust, cross-thread**: `nerve_rpc::bench::run_cross_thread`, server and clients
+//!   threads of this process, the clients pinned to the first core and the server to the
+//!   second (512 B, 2 KB, 8 KB × parallelism 1, 4, 8).
+//! - **nerve, Rust, cross-process**: the echo servers run in a child (`__rpc-echo`, this binary
+//!   re-executed, pinned to the second core); the client threads here, pinned to the first.
+//!   Same sizes and parallelism.
+//! - **Python, cross-process**: `benches/python/rpc_pingpong.py --serve` per system, each in its
+//!   own interpreter (nerve from the repository's `.venv`, the peers from
+//!   `benches/python/.venvs/<peer>`, set up like `nerve-bench python` does); the client on the
+//!   first core starts its server on the second. Systems: `ros2` (rclpy
+//!   `rcl_interfaces/srv/GetParameters` carrying N-character strings both ways, Fast DDS), `zenoh` (queryable + `Session.get`, loopback TCP), `nerve`
+//!   (the Python `nerve.Service` client against a Python `nerve.Service` server, and against the
+//!   Rust echo server: rows' `variant`). Parallelism 1 in the rounds below, then 4 and 8
+//!   (rclpy: that many calls in flight on its executor; the others: caller threads, each with
+//!   its own client).
+//!
+//! Parallelism 1 runs in alternating short rounds (nerve Rust, nerve Python, rclpy, Zenoh, then
+//! the next round starting one system later), as BENCHMARKS.md asks. rclpy runs twice, with
+//! its `EventsExecutor` and its default `SingleThreadedExecutor` (rows' `variant`);
+//! `ratio_p50_vs_ros2` rows are the median over rounds of nerve p50 / rclpy p50 of the same
+//! round (rclpy's better executor that round), and the same ratios go to stderr next to the
+//! issue's targets (Rust ≤ 0.01, Python ≤ 0.05). A system that cannot be
+//! set up, started or run becomes rows with `error`, never a gap.
 
+use crate::child::{Parent, SelfChild};
 use crate::machine::Machine;
+use crate::pin;
+use crate::python::{self, PyProc};
 use crate::report::{self, Row, SuiteArgs};
-use anyhow::Result;
+use crate::stats;
+use anyhow::{bail, Context, Result};
+use nerve_rpc::bench::{self as rb, Measured, PARALLELISM, PAYLOADS};
+use serde_json::{json, Value};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Options of `nerve-bench rpc`.
+#[derive(clap::Args, Debug)]
+pub struct RpcArgs {
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// Python systems to compare (the Rust nerve rows always run).
+    #[arg(long, value_delimiter = ',', default_value = "nerve,ros2,zenoh")]
+    pub systems: Vec<String>,
+    /// Alternating rounds at parallelism 1 (default: 3 with --quick, 10 otherwise).
+    #[arg(long)]
+    pub rounds: Option<usize>,
+    /// Do not run `benches/python/setup_peers.sh` for missing peer venvs; just report them.
+    #[arg(long)]
+    pub no_setup: bool,
+}
+
+/// How long each piece measures.
+struct Budget {
+    rounds: usize,
+    warmup: Duration,
+    /// Per case of the non-alternated runs (cross-thread, parallelism 4 and 8).
+    case: Duration,
+    /// Per system and payload in one round.
+    round: Duration,
+}
+
+impl Budget {
+    fn new(quick: bool, rounds: Option<usize>) -> Self {
+        let b = if quick {
+            Budget {
+                rounds: 3,
+                warmup: Duration::from_millis(100),
+                case: Duration::from_millis(400),
+                round: Duration::from_millis(250),
+            }
+        } else {
+            Budget {
+                rounds: 10,
+                warmup: Duration::from_millis(500),
+                case: Duration::from_secs(3),
+                round: Duration::from_secs(1),
+            }
+        };
+        Budget {
+            rounds: rounds.unwrap_or(b.rounds).max(1),
+            ..b
+        }
+    }
+}
 
 /// Converts one `nerve-rpc` row; an `error` row keeps no numbers.
 fn convert(r: nerve_rpc::bench::Row) -> Row {
@@ -33,51 +110,504 @@ fn convert(r: nerve_rpc::bench::Row) -> Row {
     }
 }
 
-/// Rows saying which of issue 5's comparisons this suite does not run yet.
-fn missing_peers() -> Vec<Row> {
-    [
-        (
-            "ros2",
-            "python",
-            "rclpy service client/server: peer not wired into nerve-bench yet",
-        ),
-        (
-            "zenoh",
-            "rust",
-            "zenoh queryable: peer not wired into nerve-bench yet",
-        ),
-        (
-            "nerve",
-            "python",
-            "Python service client: not wired into nerve-bench yet",
-        ),
-    ]
-    .into_iter()
-    .map(|(system, api, why)| {
-        Row::new(
+/// A domain of its own for this run's services.
+fn bench_domain() -> u32 {
+    3_900_000 + std::process::id() % 90_000
+}
+
+/// The child side: serves the echo service of every payload until told to quit.
+pub fn echo_child_main(domain: u32, core: usize) -> Result<()> {
+    let mut parent = Parent::attach();
+    if let Err(e) = pin::pin_current_thread(core) {
+        eprintln!("rpc echo: {e:#} (running unpinned)");
+    }
+    let mut servers = Vec::new();
+    for p in PAYLOADS {
+        // Server threads inherit this thread's pinning.
+        match rb::serve_echo(domain, &rb::echo_name(p), p) {
+            Ok(s) => servers.push(s),
+            Err(e) => {
+                parent.reply(&format!("error {e}"))?;
+                return Ok(());
+            }
+        }
+    }
+    parent.reply("ready")?;
+    while let Some(line) = parent.next_line() {
+        if line == "quit" {
+            break;
+        }
+    }
+    drop(servers);
+    let _ = std::fs::remove_dir_all(nerve::registry::domain_dir(domain));
+    Ok(())
+}
+
+/// One Python system (and variant) driven by `rpc_pingpong.py --serve`.
+struct PyRunner {
+    system: String,
+    variant: String,
+    proc: Option<PyProc>,
+    dead: Option<String>,
+    version: String,
+}
+
+impl PyRunner {
+    fn label(&self) -> String {
+        if self.variant.is_empty() {
+            self.system.clone()
+        } else {
+            format!("{}[{}]", self.system, self.variant)
+        }
+    }
+
+    fn start(&mut self, py: &Path, script: &Path) {
+        let r = (|| -> Result<()> {
+            let mut p = PyProc::spawn(py, script, &self.system, &self.variant)?;
+            let hello = p.recv(Duration::from_secs(120))?;
+            if let Some(f) = hello.get("fatal") {
+                bail!("{}", f.as_str().unwrap_or("start-up failed"));
+            }
+            self.version = hello["version"].as_str().unwrap_or("").to_string();
+            self.proc = Some(p);
+            Ok(())
+        })();
+        if let Err(e) = r {
+            self.dead = Some(format!("could not start: {e:#}"));
+        }
+    }
+
+    /// One round at `payload` bytes; `Err` also marks the runner dead when its process went.
+    fn round(
+        &mut self,
+        payload: usize,
+        parallelism: usize,
+        time: Duration,
+        warmup: usize,
+    ) -> Result<(Measured, String)> {
+        if let Some(e) = &self.dead {
+            bail!("{e}");
+        }
+        let proc = self.proc.as_mut().context("no process")?;
+        let cmd = json!({"payload": payload, "parallelism": parallelism,
+            "max_s": time.as_secs_f64(), "warmup": warmup, "timeout_s": 5.0});
+        let v = match proc
+            .send(&cmd)
+            .and_then(|_| proc.recv(Duration::from_secs(120)))
+        {
+            Ok(v) => v,
+            Err(e) => {
+                self.dead = Some(format!("died: {e:#}"));
+                self.proc = None;
+                bail!("{e:#}");
+            }
+        };
+        if let Some(f) = v.get("fatal") {
+            self.dead = Some(f.as_str().unwrap_or("fatal").to_string());
+            self.proc = None;
+        }
+        if let Some(e) = v.get("error").or(v.get("fatal")) {
+            bail!("{}", e.as_str().unwrap_or("error"));
+        }
+        let m = Measured {
+            samples: v["samples_ns"]
+                .as_array()
+                .map(|a| a.iter().filter_map(Value::as_u64).collect())
+                .unwrap_or_default(),
+            calls: v["calls"].as_u64().unwrap_or(0),
+            errors: v["errors"].as_u64().unwrap_or(0),
+            elapsed: Duration::from_secs_f64(v["elapsed_s"].as_f64().unwrap_or(0.0)),
+        };
+        Ok((m, v["variant"].as_str().unwrap_or("").to_string()))
+    }
+}
+
+/// One system's results at one payload over the rounds.
+#[derive(Default)]
+struct Series {
+    measured: Measured,
+    round_p50: Vec<Option<f64>>,
+    error: Option<String>,
+    variant: String,
+}
+
+impl Series {
+    fn add(&mut self, r: Result<(Measured, String)>) {
+        match r {
+            Ok((m, variant)) => {
+                self.round_p50.push(m.p50());
+                self.measured.merge(m);
+                self.variant = variant;
+            }
+            Err(e) => {
+                self.round_p50.push(None);
+                self.error.get_or_insert(format!("{e:#}"));
+            }
+        }
+    }
+}
+
+fn python_rows(r: &PyRunner, payload: usize, parallelism: usize, s: &Series) -> Vec<Row> {
+    let base = |metric: &str| {
+        let row = Row::new(
             "rpc",
-            system,
-            api,
+            &r.system,
+            "python",
             "cross-process",
-            "1:1",
+            &format!("{parallelism}:1"),
             "blocking",
             "bytes",
-            512,
-            "rtt_ns",
+            payload,
+            metric,
         )
-        .error(why)
-    })
-    .collect()
+        .field("parallelism", parallelism)
+        .field("errors", s.measured.errors)
+        .field("variant", s.variant.clone())
+        .field("version", r.version.clone());
+        if r.variant.starts_with("rust-server") {
+            row.field("server", "rust echo (nerve-bench __rpc-echo)")
+        } else {
+            row
+        }
+    };
+    if let Some(e) = &s.error {
+        return vec![
+            base("rtt_ns").error(e.clone()),
+            base("qps").error(e.clone()),
+        ];
+    }
+    rows_of(&s.measured, base)
+}
+
+/// `rtt_ns` and `qps` rows from measured samples (`base` makes a row for a metric).
+fn rows_of(m: &Measured, base: impl Fn(&str) -> Row) -> Vec<Row> {
+    let mut v: Vec<f64> = m.samples.iter().map(|&x| x as f64).collect();
+    let Some(s) = stats::Summary::of(&mut v) else {
+        let why = format!("no successful call ({} errors)", m.errors);
+        return vec![base("rtt_ns").error(why.clone()), base("qps").error(why)];
+    };
+    let rate = m.calls.saturating_sub(m.errors) as f64 / m.elapsed.as_secs_f64().max(1e-9);
+    vec![
+        base("rtt_ns").summary(s),
+        base("qps").summary(report::summary_of(
+            rate, rate, rate, rate, rate, rate, m.calls,
+        )),
+    ]
+}
+
+/// Median over rounds of `a` p50 / `b` p50 in the same round.
+fn round_ratio(a: &Series, b: &Series) -> Option<(f64, usize)> {
+    let r: Vec<f64> = a
+        .round_p50
+        .iter()
+        .zip(&b.round_p50)
+        .filter_map(|(x, y)| Some(x.as_ref()? / y.filter(|y| *y > 0.0)?))
+        .collect();
+    stats::median(&r).map(|m| (m, r.len()))
 }
 
 /// `nerve-bench rpc`.
-pub fn run_suite(args: &SuiteArgs) -> Result<()> {
+pub fn run_suite(args: &RpcArgs) -> Result<()> {
+    let quick = args.suite.quick;
+    let budget = Budget::new(quick, args.rounds);
     let machine = Machine::detect();
     eprintln!("machine: {}", machine.summary());
-    let mut rows: Vec<Row> = nerve_rpc::bench::run(args.quick)
-        .into_iter()
-        .map(convert)
+    let load_start = python::loadavg();
+    let mut rows: Vec<Row> = Vec::new();
+
+    // 1. Cross-thread, every case: clients pinned to the first core, the server's threads to
+    // the second (unpinned, a loaded machine may put both on one core: then every hand-over
+    // waits for a yield and the round trip says nothing about nerve).
+    let (client_core, server_core) = pin::bench_cores();
+    if let Err(e) = pin::pin_current_thread(client_core) {
+        eprintln!("rpc: {e:#} (clients unpinned)");
+    }
+    let t = Instant::now();
+    let pin_server = move || {
+        let _ = pin::pin_current_thread(server_core);
+    };
+    rows.extend(
+        rb::run_cross_thread(budget.warmup, budget.case, &pin_server)
+            .into_iter()
+            .map(convert),
+    );
+    eprintln!(
+        "rpc: nerve rust cross-thread ({:.1} s)",
+        t.elapsed().as_secs_f64()
+    );
+
+    // 2. Cross-process: the echo servers in a child on the second core, clients here.
+    let domain = bench_domain();
+    let mut echo = SelfChild::spawn(&[
+        "__rpc-echo".into(),
+        "--domain".into(),
+        domain.to_string(),
+        "--core".into(),
+        server_core.to_string(),
+    ])
+    .and_then(|mut c| {
+        let line = c.read_line(Duration::from_secs(20))?;
+        if line != "ready" {
+            bail!("rpc echo child: {line}");
+        }
+        Ok(c)
+    });
+    if let Err(e) = &echo {
+        eprintln!("rpc: nerve rust cross-process unavailable: {e:#}");
+    }
+
+    // 3. The Python systems.
+    let (dir, root) = python::repo_dirs(None);
+    let script = dir.join("rpc_pingpong.py");
+    let mut runners: Vec<PyRunner> = Vec::new();
+    for s in &args.systems {
+        // nerve's Python client against a Python and against the Rust server; rclpy with its
+        // EventsExecutor (the default here) and its default SingleThreadedExecutor.
+        let variants: Vec<String> = match s.as_str() {
+            "nerve" => vec![String::new(), format!("rust-server:{domain}")],
+            "ros2" => vec![String::new(), "single".into()],
+            _ => vec![String::new()],
+        };
+        for variant in variants {
+            runners.push(PyRunner {
+                system: s.clone(),
+                variant,
+                proc: None,
+                dead: None,
+                version: String::new(),
+            });
+        }
+    }
+    let t = Instant::now();
+    for r in runners.iter_mut() {
+        if r.variant.starts_with("rust-server") {
+            if let Err(e) = &echo {
+                r.dead = Some(format!("no Rust echo server: {e:#}"));
+            }
+        }
+        if r.dead.is_none() {
+            match python::interpreter(&r.system, &dir, &root, !args.no_setup) {
+                Ok(py) => r.start(&py, &script),
+                Err(e) => r.dead = Some(e),
+            }
+        }
+        match &r.dead {
+            Some(e) => eprintln!("rpc: python {} unavailable: {e}", r.label()),
+            None => eprintln!("rpc: python {} ready (version {})", r.label(), r.version),
+        }
+    }
+    eprintln!("rpc: python set-up {:.1} s", t.elapsed().as_secs_f64());
+
+    // 4. Parallelism 1 in alternating rounds: nerve rust, then each Python runner.
+    let t = Instant::now();
+    let n = 1 + runners.len();
+    let mut series: Vec<Vec<Series>> = PAYLOADS
+        .iter()
+        .map(|_| (0..n).map(|_| Series::default()).collect())
         .collect();
-    rows.extend(missing_peers());
-    report::emit("rpc", args, &machine, &rows)
+    for round in 0..budget.rounds {
+        for (pi, &payload) in PAYLOADS.iter().enumerate() {
+            for k in 0..n {
+                let idx = (round + k) % n;
+                let s = &mut series[pi][idx];
+                if idx == 0 {
+                    match &echo {
+                        Ok(_) => {
+                            let m = rb::measure(
+                                domain,
+                                &rb::echo_name(payload),
+                                payload,
+                                1,
+                                if round == 0 {
+                                    budget.warmup
+                                } else {
+                                    budget.warmup / 4
+                                },
+                                budget.round,
+                            );
+                            s.add(Ok((m, String::new())));
+                        }
+                        Err(e) => s.add(Err(anyhow::anyhow!("{e:#}"))),
+                    }
+                } else {
+                    let warmup = if round == 0 { 200 } else { 20 };
+                    s.add(runners[idx - 1].round(payload, 1, budget.round, warmup));
+                }
+            }
+        }
+    }
+    eprintln!(
+        "rpc: {} alternating rounds at parallelism 1 ({:.1} s)",
+        budget.rounds,
+        t.elapsed().as_secs_f64()
+    );
+
+    // 5. Cross-process rows: parallelism 1 from the rounds, then 4 and 8.
+    let t = Instant::now();
+    for (pi, &payload) in PAYLOADS.iter().enumerate() {
+        for parallelism in PARALLELISM {
+            let m = match (&echo, parallelism) {
+                (Err(e), _) => {
+                    let r = Row::new(
+                        "rpc",
+                        "nerve",
+                        "rust",
+                        "cross-process",
+                        &format!("{parallelism}:1"),
+                        "blocking",
+                        "bytes",
+                        payload,
+                        "rtt_ns",
+                    )
+                    .field("parallelism", parallelism)
+                    .error(format!("echo child: {e:#}"));
+                    rows.push(r);
+                    continue;
+                }
+                (Ok(_), 1) => series[pi][0].measured.clone(),
+                (Ok(_), p) => rb::measure(
+                    domain,
+                    &rb::echo_name(payload),
+                    payload,
+                    p,
+                    budget.warmup,
+                    budget.case,
+                ),
+            };
+            rows.extend(
+                m.rows("cross-process", payload, parallelism)
+                    .into_iter()
+                    .map(convert),
+            );
+        }
+    }
+    eprintln!(
+        "rpc: nerve rust cross-process parallelism 4, 8 ({:.1} s)",
+        t.elapsed().as_secs_f64()
+    );
+
+    // 6. The Python systems at parallelism 4 and 8 (rclpy: calls in flight on its executor;
+    // the others: caller threads, each with its own client).
+    let t = Instant::now();
+    let mut parallel_rows = Vec::new();
+    for &payload in &PAYLOADS {
+        for parallelism in PARALLELISM.into_iter().filter(|&p| p > 1) {
+            for (ri, r) in runners.iter_mut().enumerate() {
+                let mut s = Series::default();
+                s.add(r.round(payload, parallelism, budget.case, 50));
+                parallel_rows.push((ri, payload, parallelism, s));
+            }
+        }
+    }
+    eprintln!(
+        "rpc: python parallelism 4, 8 ({:.1} s)",
+        t.elapsed().as_secs_f64()
+    );
+    if let Ok(c) = &mut echo {
+        let _ = c.send_line("quit");
+    }
+    drop(echo);
+
+    // 7. Python rows and the ratios against rclpy.
+    for (pi, &payload) in PAYLOADS.iter().enumerate() {
+        for (ri, r) in runners.iter().enumerate() {
+            rows.extend(python_rows(r, payload, 1, &series[pi][ri + 1]));
+        }
+    }
+    for (ri, payload, parallelism, s) in &parallel_rows {
+        rows.extend(python_rows(&runners[*ri], *payload, *parallelism, s));
+    }
+    let ros: Vec<usize> = (0..runners.len())
+        .filter(|&i| runners[i].system == "ros2")
+        .collect();
+    let mut summary = Vec::new();
+    for (pi, &payload) in PAYLOADS.iter().enumerate() {
+        if ros.is_empty() {
+            break;
+        }
+        // Per round, rclpy's better executor.
+        let rclpy = Series {
+            round_p50: (0..budget.rounds)
+                .map(|k| {
+                    ros.iter()
+                        .filter_map(|&i| series[pi][i + 1].round_p50.get(k).copied().flatten())
+                        .reduce(f64::min)
+                })
+                .collect(),
+            ..Series::default()
+        };
+        let rclpy = &rclpy;
+        // (system, api, label, series) of everything compared with rclpy.
+        let mut compared = vec![("nerve", "rust", "nerve rust".to_string(), &series[pi][0])];
+        for (ri, r) in runners.iter().enumerate() {
+            let label = match (r.system.as_str(), r.variant.is_empty()) {
+                ("ros2", _) => continue,
+                ("nerve", true) => "nerve python (python server)".to_string(),
+                ("nerve", false) => "nerve python (rust server)".to_string(),
+                (other, _) => format!("{other} python"),
+            };
+            compared.push((r.system.as_str(), "python", label, &series[pi][ri + 1]));
+        }
+        for (system, api, label, s) in compared {
+            let base = Row::new(
+                "rpc",
+                system,
+                api,
+                "cross-process",
+                "1:1",
+                "blocking",
+                "bytes",
+                payload,
+                "ratio_p50_vs_ros2",
+            )
+            .field("parallelism", 1)
+            .field("what", label.clone());
+            // Issue 5's targets: Rust ≤ 0.01 × rclpy, Python ≤ 0.05 × rclpy.
+            let target = match (system, api) {
+                ("nerve", "rust") => Some(0.01),
+                ("nerve", _) => Some(0.05),
+                _ => None,
+            };
+            match round_ratio(s, rclpy) {
+                Some((ratio, k)) => {
+                    let verdict = target.map_or(String::new(), |t| {
+                        let pass = if ratio <= t { "pass" } else { "FAIL" };
+                        format!("  target ≤ {t}: {pass}")
+                    });
+                    summary.push(format!(
+                        "  {payload:>5} B  {label:<30} {ratio:.4}  ({k} rounds){verdict}"
+                    ));
+                    let mut row = base
+                        .summary(report::summary_of(
+                            ratio, ratio, ratio, ratio, ratio, ratio, k as u64,
+                        ))
+                        .field(
+                            "note",
+                            "per round: p50 / rclpy p50 of the same round (its better executor); p50 = median over rounds",
+                        );
+                    if let Some(t) = target {
+                        row = row.field("threshold", t).field("pass", ratio <= t);
+                    }
+                    rows.push(row);
+                }
+                None => {
+                    summary.push(format!("  {payload:>5} B  {label:<30} not measured"));
+                    rows.push(base.error("no round with both measured"));
+                }
+            }
+        }
+    }
+    drop(runners);
+    eprintln!(
+        "load average: {load_start} at the start, {} at the end",
+        python::loadavg()
+    );
+    if !ros.is_empty() {
+        eprintln!("ratio of p50 round trips, parallelism 1, cross-process (median over rounds of per-round ratios):");
+        eprintln!("  targets: nerve rust / rclpy ≤ 0.01, nerve python / rclpy ≤ 0.05");
+        for l in summary {
+            eprintln!("{l}");
+        }
+    }
+    report::emit("rpc", &args.suite, &machine, &rows)
 }

@@ -1,17 +1,21 @@
 //! Service round trip and throughput, as rows for `nerve-bench rpc` (the JSON contract of
 //! BENCHMARKS.md, `suite: rpc`).
 //!
-//! An echo server (one receiving thread running the handler) and `parallelism` client threads,
-//! each with its own client, calling back to back with typed requests of 512 B, 2 KB and 8 KB of
-//! bytes (MessagePack `bin`, so a few bytes more on the wire). The client checks the echoed
-//! length and its first and last byte. Server and clients are threads of this process talking
-//! through `/dev/shm` topics (`transport: cross-thread`); blocking receive with a short spin.
+//! An echo server ([`serve_echo`]: one receiving thread running a typed handler that decodes the
+//! request and encodes it back) and `parallelism` client threads ([`measure`]), each with its own
+//! client, calling back to back with typed requests of 512 B, 2 KB and 8 KB of bytes
+//! (MessagePack `bin`, so a few bytes more on the wire). The client checks the echoed length
+//! and its first and last byte. [`run_cross_thread`] puts the server in this process
+//! (`transport: cross-thread`); `nerve-bench rpc` also runs [`serve_echo`] in a child process
+//! and [`measure`] against it (`cross-process`). Waiting is the services' own: poll briefly,
+//! then sleep on the futex (`mode: blocking`).
 
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::service::Service;
+use crate::error::ServeError;
+use crate::service::{Server, Service};
 
 /// One result row.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -22,7 +26,8 @@ pub struct Row {
     pub system: &'static str,
     /// Always `rust`.
     pub api: &'static str,
-    /// `cross-thread`: server and clients in one process, through shared-memory topics.
+    /// `cross-thread` (server and clients in one process) or `cross-process`, always through
+    /// shared-memory topics.
     pub transport: &'static str,
     /// `N:1`: N client threads, one server.
     pub topology: String,
@@ -101,9 +106,90 @@ fn percentile(sorted: &[u64], q: f64) -> f64 {
     sorted[i] as f64
 }
 
+/// A benchmark echo service: requests of `payload` bytes, topics sized for them.
+fn echo_service(domain: u32, name: &str, payload: usize) -> Service<Blob, Blob> {
+    Service::<Blob, Blob>::builder(name)
+        .domain(domain)
+        .max_message_bytes(payload + 4096)
+        .build()
+}
+
+/// The name of the echo service for `payload`-byte requests (what [`serve_echo`] serves and
+/// [`measure`] calls when they are in different processes).
+pub fn echo_name(payload: usize) -> String {
+    format!("bench/echo{payload}")
+}
+
+/// Starts the echo server of `name` for `payload`-byte requests: one receiving thread that
+/// decodes each request and encodes it back (what a typed handler does).
+pub fn serve_echo(domain: u32, name: &str, payload: usize) -> Result<Server, ServeError> {
+    echo_service(domain, name, payload).server().serve(Ok)
+}
+
+/// Raw results of one measurement: round-trip samples (ns) and call counts.
+#[derive(Clone, Debug, Default)]
+pub struct Measured {
+    /// Round trips of the successful calls, in nanoseconds.
+    pub samples: Vec<u64>,
+    /// Calls made.
+    pub calls: u64,
+    /// Calls that failed (timeouts, errors, wrong echoes).
+    pub errors: u64,
+    /// Time the measuring took (the longest client).
+    pub elapsed: Duration,
+}
+
+impl Measured {
+    /// Pools another round into this one.
+    pub fn merge(&mut self, other: Measured) {
+        self.samples.extend(other.samples);
+        self.calls += other.calls;
+        self.errors += other.errors;
+        self.elapsed += other.elapsed;
+    }
+
+    /// The median round trip, if any call succeeded.
+    pub fn p50(&self) -> Option<f64> {
+        let mut s = self.samples.clone();
+        s.sort_unstable();
+        (!s.is_empty()).then(|| percentile(&s, 0.5))
+    }
+
+    /// The `rtt_ns` and `qps` rows of these results.
+    pub fn rows(&self, transport: &'static str, payload: usize, parallelism: usize) -> Vec<Row> {
+        let mut samples = self.samples.clone();
+        samples.sort_unstable();
+        let case = Case {
+            payload,
+            parallelism,
+            transport,
+        };
+        let mut rtt = row(&case, "rtt_ns", self.errors);
+        if samples.is_empty() {
+            rtt.error = Some(format!("no successful call ({} errors)", self.errors));
+            return vec![rtt];
+        }
+        rtt.min = samples[0] as f64;
+        rtt.p50 = percentile(&samples, 0.5);
+        rtt.p90 = percentile(&samples, 0.9);
+        rtt.p99 = percentile(&samples, 0.99);
+        rtt.p999 = percentile(&samples, 0.999);
+        rtt.max = samples[samples.len() - 1] as f64;
+        rtt.n = samples.len() as u64;
+        let rate =
+            self.calls.saturating_sub(self.errors) as f64 / self.elapsed.as_secs_f64().max(1e-9);
+        let mut qps = row(&case, "qps", self.errors);
+        (qps.min, qps.p50, qps.p90, qps.p99, qps.p999, qps.max) =
+            (rate, rate, rate, rate, rate, rate);
+        qps.n = self.calls;
+        vec![rtt, qps]
+    }
+}
+
 struct Case {
     payload: usize,
     parallelism: usize,
+    transport: &'static str,
 }
 
 fn row(case: &Case, metric: &'static str, errors: u64) -> Row {
@@ -111,7 +197,7 @@ fn row(case: &Case, metric: &'static str, errors: u64) -> Row {
         suite: "rpc",
         system: "nerve",
         api: "rust",
-        transport: "cross-thread",
+        transport: case.transport,
         topology: format!("{}:1", case.parallelism),
         mode: "blocking",
         message: "bytes",
@@ -130,36 +216,37 @@ fn row(case: &Case, metric: &'static str, errors: u64) -> Row {
     }
 }
 
-fn run_case(domain: u32, case: &Case, warmup: Duration, measure: Duration) -> Vec<Row> {
-    let name = format!("bench/echo{}x{}", case.payload, case.parallelism);
-    let svc = Service::<Blob, Blob>::builder(&name)
-        .domain(domain)
-        .max_message_bytes(case.payload + 4096)
-        .build();
-    let server = match svc.server().serve(Ok) {
-        Ok(s) => s,
-        Err(e) => {
-            let mut r = row(case, "rtt_ns", 0);
-            r.error = Some(e.to_string());
-            return vec![r];
-        }
-    };
-    let start = std::sync::Barrier::new(case.parallelism);
-    let results: Vec<(Vec<u64>, u64, u64, Duration)> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..case.parallelism)
+/// `parallelism` client threads, each with its own client of the echo service `name` (served
+/// by [`serve_echo`], in this process or another), calling back to back: `warmup`, then
+/// `measure` timed. Each checks the echo's length and first and last byte.
+pub fn measure(
+    domain: u32,
+    name: &str,
+    payload: usize,
+    parallelism: usize,
+    warmup: Duration,
+    measure: Duration,
+) -> Measured {
+    let svc = echo_service(domain, name, payload);
+    let start = std::sync::Barrier::new(parallelism);
+    let results: Vec<Measured> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..parallelism)
             .map(|t| {
                 let svc = svc.clone();
                 let start = &start;
                 s.spawn(move || {
-                    let mut samples = Vec::with_capacity(1 << 16);
-                    let (mut calls, mut errors) = (0u64, 0u64);
+                    let mut m = Measured {
+                        samples: Vec::with_capacity(1 << 16),
+                        ..Measured::default()
+                    };
                     let Ok(client) = svc.client() else {
                         start.wait();
-                        return (samples, 0, 1, Duration::ZERO);
+                        m.errors = 1;
+                        return m;
                     };
                     client.raw().wait_for_server(Duration::from_secs(5));
                     let req = Blob(
-                        (0..case.payload)
+                        (0..payload)
                             .map(|i| (i as u8).wrapping_add(t as u8))
                             .collect(),
                     );
@@ -173,7 +260,7 @@ fn run_case(domain: u32, case: &Case, warmup: Duration, measure: Duration) -> Ve
                             }
                             Err(_) => false,
                         };
-                        if let Some(s) = samples {
+                        if let (Some(s), true) = (samples, ok) {
                             s.push(t0.elapsed().as_nanos() as u64);
                         }
                         ok
@@ -186,67 +273,98 @@ fn run_case(domain: u32, case: &Case, warmup: Duration, measure: Duration) -> Ve
                     let t0 = Instant::now();
                     let end = t0 + measure;
                     while Instant::now() < end {
-                        calls += 1;
-                        if !call(Some(&mut samples)) {
-                            errors += 1;
+                        m.calls += 1;
+                        if !call(Some(&mut m.samples)) {
+                            m.errors += 1;
                         }
                     }
-                    (samples, calls, errors, t0.elapsed())
+                    m.elapsed = t0.elapsed();
+                    m
                 })
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
-    drop(server);
-    let mut samples: Vec<u64> = results.iter().flat_map(|r| r.0.iter().copied()).collect();
-    samples.sort_unstable();
-    let calls: u64 = results.iter().map(|r| r.1).sum();
-    let errors: u64 = results.iter().map(|r| r.2).sum();
-    let elapsed = results
-        .iter()
-        .map(|r| r.3)
-        .max()
-        .unwrap_or(Duration::ZERO)
-        .as_secs_f64()
-        .max(1e-9);
-    let mut rtt = row(case, "rtt_ns", errors);
-    rtt.min = samples.first().copied().unwrap_or(0) as f64;
-    rtt.p50 = percentile(&samples, 0.5);
-    rtt.p90 = percentile(&samples, 0.9);
-    rtt.p99 = percentile(&samples, 0.99);
-    rtt.p999 = percentile(&samples, 0.999);
-    rtt.max = samples.last().copied().unwrap_or(0) as f64;
-    rtt.n = samples.len() as u64;
-    let rate = calls.saturating_sub(errors) as f64 / elapsed;
-    let mut qps = row(case, "qps", errors);
-    (qps.min, qps.p50, qps.p90, qps.p99, qps.p999, qps.max) = (rate, rate, rate, rate, rate, rate);
-    qps.n = calls;
-    vec![rtt, qps]
+    let mut all = Measured::default();
+    for r in results {
+        all.elapsed = all.elapsed.max(r.elapsed);
+        all.samples.extend(r.samples);
+        all.calls += r.calls;
+        all.errors += r.errors;
+    }
+    all
 }
 
-/// Runs every case (512 B, 2 KB, 8 KB × parallelism 1, 4, 8) and returns `rtt_ns` and `qps`
-/// rows. `quick`: 0.2 s warm-up and 1 s per case; otherwise 1 s and 5 s.
-pub fn run(quick: bool) -> Vec<Row> {
-    let (warmup, measure) = if quick {
-        (Duration::from_millis(200), Duration::from_secs(1))
-    } else {
-        (Duration::from_secs(1), Duration::from_secs(5))
+/// Runs on the thread that starts a cross-thread case's server (whose threads inherit its CPU
+/// affinity), e.g. to pin the server to a core of its own.
+pub type ServerSetup = dyn Fn() + Sync;
+
+fn run_case(
+    domain: u32,
+    payload: usize,
+    parallelism: usize,
+    (warmup, time): (Duration, Duration),
+    server_setup: &ServerSetup,
+) -> Vec<Row> {
+    let name = format!("bench/echo{payload}x{parallelism}");
+    let started = std::thread::scope(|s| {
+        s.spawn(|| {
+            server_setup();
+            serve_echo(domain, &name, payload)
+        })
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    });
+    let server = match started {
+        Ok(s) => s,
+        Err(e) => {
+            let case = Case {
+                payload,
+                parallelism,
+                transport: "cross-thread",
+            };
+            let mut r = row(&case, "rtt_ns", 0);
+            r.error = Some(e.to_string());
+            return vec![r];
+        }
     };
+    let m = measure(domain, &name, payload, parallelism, warmup, time);
+    drop(server);
+    m.rows("cross-thread", payload, parallelism)
+}
+
+/// Payloads of every case, bytes.
+pub const PAYLOADS: [usize; 3] = [512, 2048, 8192];
+/// Concurrent callers of every case.
+pub const PARALLELISM: [usize; 3] = [1, 4, 8];
+
+/// Every case (512 B, 2 KB, 8 KB × parallelism 1, 4, 8) with the server a thread of this
+/// process (`transport: cross-thread`): `rtt_ns` and `qps` rows, `warmup` then `time` each.
+/// Clients run on threads spawned from the calling thread (they inherit its CPU affinity); the
+/// server on threads started from one that first runs `server_setup`.
+pub fn run_cross_thread(warmup: Duration, time: Duration, server_setup: &ServerSetup) -> Vec<Row> {
     let domain = 3_000_000 + std::process::id() % 900_000;
     let mut rows = Vec::new();
-    for payload in [512, 2048, 8192] {
-        for parallelism in [1, 4, 8] {
+    for payload in PAYLOADS {
+        for parallelism in PARALLELISM {
             rows.extend(run_case(
                 domain,
-                &Case {
-                    payload,
-                    parallelism,
-                },
-                warmup,
-                measure,
+                payload,
+                parallelism,
+                (warmup, time),
+                server_setup,
             ));
         }
     }
     let _ = std::fs::remove_dir_all(nerve::registry::domain_dir(domain));
     rows
+}
+
+/// [`run_cross_thread`] with 0.2 s warm-up and 1 s per case (`quick`), else 1 s and 5 s.
+pub fn run(quick: bool) -> Vec<Row> {
+    if quick {
+        run_cross_thread(Duration::from_millis(200), Duration::from_secs(1), &|| {})
+    } else {
+        run_cross_thread(Duration::from_secs(1), Duration::from_secs(5), &|| {})
+    }
 }

@@ -15,12 +15,12 @@
 use std::collections::{HashMap, HashSet};
 use std::marker::PhantomData;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use nerve::{Publisher, Subscriber, Topic};
+use nerve::{Publisher, Sample, Subscriber, Topic};
 use nerve_shm::ProcessId;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -50,8 +50,9 @@ pub struct ServiceConfig {
     pub response_depth: u32,
     /// Largest encoded request or response in bytes (fixed when the topics are created).
     pub max_message_bytes: usize,
-    /// How long a blocked receive spins before it sleeps on the futex. Longer: lower latency
-    /// for back-to-back calls, more CPU.
+    /// How long a waiting caller (or an idle server) polls before it sleeps on the futex (after
+    /// 10 µs yielding the core between polls while the process has at least as many threads
+    /// polling as cores). Longer: lower latency for calls that take longer, more CPU.
     pub spin: Duration,
 }
 
@@ -141,7 +142,8 @@ impl<Req, Resp> ServiceBuilder<Req, Resp> {
         self.config.max_message_bytes = bytes;
         self
     }
-    /// Spin before a blocked receive sleeps (default 50 µs).
+    /// Polling before a waiting caller or idle server sleeps (default 50 µs; see
+    /// [`ServiceConfig::spin`]).
     pub fn spin(mut self, spin: Duration) -> Self {
         self.config.spin = spin;
         self
@@ -372,7 +374,8 @@ impl RawClient {
             .open()
             .map_err(open_err)?;
         let mut sub = responses.subscriber().map_err(open_err)?;
-        sub.set_spin(config.spin);
+        // `recv_frame` spins itself; the subscriber's own wait goes straight to the futex.
+        sub.set_spin(Duration::ZERO);
         let record = config.open_record().map_err(open_err)?;
         let watch = ServerWatch::new(record.subscriber_with_history(1).map_err(open_err)?);
         let publisher = requests.publisher().map_err(open_err)?;
@@ -453,16 +456,27 @@ impl RawClient {
         };
         let call = inner.next_call.fetch_add(1, Relaxed);
         inner.pending.lock().unwrap().waiting.insert(call);
-        // Removes the call from the waiting set however this function returns.
-        struct Forget<'a>(&'a ClientInner, u64);
+        // Removes the call from the waiting set however this function returns (unless the
+        // receiving path below already did, under the lock it takes anyway).
+        struct Forget<'a> {
+            inner: &'a ClientInner,
+            call: u64,
+            armed: bool,
+        }
         impl Drop for Forget<'_> {
             fn drop(&mut self) {
-                let mut p = self.0.pending.lock().unwrap();
-                p.waiting.remove(&self.1);
-                p.ready.remove(&self.1);
+                if self.armed {
+                    let mut p = self.inner.pending.lock().unwrap();
+                    p.waiting.remove(&self.call);
+                    p.ready.remove(&self.call);
+                }
             }
         }
-        let _forget = Forget(inner, call);
+        let mut forget = Forget {
+            inner,
+            call,
+            armed: true,
+        };
         let header = RpcHeader {
             client: inner.id,
             call,
@@ -529,8 +543,19 @@ impl RawClient {
             p.receiving = true;
             drop(p);
             let got = self.receive(call, slice, &decode);
-            inner.pending.lock().unwrap().receiving = false;
-            inner.cv.notify_all();
+            let mut p = inner.pending.lock().unwrap();
+            p.receiving = false;
+            if got.is_some() {
+                p.waiting.remove(&call);
+                forget.armed = false;
+            }
+            // Only other callers of this client sleep on the condvar, and they are all in
+            // `waiting`: a lone caller skips the wake-up (a syscall on every notify).
+            let others = p.waiting.len() > usize::from(got.is_none());
+            drop(p);
+            if others {
+                inner.cv.notify_all();
+            }
             if let Some(result) = got {
                 return result;
             }
@@ -549,8 +574,7 @@ impl RawClient {
         let mut sub = inner.responses.lock().unwrap();
         let end = Instant::now() + slice;
         loop {
-            let left = end.saturating_duration_since(Instant::now());
-            let sample = match sub.recv_timeout(left) {
+            let sample = match recv_frame(&mut sub, inner.config.spin, end) {
                 Ok(Some(s)) => s,
                 Ok(None) => return None,
                 Err(e) => {
@@ -612,6 +636,75 @@ fn failure(service: &str, kind: u32, data: &[u8]) -> CallError {
             message,
         }
     }
+}
+
+/// Polls back to back this long before yielding the core between polls (when this process
+/// has at least as many threads polling as cores).
+const PURE_SPIN: Duration = Duration::from_micros(10);
+
+/// Threads of this process polling in [`recv_frame`] right now.
+static POLLING: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts the current thread into [`POLLING`] while the guard lives.
+struct Polling;
+
+impl Polling {
+    fn enter() -> Self {
+        POLLING.fetch_add(1, Relaxed);
+        Polling
+    }
+}
+
+impl Drop for Polling {
+    fn drop(&mut self) {
+        POLLING.fetch_sub(1, Relaxed);
+    }
+}
+
+/// Cores this process may run on (as the first thread that polls sees them: a process whose
+/// threads are pinned to one core each counts one).
+fn cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Receives the next frame before `until`. Polls for up to `spin` (a round trip takes a few
+/// microseconds, and a sleeping receiver pays a futex wake-up of tens of microseconds on a VM),
+/// then sleeps on the topic's futex. After [`PURE_SPIN`], while this process has at least as
+/// many threads polling as cores, it yields the core between polls, so that the thread that has
+/// to answer (a server, or the caller receiving for the others) gets to run; otherwise it keeps
+/// its core (yielding to an unrelated busy process would cost a whole time slice).
+/// `Ok(None)` at `until`.
+fn recv_frame(
+    sub: &mut Subscriber<RpcFrame>,
+    spin: Duration,
+    until: Instant,
+) -> Result<Option<Sample<RpcFrame>>, nerve::RecvError> {
+    if let Some(s) = sub.try_recv()? {
+        return Ok(Some(s));
+    }
+    let _polling = Polling::enter();
+    let start = Instant::now();
+    let mut polls = 0u32;
+    loop {
+        if let Some(s) = sub.try_recv()? {
+            return Ok(Some(s));
+        }
+        polls = polls.wrapping_add(1);
+        if polls.is_multiple_of(32) {
+            let now = Instant::now();
+            let waited = now.duration_since(start);
+            if waited >= spin || now >= until {
+                break;
+            }
+            if waited >= PURE_SPIN && POLLING.load(Relaxed) >= cores() {
+                std::thread::yield_now();
+                continue;
+            }
+        }
+        std::hint::spin_loop();
+    }
+    sub.recv_timeout(until.saturating_duration_since(Instant::now()))
 }
 
 fn send_frame(
@@ -738,7 +831,8 @@ impl Server {
         }
         let requests = config.open_requests().map_err(open_err)?;
         let mut sub = requests.subscriber().map_err(open_err)?;
-        sub.set_spin(config.spin);
+        // `recv_frame` spins itself; the subscriber's own wait goes straight to the futex.
+        sub.set_spin(Duration::ZERO);
         let record = record_topic.publisher().map_err(open_err)?;
         let shared = Arc::new(ServerShared {
             config: config.clone(),
@@ -843,7 +937,8 @@ impl ServerShared {
     ) {
         let mut last_prune = Instant::now();
         while !self.stop.load(Relaxed) {
-            let sample = match sub.recv_timeout(Duration::from_millis(50)) {
+            let until = Instant::now() + Duration::from_millis(50);
+            let sample = match recv_frame(&mut sub, self.config.spin, until) {
                 Ok(Some(s)) => s,
                 Ok(None) => continue,
                 Err(e) => {
@@ -895,8 +990,11 @@ impl ServerShared {
         if !wire::pid_alive(wire::pid_of(client)) {
             return None;
         }
+        // The client created its topic; asking for our own size limit (not the topic
+        // default) keeps the transport from warning about a chunk size mismatch.
         let topic = Topic::<RpcFrame>::builder(&wire::response_topic(&self.config.name, client))
             .domain(self.config.domain)
+            .max_message_bytes(self.config.max_message_bytes)
             .open()
             .map_err(|e| tracing::warn!(service = %self.config.name, client, error = %e, "cannot open a response topic"))
             .ok()?;
