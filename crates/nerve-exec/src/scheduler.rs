@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Barrier, Mutex};
 use std::time::Duration;
 
@@ -14,7 +14,9 @@ use crate::remote::EStopBridge;
 use crate::rt::{self, RtReport};
 use crate::signal::{self, SignalGuard};
 use crate::stats::{self, NodeStats, Recorder};
-use crate::time::{futex_wait_until, mono_ns, set_min_timer_slack, sleep_until, Clock, SimClock};
+use crate::time::{
+    futex_wait_until, futex_wake_all, mono_ns, set_min_timer_slack, sleep_until, Clock, SimClock,
+};
 use crate::wake::WakeSource;
 
 /// Why a scheduler stopped normally.
@@ -61,6 +63,9 @@ pub enum BuildError {
         /// The priority given.
         priority: u8,
     },
+    /// An e-stop priority outside 1..=99.
+    #[error("estop_priority({0}) is out of range: use a SCHED_FIFO priority in 1..=99")]
+    InvalidEStopPriority(u8),
     /// An event node without a wake source.
     #[error("event node {node:?} has no wake source: call .wake_on(source)")]
     MissingWakeSource {
@@ -179,6 +184,7 @@ pub struct SchedulerBuilder {
     lock_memory: Option<bool>,
     estop: Option<EStop>,
     estop_topic: Option<Option<u32>>,
+    estop_priority: Option<u8>,
     shutdown_timeout: Duration,
 }
 
@@ -194,6 +200,7 @@ impl Default for SchedulerBuilder {
             lock_memory: None,
             estop: None,
             estop_topic: None,
+            estop_priority: None,
             shutdown_timeout: Duration::from_secs(2),
         }
     }
@@ -254,6 +261,19 @@ impl SchedulerBuilder {
     /// trigger is published for the others. `domain`: `None` for `$NERVE_DOMAIN`.
     pub fn estop_topic(mut self, domain: Option<u32>) -> Self {
         self.estop_topic = Some(domain);
+        self
+    }
+
+    /// Lets an e-stop reach nodes on non-RT lanes (compute, event) as fast as RT ones: those
+    /// lanes *wait* at `SCHED_FIFO priority` (1–99; 1 is enough to pass every normal thread)
+    /// and drop back to normal scheduling before they run ticks. An e-stop then wakes them
+    /// ahead of every normal thread (a busy build, a browser), and `on_safe_state` runs at
+    /// that priority; ticks never do. Off by default (RT only when asked); what the OS refused
+    /// is in [`Scheduler::rt_report`], and the lanes run unboosted then.
+    ///
+    /// Costs two `sched_setscheduler` calls per wake-up of each such lane.
+    pub fn estop_priority(mut self, priority: u8) -> Self {
+        self.estop_priority = Some(priority);
         self
     }
 
@@ -395,6 +415,10 @@ enum Outcome {
 pub(crate) struct Shared {
     pub(crate) estop: EStop,
     pub(crate) stop: AtomicBool,
+    /// The futex word `run`'s wait loop and the watchdog sleep on (stop, signals, the end of
+    /// the run). Kept apart from the e-stop word so an e-stop wakes only the lanes, which
+    /// then have the CPUs to themselves.
+    ctl: AtomicU32,
     outcome: Mutex<Option<Outcome>>,
     nodes: Vec<Arc<NodeShared>>,
     rt_report: Mutex<RtReport>,
@@ -418,6 +442,14 @@ impl Shared {
         // pairs with the Acquire loads of `stop` in the lanes (after their wake-up)
         self.stop.store(true, Ordering::Release);
         self.estop.kick();
+        self.kick_ctl();
+    }
+
+    /// Wakes `run`'s wait loop and the watchdog.
+    fn kick_ctl(&self) {
+        // pairs with the Acquire loads of `ctl` before their futex waits
+        self.ctl.fetch_add(1, Ordering::Release);
+        futex_wake_all(&self.ctl);
     }
 }
 
@@ -516,6 +548,10 @@ struct Lane {
     kind: LaneKind,
     slots: Vec<Slot>,
     spin_ns: u64,
+    /// Non-RT lanes: SCHED_FIFO priority to wait at ([`SchedulerBuilder::estop_priority`]).
+    boost: Option<u8>,
+    /// Whether the thread is at the boost priority now.
+    boosted: bool,
 }
 
 fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
@@ -529,6 +565,24 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
 }
 
 impl Lane {
+    /// Before waiting: back to the boost priority, so an e-stop wakes this lane at once.
+    fn raise(&mut self) {
+        if let (Some(p), false) = (self.boost, self.boosted) {
+            self.boosted = rt::set_fifo(p).is_ok();
+        }
+    }
+
+    /// Before ticks: back to normal scheduling (ticks never run boosted).
+    fn lower(&mut self) {
+        if self.boosted {
+            self.boosted = false;
+            if let Err(e) = rt::set_other() {
+                tracing::warn!(lane = %self.name, error = %e, "could not leave the e-stop priority; waiting unboosted from now on");
+                self.boost = None;
+            }
+        }
+    }
+
     /// Calls `init` on every node, in order. Returns the first failure.
     fn init_all(&mut self, shared: &Shared) -> Result<(), RunError> {
         for s in &mut self.slots {
@@ -638,9 +692,11 @@ impl Lane {
             };
             match clock {
                 Clock::Mono => {
+                    self.raise();
                     if !sleep_until(word, gen, next, self.spin_ns) {
                         continue;
                     }
+                    self.lower();
                 }
                 Clock::Sim(c) => {
                     if end.is_some_and(|e| next >= e) {
@@ -682,12 +738,18 @@ impl Lane {
                 );
                 continue;
             }
+            self.raise();
+            let s = &mut self.slots[0];
             let woke = match s.wake.as_mut() {
                 Some(w) => w.wait(Duration::from_millis(20)),
                 None => false,
             };
             if woke && !shared.stop.load(Ordering::Acquire) {
-                Self::run_tick(s, shared, clock, start);
+                if shared.estop.is_triggered() {
+                    self.check_estop(shared, clock, start);
+                }
+                self.lower();
+                Self::run_tick(&mut self.slots[0], shared, clock, start);
             }
         }
     }
@@ -730,7 +792,11 @@ impl Lane {
             }
         }
         let t0 = clock.now_ns();
-        s.sh.tick_started.store(t0.max(1), Ordering::Release);
+        let watched = s.sh.watchdog_ns != 0;
+        if watched {
+            // pairs with the Acquire load in watchdog_loop()
+            s.sh.tick_started.store(t0.max(1), Ordering::Release);
+        }
         let mut ctx = Context {
             now: Duration::from_nanos(t0.saturating_sub(start)),
             planned: Duration::from_nanos(planned.saturating_sub(start)),
@@ -740,7 +806,9 @@ impl Lane {
         };
         let r = catch_unwind(AssertUnwindSafe(|| s.node.tick(&mut ctx)));
         let t1 = clock.now_ns();
-        s.sh.tick_started.store(0, Ordering::Release);
+        if watched {
+            s.sh.tick_started.store(0, Ordering::Release);
+        }
         let late = t0.saturating_sub(planned);
         let dur = t1.saturating_sub(t0);
         let missed_by = (t1.saturating_sub(planned))
@@ -829,8 +897,23 @@ impl Lane {
     }
 
     /// Real-time setup for this lane's thread, recorded in the report.
-    fn setup_thread(&self, shared: &Shared) {
+    fn setup_thread(&mut self, shared: &Shared) {
         set_min_timer_slack();
+        if let Some(p) = self.boost {
+            // Try it once now (init runs unboosted); the lane raises itself before each wait.
+            let r = rt::set_fifo(p).and_then(|()| rt::set_other());
+            if r.is_err() {
+                self.boost = None;
+            }
+            let mut rep = shared.rt_report.lock().unwrap_or_else(|e| e.into_inner());
+            rep.push(
+                format!(
+                    "SCHED_FIFO priority {p} while lane {} waits (estop_priority)",
+                    self.name
+                ),
+                r,
+            );
+        }
         if let LaneKind::Rt { priority, cpu } = self.kind {
             let mut rep = shared.rt_report.lock().unwrap_or_else(|e| e.into_inner());
             if let Some(cpu) = cpu {
@@ -916,6 +999,9 @@ impl Scheduler {
         if b.specs.is_empty() {
             return Err(BuildError::NoNodes);
         }
+        if let Some(p) = b.estop_priority.filter(|p| !(1..=99).contains(p)) {
+            return Err(BuildError::InvalidEStopPriority(p));
+        }
         let mut names = HashSet::new();
         let deterministic = b.sim.is_some();
         let mut lanes: BTreeMap<(LaneKind, usize), Lane> = BTreeMap::new();
@@ -987,6 +1073,11 @@ impl Scheduler {
                     LaneKind::Rt { .. } => b.spin.as_nanos() as u64,
                     _ => 0,
                 },
+                boost: match kind {
+                    LaneKind::Rt { .. } => None,
+                    _ => b.estop_priority.filter(|_| !deterministic),
+                },
+                boosted: false,
             });
             let watchdog = spec.watchdog.or(b.watchdog).filter(|_| !deterministic);
             if let Some(w) = watchdog {
@@ -1030,6 +1121,7 @@ impl Scheduler {
         let shared = Arc::new(Shared {
             estop: b.estop.unwrap_or_default(),
             stop: AtomicBool::new(false),
+            ctl: AtomicU32::new(0),
             outcome: Mutex::new(None),
             nodes,
             rt_report: Mutex::new(RtReport::default()),
@@ -1116,7 +1208,7 @@ impl Scheduler {
                 );
         }
         let _signals = if self.handle_signals {
-            match SignalGuard::install(self.shared.estop.word()) {
+            match SignalGuard::install(&self.shared.ctl) {
                 Ok(g) => Some(g),
                 Err(e) => {
                     tracing::warn!(error = %e, "could not install SIGINT/SIGTERM handlers");
@@ -1179,6 +1271,7 @@ impl Scheduler {
                             lane.run_periodic(&shared, &clock, start, None);
                         }
                     }
+                    lane.lower();
                     lane.shutdown_all(&shared, &clock, start);
                     let _ = tx.send((i, lane));
                 });
@@ -1219,7 +1312,7 @@ impl Scheduler {
 
         // Wait for the end: limit, stop request, signal.
         let end = limit.map(|d| start + d.as_nanos() as u64);
-        let word = self.shared.estop.word();
+        let word = &self.shared.ctl;
         loop {
             let gen = word.load(Ordering::Acquire);
             if let Some(sig) = signal::take_signal() {
@@ -1254,6 +1347,7 @@ impl Scheduler {
             }
         }
         watchdog_done.store(true, Ordering::Release);
+        self.shared.kick_ctl();
         if let Some(Ok(w)) = watchdog {
             let _ = w.join();
         }
@@ -1324,7 +1418,7 @@ impl Scheduler {
 }
 
 fn watchdog_loop(shared: &Shared, done: &AtomicBool, tick: Duration) {
-    let word = shared.estop.word();
+    let word = &shared.ctl;
     while !done.load(Ordering::Acquire) {
         let now = mono_ns();
         for n in &shared.nodes {
@@ -1354,7 +1448,7 @@ fn watchdog_loop(shared: &Shared, done: &AtomicBool, tick: Duration) {
                 }),
             }
         }
-        // Sleep a watchdog tick; the e-stop word only makes us check `done` sooner.
+        // Sleep a watchdog tick; the control word only makes us check `done` sooner.
         let gen = word.load(Ordering::Acquire);
         futex_wait_until(word, gen, mono_ns() + tick.as_nanos() as u64);
     }

@@ -365,3 +365,77 @@ fn event_node_ticks_once_per_notification() {
     t.join().unwrap();
     assert_eq!(p.ticks.load(Ordering::SeqCst), 5);
 }
+
+/// Records the calling thread's scheduling policy in `tick` and `on_safe_state`.
+struct PolicyProbe {
+    in_tick: Arc<AtomicU32>,
+    in_safe: Arc<AtomicU32>,
+}
+
+fn policy() -> u32 {
+    // SAFETY: sched_getscheduler(0) queries the calling thread and touches no memory.
+    unsafe { libc::sched_getscheduler(0) as u32 }
+}
+
+impl Node for PolicyProbe {
+    fn name(&self) -> &str {
+        "probe"
+    }
+    fn tick(&mut self, _ctx: &mut Context<'_>) {
+        self.in_tick.fetch_max(policy(), Ordering::SeqCst);
+    }
+    fn on_safe_state(&mut self, _ctx: &mut Context<'_>) {
+        self.in_safe.store(policy() + 100, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn estop_priority_boosts_the_wait_and_safe_state_but_never_ticks() {
+    let _g = serial();
+    assert!(matches!(
+        Scheduler::builder()
+            .estop_priority(0)
+            .node(Quiet)
+            .rate(1.0)
+            .build(),
+        Err(nerve_exec::BuildError::InvalidEStopPriority(0))
+    ));
+    let (in_tick, in_safe) = (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)));
+    let mut s = Scheduler::builder()
+        .print_stats(false)
+        .estop_priority(1)
+        .node(PolicyProbe {
+            in_tick: in_tick.clone(),
+            in_safe: in_safe.clone(),
+        })
+        .rate(200.0)
+        .build()
+        .unwrap();
+    let (estop, h) = (s.estop(), s.handle());
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(100));
+        estop.trigger("test");
+        std::thread::sleep(Duration::from_millis(50));
+        h.stop();
+    });
+    s.run().unwrap();
+    t.join().unwrap();
+    let rep = s.rt_report();
+    assert_eq!(rep.actions.len(), 1, "{rep}");
+    // Ticks run at normal priority whether or not the boost was granted.
+    assert_eq!(in_tick.load(Ordering::SeqCst), libc::SCHED_OTHER as u32);
+    let want = if rep.all_ok() {
+        libc::SCHED_FIFO
+    } else {
+        libc::SCHED_OTHER
+    };
+    assert_eq!(in_safe.load(Ordering::SeqCst), want as u32 + 100, "{rep}");
+}
+
+struct Quiet;
+impl Node for Quiet {
+    fn name(&self) -> &str {
+        "quiet"
+    }
+    fn tick(&mut self, _ctx: &mut Context<'_>) {}
+}
