@@ -77,6 +77,7 @@ mod scheduler;
 mod signal;
 mod stats;
 mod time;
+mod timer;
 mod wake;
 
 pub use estop::EStop;

@@ -118,3 +118,33 @@ fn subscription_stream_with_select() {
     });
     assert_eq!(got, [0, 1, 2, 3, 4]);
 }
+
+#[test]
+fn sleep_is_never_early_and_not_rounded_to_milliseconds() {
+    let ex = Executor::builder().build().unwrap();
+    let mut took: Vec<Duration> = ex.block_on(async {
+        let mut v = Vec::new();
+        for _ in 0..40 {
+            let t = Instant::now();
+            aio::sleep(Duration::from_millis(1)).await;
+            v.push(t.elapsed());
+        }
+        v
+    });
+    took.sort();
+    assert!(took[0] >= Duration::from_millis(1), "early: {:?}", took[0]);
+    // A 1 ms wheel (tokio's timer) gives a median near 1.5 ms; nanosecond deadlines a few
+    // tens of µs over 1 ms, unless the machine is very busy.
+    assert!(
+        took[20] < Duration::from_micros(1300),
+        "median {:?}",
+        took[20]
+    );
+    // A deadline in the past is ready at once; sleep_until uses the same clock as Instant.
+    ex.block_on(async {
+        let t = Instant::now();
+        aio::sleep_until(t - Duration::from_millis(5)).await;
+        aio::sleep_until(t + Duration::from_millis(3)).await;
+        assert!(t.elapsed() >= Duration::from_millis(3));
+    });
+}
