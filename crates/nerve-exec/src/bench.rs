@@ -648,55 +648,69 @@ fn lane_summary(h: &Histogram) -> String {
     format!("{}/{}/{} us", s.p50 / 1000, s.p99 / 1000, s.max / 1000)
 }
 
-/// (e) rclcpp_async's table.
+/// (e) rclcpp_async's table, with nerve's timer ([`aio::sleep`]) and tokio's
+/// (`tokio::time::sleep`, 1 ms wheel) in alternating iterations. The clock starts before the
+/// first task is spawned and stops when the last one has been joined, as in rclcpp_async's
+/// `bench_concurrent`.
 fn tasks(quick: bool) -> Vec<BenchRow> {
-    let iters = if quick { 3 } else { 10 };
+    let iters = if quick { 5 } else { 10 };
     let mut rows = Vec::new();
     let ex = match Executor::builder().build() {
         Ok(e) => e,
         Err(e) => return vec![error_row("async-sleep", "tasks_wall_ns", e)],
     };
-    for &n in &[100u64, 1000, 5000] {
+    for &n in &[100u64, 500, 1000, 5000] {
         for &ms in &[1u64, 10, 100] {
-            for &repeats in &[1u64, 10] {
-                if quick && ms == 100 && repeats == 10 && n != 5000 {
+            for &repeats in &[1u64, 3] {
+                if quick && ms == 100 && n != 5000 {
                     continue;
                 }
-                let mut h = Histogram::new();
+                let mut h = [Histogram::new(), Histogram::new()];
                 for _ in 0..iters {
-                    let t = Instant::now();
-                    ex.block_on(async {
-                        let hs: Vec<_> = (0..n)
-                            .map(|_| {
-                                aio::spawn(async move {
-                                    for _ in 0..repeats {
-                                        aio::sleep(Duration::from_millis(ms)).await;
-                                    }
+                    for (v, h) in h.iter_mut().enumerate() {
+                        let tokio_timer = v == 1;
+                        let t = Instant::now();
+                        ex.block_on(async {
+                            let hs: Vec<_> = (0..n)
+                                .map(|_| {
+                                    aio::spawn(async move {
+                                        for _ in 0..repeats {
+                                            let d = Duration::from_millis(ms);
+                                            if tokio_timer {
+                                                tokio::time::sleep(d).await;
+                                            } else {
+                                                aio::sleep(d).await;
+                                            }
+                                        }
+                                    })
                                 })
-                            })
-                            .collect();
-                        for h in hs {
-                            let _ = h.await;
-                        }
-                    });
-                    h.record(t.elapsed().as_nanos() as u64);
+                                .collect();
+                            for h in hs {
+                                let _ = h.await;
+                            }
+                        });
+                        h.record(t.elapsed().as_nanos() as u64);
+                    }
                 }
-                let mut r = BenchRow::new(
-                    "async-sleep",
-                    "tasks_wall_ns",
-                    "same-thread",
-                    format!("1:{n}"),
-                )
-                .with(&h.summary());
-                r.tasks = Some(n);
-                r.sleep_ms = Some(ms);
-                r.repeats = Some(repeats);
-                r.note = Some(
-                    "wall time from spawning N tasks to all done, current-thread tokio executor; \
-                     repeats > 1: each task sleeps that many times in sequence"
-                        .into(),
-                );
-                rows.push(r);
+                for (v, h) in h.iter().enumerate() {
+                    let (message, timer) = if v == 0 {
+                        ("async-sleep", "nerve timer (aio::sleep, ns deadlines)")
+                    } else {
+                        ("async-sleep-tokio-timer", "tokio::time::sleep (1 ms wheel)")
+                    };
+                    let mut r =
+                        BenchRow::new(message, "tasks_wall_ns", "same-thread", format!("1:{n}"))
+                            .with(&h.summary());
+                    r.tasks = Some(n);
+                    r.sleep_ms = Some(ms);
+                    r.repeats = Some(repeats);
+                    r.note = Some(format!(
+                        "wall time from before spawning N tasks to the last one joined, \
+                         current-thread tokio executor, {timer}; repeats > 1: each task sleeps \
+                         that many times in sequence; {iters} iterations, alternating timers"
+                    ));
+                    rows.push(r);
+                }
             }
         }
     }
