@@ -71,6 +71,7 @@ pub mod bench;
 mod estop;
 mod node;
 mod policy;
+mod pool;
 mod remote;
 mod rt;
 mod scheduler;

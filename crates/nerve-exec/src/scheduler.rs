@@ -10,6 +10,7 @@ use std::time::Duration;
 use crate::estop::EStop;
 use crate::node::{Context, Node};
 use crate::policy::{ExecClass, FailurePolicy, HangPolicy, MissPolicy};
+use crate::pool::{Batch, Pool, SlotPtr};
 use crate::remote::EStopBridge;
 use crate::rt::{self, RtReport};
 use crate::signal::{self, SignalGuard};
@@ -185,6 +186,7 @@ pub struct SchedulerBuilder {
     estop: Option<EStop>,
     estop_topic: Option<Option<u32>>,
     estop_priority: Option<u8>,
+    compute_threads: Option<usize>,
     shutdown_timeout: Duration,
 }
 
@@ -201,6 +203,7 @@ impl Default for SchedulerBuilder {
             estop: None,
             estop_topic: None,
             estop_priority: None,
+            compute_threads: None,
             shutdown_timeout: Duration::from_secs(2),
         }
     }
@@ -261,6 +264,16 @@ impl SchedulerBuilder {
     /// trigger is published for the others. `domain`: `None` for `$NERVE_DOMAIN`.
     pub fn estop_topic(mut self, domain: Option<u32>) -> Self {
         self.estop_topic = Some(domain);
+        self
+    }
+
+    /// Threads of the compute pool, the compute lane's own thread included (default: the CPUs
+    /// this process may use; values below 1 count as 1). Compute nodes due at the same
+    /// instant with the same [`order`](NodeEntry::order) run in parallel on the pool; a
+    /// larger `order` starts only after every smaller one of that instant has finished.
+    /// `compute_threads(1)` runs them one after another on one thread.
+    pub fn compute_threads(mut self, n: usize) -> Self {
+        self.compute_threads = Some(n);
         self
     }
 
@@ -327,7 +340,10 @@ impl NodeEntry {
     }
 
     /// Position within a tick: nodes due at the same time on the same lane run in ascending
-    /// `order` (then in the order they were added). Default 0.
+    /// `order`. On an RT lane, and in deterministic mode, equal orders run in the order the
+    /// nodes were added; on the compute pool they may run in parallel (see
+    /// [`SchedulerBuilder::compute_threads`]), so give nodes that depend on each other
+    /// different orders. Default 0.
     pub fn order(mut self, k: i64) -> Self {
         self.spec().order = k;
         self
@@ -476,8 +492,10 @@ impl NodeShared {
 // ---------------------------------------------------------------------------------------------
 // Lanes
 
-struct Slot {
+pub(crate) struct Slot {
     node: Box<dyn Node>,
+    /// Position within a tick ([`NodeEntry::order`]).
+    order: i64,
     sh: Arc<NodeShared>,
     /// Nominal period; 0 for event nodes.
     period_ns: u64,
@@ -552,6 +570,18 @@ struct Lane {
     boost: Option<u8>,
     /// Whether the thread is at the boost priority now.
     boosted: bool,
+    /// Threads running this lane's ticks (the compute pool; 1 for every other lane).
+    pool_threads: usize,
+}
+
+/// The compute pool's default size: the CPUs this process may use.
+fn default_compute_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Runs one tick of `s` (for the compute pool's helper threads).
+pub(crate) fn run_tick_on(s: &mut Slot, shared: &Shared, clock: &Clock, start: u64) {
+    Lane::run_tick(s, shared, clock, start);
 }
 
 fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
@@ -666,7 +696,14 @@ impl Lane {
     }
 
     /// The periodic lane loop, for real and simulated clocks. `end` bounds simulated runs.
-    fn run_periodic(&mut self, shared: &Shared, clock: &Clock, start: u64, end: Option<u64>) {
+    fn run_periodic(
+        &mut self,
+        shared: &Shared,
+        clock: &Clock,
+        start: u64,
+        end: Option<u64>,
+        pool: Option<&Pool>,
+    ) {
         let word = shared.estop.word();
         loop {
             // Read the wake word before checking the flags, so a kick after the check still
@@ -706,18 +743,52 @@ impl Lane {
                 }
             }
             let now = clock.now_ns();
-            for i in 0..self.slots.len() {
-                let s = &mut self.slots[i];
-                if s.dead || Self::planned(s, start) > now {
-                    continue;
+            let due = |s: &Slot| !s.dead && Self::planned(s, start) <= now;
+            let mut i = 0;
+            while i < self.slots.len() {
+                // The group: slots i..j share one order.
+                let order = self.slots[i].order;
+                let mut j = i + 1;
+                while j < self.slots.len() && self.slots[j].order == order {
+                    j += 1;
                 }
-                Self::run_tick(s, shared, clock, start);
+                let n_due = self.slots[i..j].iter().filter(|s| due(s)).count();
+                match pool {
+                    Some(pool) if n_due > 1 && pool.width() > 1 => {
+                        let idx: Vec<usize> = (i..j).filter(|&k| due(&self.slots[k])).collect();
+                        // One base pointer for every item (no reborrow of the Vec between).
+                        let base = self.slots.as_mut_ptr();
+                        let items = idx
+                            .into_iter()
+                            .map(|k| SlotPtr(base.wrapping_add(k)))
+                            .collect();
+                        // The slots i..j are distinct and this thread does not touch them
+                        // until `run` returns (Batch::new's contract).
+                        pool.run(Batch::new(items, clock.clone(), start));
+                    }
+                    _ => {
+                        for k in i..j {
+                            let s = &mut self.slots[k];
+                            if !due(s) {
+                                continue;
+                            }
+                            Self::run_tick(s, shared, clock, start);
+                            if shared.estop.is_triggered() {
+                                self.check_estop(shared, clock, start);
+                            }
+                            if shared.stop.load(Ordering::Acquire) {
+                                break;
+                            }
+                        }
+                    }
+                }
                 if shared.estop.is_triggered() {
                     self.check_estop(shared, clock, start);
                 }
                 if shared.stop.load(Ordering::Acquire) {
                     break;
                 }
+                i = j;
             }
         }
     }
@@ -1078,6 +1149,13 @@ impl Scheduler {
                     _ => b.estop_priority.filter(|_| !deterministic),
                 },
                 boosted: false,
+                pool_threads: if kind == LaneKind::Compute && !deterministic {
+                    b.compute_threads
+                        .unwrap_or_else(default_compute_threads)
+                        .max(1)
+                } else {
+                    1
+                },
             });
             let watchdog = spec.watchdog.or(b.watchdog).filter(|_| !deterministic);
             if let Some(w) = watchdog {
@@ -1096,6 +1174,7 @@ impl Scheduler {
             shareds.push((seq, sh.clone()));
             lane.slots.push(Slot {
                 node: spec.node,
+                order: spec.order,
                 sh,
                 period_ns,
                 timeline: Timeline {
@@ -1268,7 +1347,10 @@ impl Scheduler {
                         if lane.kind == LaneKind::Event {
                             lane.run_event(&shared, &clock, start);
                         } else {
-                            lane.run_periodic(&shared, &clock, start, None);
+                            let pool = (lane.pool_threads > 1).then(|| {
+                                Pool::start(lane.pool_threads - 1, shared.clone(), &lane.name)
+                            });
+                            lane.run_periodic(&shared, &clock, start, None, pool.as_ref());
                         }
                     }
                     lane.lower();
@@ -1393,7 +1475,7 @@ impl Scheduler {
                 self.shared.fail(e);
             }
             if !self.shared.stop.load(Ordering::Acquire) {
-                lane.run_periodic(&self.shared, &clock, start, end);
+                lane.run_periodic(&self.shared, &clock, start, end, None);
             }
             if let Some(e) = end {
                 sim.advance_to(e);
