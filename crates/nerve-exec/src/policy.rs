@@ -19,6 +19,14 @@ pub enum ExecClass {
     /// The normal (`SCHED_OTHER`) compute lane shared by all compute nodes. The default.
     #[default]
     Compute,
+    /// A task on the scheduler's tokio runtime (one lane thread; more with
+    /// [`SchedulerBuilder::async_threads`](crate::SchedulerBuilder::async_threads)), woken
+    /// for each planned tick by nerve's precise timer. Inside `tick`, `init` and `shutdown`,
+    /// `tokio::spawn` / [`aio::spawn`](crate::aio::spawn) put async work (I/O, requests,
+    /// subscriptions as streams) on the same runtime. Ticks share the runtime's threads, so
+    /// they must not block: hand slow work to a spawned task. Thousands of such nodes cost
+    /// no thread each.
+    Async,
     /// Runs only when its wake source ([`NodeEntry::wake_on`](crate::NodeEntry::wake_on)) has
     /// data; one thread per event node, blocked in the source's wait (no polling loop).
     Event,

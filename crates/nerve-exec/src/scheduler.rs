@@ -187,6 +187,7 @@ pub struct SchedulerBuilder {
     estop_topic: Option<Option<u32>>,
     estop_priority: Option<u8>,
     compute_threads: Option<usize>,
+    async_threads: usize,
     shutdown_timeout: Duration,
 }
 
@@ -204,6 +205,7 @@ impl Default for SchedulerBuilder {
             estop_topic: None,
             estop_priority: None,
             compute_threads: None,
+            async_threads: 0,
             shutdown_timeout: Duration::from_secs(2),
         }
     }
@@ -274,6 +276,13 @@ impl SchedulerBuilder {
     /// `compute_threads(1)` runs them one after another on one thread.
     pub fn compute_threads(mut self, n: usize) -> Self {
         self.compute_threads = Some(n);
+        self
+    }
+
+    /// Worker threads of the tokio runtime that runs [`ExecClass::Async`] nodes: 0 (default)
+    /// runs them all on the async lane's own thread (a current-thread runtime).
+    pub fn async_threads(mut self, n: usize) -> Self {
+        self.async_threads = n;
         self
     }
 
@@ -558,6 +567,7 @@ impl Timeline {
 enum LaneKind {
     Rt { priority: u8, cpu: Option<usize> },
     Compute,
+    Async,
     Event,
 }
 
@@ -793,6 +803,34 @@ impl Lane {
         }
     }
 
+    /// The async lane: one task per node on `rt`; returns when every task ended (stop),
+    /// with the slots back in place for `shutdown_all`.
+    fn run_async(&mut self, shared: &Arc<Shared>, start: u64, rt: &tokio::runtime::Runtime) {
+        // E-stop and stop wake every task (Notified futures are enabled before the flags are
+        // checked, so a kick in between is not lost).
+        let notify = Arc::new(tokio::sync::Notify::new());
+        let n = notify.clone();
+        let waker = shared.estop.add_waker(Box::new(move || n.notify_waiters()));
+        let names: Vec<String> = self.slots.iter().map(|s| s.sh.name.clone()).collect();
+        let tasks: Vec<_> = std::mem::take(&mut self.slots)
+            .into_iter()
+            .map(|slot| rt.spawn(async_node(slot, shared.clone(), notify.clone(), start)))
+            .collect();
+        self.slots = rt.block_on(async {
+            let mut back = Vec::new();
+            for (t, name) in tasks.into_iter().zip(names) {
+                match t.await {
+                    Ok(slot) => back.push(slot),
+                    Err(e) => {
+                        tracing::error!(node = %name, error = %e, "async node task ended abnormally; its shutdown will not run")
+                    }
+                }
+            }
+            back
+        });
+        shared.estop.remove_waker(waker);
+    }
+
     /// The event lane loop: one node, ticked once per wake-up of its source.
     fn run_event(&mut self, shared: &Shared, clock: &Clock, start: u64) {
         loop {
@@ -1016,6 +1054,7 @@ pub struct Scheduler {
     shutdown_timeout: Duration,
     watchdog_tick: Option<Duration>,
     estop_topic: Option<Option<u32>>,
+    async_threads: usize,
 }
 
 /// A handle on a scheduler usable from other threads, also while it runs: stop it, read its
@@ -1118,6 +1157,7 @@ impl Scheduler {
                     LaneKind::Rt { priority, cpu }
                 }
                 ExecClass::Compute => LaneKind::Compute,
+                ExecClass::Async => LaneKind::Async,
                 ExecClass::Event => LaneKind::Event,
             };
             // Event nodes get a lane each; others share the lane of their kind.
@@ -1136,6 +1176,7 @@ impl Scheduler {
                         cpu: None,
                     } => format!("rt-p{priority}"),
                     LaneKind::Compute => "compute".to_owned(),
+                    LaneKind::Async => "async".to_owned(),
                     LaneKind::Event => format!("ev-{name}"),
                 },
                 kind,
@@ -1145,7 +1186,7 @@ impl Scheduler {
                     _ => 0,
                 },
                 boost: match kind {
-                    LaneKind::Rt { .. } => None,
+                    LaneKind::Rt { .. } | LaneKind::Async => None,
                     _ => b.estop_priority.filter(|_| !deterministic),
                 },
                 boosted: false,
@@ -1216,6 +1257,7 @@ impl Scheduler {
             shutdown_timeout: b.shutdown_timeout,
             watchdog_tick,
             estop_topic: b.estop_topic,
+            async_threads: b.async_threads,
         })
     }
 
@@ -1331,11 +1373,28 @@ impl Scheduler {
             let start_at = start_at.clone();
             let tx = done_tx.clone();
             let name = lane.name.clone();
+            let async_threads = self.async_threads;
             let r = std::thread::Builder::new()
                 .name(name.clone())
                 .spawn(move || {
                     lane.setup_thread(&shared);
                     let clock = Clock::Mono;
+                    // The async lane's runtime exists before init and lives past shutdown, so
+                    // a node can spawn onto it from all three.
+                    let rt = match (lane.kind == LaneKind::Async)
+                        .then(|| async_runtime(&lane.name, async_threads))
+                    {
+                        Some(Ok(rt)) => Some(rt),
+                        Some(Err(error)) => {
+                            shared.fail(RunError::Spawn {
+                                lane: format!("{} (tokio runtime)", lane.name),
+                                error,
+                            });
+                            None
+                        }
+                        None => None,
+                    };
+                    let ctx = rt.as_ref().map(|rt| rt.enter());
                     if let Err(e) = lane.init_all(&shared) {
                         shared.fail(e);
                     }
@@ -1346,6 +1405,8 @@ impl Scheduler {
                     if !shared.stop.load(Ordering::Acquire) {
                         if lane.kind == LaneKind::Event {
                             lane.run_event(&shared, &clock, start);
+                        } else if let Some(rt) = &rt {
+                            lane.run_async(&shared, start, rt);
                         } else {
                             let pool = (lane.pool_threads > 1).then(|| {
                                 Pool::start(lane.pool_threads - 1, shared.clone(), &lane.name)
@@ -1355,6 +1416,11 @@ impl Scheduler {
                     }
                     lane.lower();
                     lane.shutdown_all(&shared, &clock, start);
+                    drop(ctx);
+                    if let Some(rt) = rt {
+                        // Tasks the nodes spawned get a moment to finish.
+                        rt.shutdown_timeout(Duration::from_millis(100));
+                    }
                     let _ = tx.send((i, lane));
                 });
             match r {
@@ -1497,6 +1563,60 @@ impl Scheduler {
             }
         }
     }
+}
+
+/// The async lane's runtime: current-thread on the lane's own thread (`workers` = 0) or
+/// multi-thread.
+fn async_runtime(lane: &str, workers: usize) -> std::io::Result<tokio::runtime::Runtime> {
+    if workers == 0 {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(workers)
+            .thread_name(format!("{lane}-w"))
+            .on_thread_start(|| {
+                set_min_timer_slack();
+            })
+            .enable_time()
+            .build()
+    }
+}
+
+/// One async node: sleep (precise timer) until the next planned tick, or until an e-stop or
+/// stop wakes it; tick; repeat.
+async fn async_node(
+    mut s: Slot,
+    shared: Arc<Shared>,
+    notify: Arc<tokio::sync::Notify>,
+    start: u64,
+) -> Slot {
+    let clock = Clock::Mono;
+    loop {
+        let notified = notify.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        if shared.stop.load(Ordering::Acquire) {
+            break;
+        }
+        if shared.estop.is_triggered() {
+            Lane::enter_safe(&mut s, &shared, &clock, start);
+        }
+        if s.dead {
+            notified.await;
+            continue;
+        }
+        let next = Lane::planned(&s, start);
+        if mono_ns() < next {
+            tokio::select! {
+                _ = crate::aio::Sleep::at_ns(next) => {}
+                _ = &mut notified => continue,
+            }
+        }
+        Lane::run_tick(&mut s, &shared, &clock, start);
+    }
+    s
 }
 
 fn watchdog_loop(shared: &Shared, done: &AtomicBool, tick: Duration) {

@@ -526,3 +526,98 @@ fn compute_pool_runs_a_group_in_parallel_and_keeps_order_between_groups() {
     let (_, ov) = overlaps(&log, "n0", "n1");
     assert!(ov >= 2, "n0/n1 should still run in parallel");
 }
+
+/// An async-class node: each tick spawns a task on the scheduler's runtime.
+struct Spawner {
+    name: String,
+    probe: Arc<Probe>,
+    spawned_done: Arc<AtomicU64>,
+    threads: Arc<Mutex<std::collections::HashSet<String>>>,
+}
+
+impl Node for Spawner {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn init(&mut self, _ctx: &mut Context<'_>) -> Result<(), NodeError> {
+        // The runtime already exists in init.
+        let _ = tokio::runtime::Handle::try_current()?;
+        self.probe.inits.fetch_add(1, Ordering::SeqCst);
+        Ok(())
+    }
+    fn tick(&mut self, _ctx: &mut Context<'_>) {
+        self.probe.ticks.fetch_add(1, Ordering::SeqCst);
+        let t = std::thread::current().name().unwrap_or("?").to_owned();
+        self.threads.lock().unwrap().insert(t);
+        let done = self.spawned_done.clone();
+        nerve_exec::aio::spawn(async move {
+            nerve_exec::aio::sleep(Duration::from_micros(100)).await;
+            done.fetch_add(1, Ordering::SeqCst);
+        });
+    }
+    fn shutdown(&mut self, _ctx: &mut Context<'_>) {
+        self.probe.shutdowns.fetch_add(1, Ordering::SeqCst);
+    }
+    fn on_safe_state(&mut self, _ctx: &mut Context<'_>) {
+        self.probe.safe.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn async_nodes_run_as_tasks_on_the_scheduler_runtime() {
+    let _g = serial();
+    let threads = Arc::new(Mutex::new(std::collections::HashSet::new()));
+    let mut probes = Vec::new();
+    let done = Arc::new(AtomicU64::new(0));
+    let mut b = Scheduler::builder().print_stats(false);
+    // 50 async nodes at 100 Hz, one thread for all of them.
+    for i in 0..50 {
+        let probe = Arc::new(Probe::default());
+        probes.push(probe.clone());
+        b = b
+            .node(Spawner {
+                name: format!("a{i}"),
+                probe,
+                spawned_done: done.clone(),
+                threads: threads.clone(),
+            })
+            .rate(100.0)
+            .class(ExecClass::Async)
+            .done();
+    }
+    let mut s = b.build().unwrap();
+    let (estop, h) = (s.estop(), s.handle());
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        estop.trigger("test");
+        std::thread::sleep(Duration::from_millis(100));
+        h.stop();
+    });
+    s.run().unwrap();
+    t.join().unwrap();
+    let stats = s.stats();
+    let mut total = 0;
+    for (p, st) in probes.iter().zip(&stats) {
+        let ticks = p.ticks.load(Ordering::SeqCst);
+        total += ticks;
+        // ~40 ticks in 400 ms at 100 Hz.
+        assert!((30..=45).contains(&ticks), "{}: {ticks}", st.name);
+        assert_eq!(p.inits.load(Ordering::SeqCst), 1);
+        assert_eq!(p.shutdowns.load(Ordering::SeqCst), 1, "{}", st.name);
+        assert_eq!(p.safe.load(Ordering::SeqCst), 1, "{}", st.name);
+        let lat = st.safe_state_latency.expect("safe-state latency");
+        assert!(lat < Duration::from_millis(50), "{}: {lat:?}", st.name);
+        // The precise timer: starts are not rounded to milliseconds.
+        assert!(
+            st.lateness_ns.p50 < 1_000_000,
+            "{}: {:?}",
+            st.name,
+            st.lateness_ns
+        );
+    }
+    // Every tick's spawned task ran (nearly all: the last ones may be cut by the stop).
+    assert!(done.load(Ordering::SeqCst) + 50 >= total);
+    let threads = threads.lock().unwrap();
+    assert_eq!(threads.len(), 1, "one runtime thread: {threads:?}");
+    assert!(threads.contains("async"), "{threads:?}");
+}
