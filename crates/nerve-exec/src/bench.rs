@@ -67,6 +67,11 @@ pub struct BenchRow {
     pub sleep_ms: Option<u64>,
     /// `tasks_wall_ns`: sleeps per task (1 = single fire).
     pub repeats: Option<u64>,
+    /// `start_lateness_ns`: what else ran during the measurement: `other-core-busy` (a
+    /// spinning thread pinned to the core the RT lanes are not on) or `idle`.
+    pub load: Option<String>,
+    /// `start_lateness_ns`: length of the run in seconds.
+    pub duration_s: Option<f64>,
     /// Free text: conditions (RT granted or not, busy core, duration).
     pub note: Option<String>,
 }
@@ -149,7 +154,11 @@ impl BenchRow {
                 self.n
             );
         }
-        let opt_f = [("rate_hz", self.rate_hz), ("achieved_hz", self.achieved_hz)];
+        let opt_f = [
+            ("rate_hz", self.rate_hz),
+            ("achieved_hz", self.achieved_hz),
+            ("duration_s", self.duration_s),
+        ];
         for (k, v) in opt_f {
             if let Some(v) = v {
                 let _ = write!(o, ",\"{k}\":{}", f(v));
@@ -166,6 +175,9 @@ impl BenchRow {
             if let Some(v) = v {
                 let _ = write!(o, ",\"{k}\":{v}");
             }
+        }
+        if let Some(l) = &self.load {
+            let _ = write!(o, ",\"load\":{}", s(l));
         }
         if let Some(n) = &self.note {
             let _ = write!(o, ",\"note\":{}", s(n));
@@ -263,8 +275,10 @@ fn error_row(message: &str, metric: &str, e: impl std::fmt::Display) -> BenchRow
 }
 
 /// (a) 1 kHz and 500 Hz on SCHED_FIFO lanes pinned to cpu 1, 100 Hz and 10 Hz on the compute
-/// lane, a busy thread on cpu 0.
+/// pool, and (unless `$NERVE_SCHED_LOAD` is `idle`) a spinning thread pinned to cpu 0 for the
+/// whole run.
 fn mixed_rates(secs: u64) -> Vec<BenchRow> {
+    let busy_wanted = std::env::var("NERVE_SCHED_LOAD").map_or(true, |v| v != "idle");
     let cpu = if num_cpus() > 1 { Some(1) } else { None };
     let spec = [
         (1000.0, ExecClass::Rt { priority: 80, cpu }, 20),
@@ -289,7 +303,8 @@ fn mixed_rates(secs: u64) -> Vec<BenchRow> {
         Ok(s) => s,
         Err(e) => return vec![error_row("mixed-rates", "start_lateness_ns", e)],
     };
-    let busy = Busy::start();
+    let busy = busy_wanted.then(Busy::start);
+    let load = if busy_wanted { "other-core-busy" } else { "idle" };
     let steal0 = steal_ms();
     let r = s.run_for(Duration::from_secs(secs));
     let steal = steal0.zip(steal_ms()).map(|(a, b)| b.saturating_sub(a));
@@ -318,8 +333,11 @@ fn mixed_rates(secs: u64) -> Vec<BenchRow> {
             r.rate_hz = Some(hz);
             r.misses = Some(st.misses);
             r.achieved_hz = Some(st.achieved_hz);
+            r.load = Some(load.to_owned());
+            r.duration_s = Some(secs as f64);
             r.note = Some(format!(
-                "{}, work {work_us} us/tick, {secs} s, other core busy; {rt_note}; tick p99 {} ns; \
+                "{}, work {work_us} us/tick, {secs} s, load {load} (spinning thread pinned to cpu 0); \
+                 {rt_note}; tick p99 {} ns; \
                  worst start at {:?}; host steal during the run: {}",
                 match class {
                     ExecClass::Rt { priority, .. } => format!("RT prio {priority}"),
