@@ -6,17 +6,24 @@
 //! slot, so `sleep(1 ms)` takes between 1 and 2 ms, and N tasks registered over a few hundred
 //! µs fire in two or three batches a millisecond apart. Here a deadline fires when it passes.
 
+use std::cell::RefCell;
 use std::cmp::Ordering as CmpOrdering;
 use std::collections::BinaryHeap;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::Waker;
+use std::task::{Context, Poll};
 
 use crate::time::{futex_wait_until, futex_wake_all, mono_ns, set_min_timer_slack};
 
 /// One registered deadline, shared by its future and the heap.
 pub(crate) struct Entry {
     waker: Mutex<Option<Waker>>,
+    /// Where the timer thread delivers the waker: the mailbox of the runtime thread that
+    /// registered it, or `None` (wake from the timer thread).
+    mailbox: Option<Arc<Mailbox>>,
     /// Set by the timer thread when the deadline passed. pairs with the Acquire load in
     /// `Entry::fired()`.
     fired: AtomicBool,
@@ -40,6 +47,120 @@ impl Entry {
     pub(crate) fn cancel(&self) {
         self.waker.lock().unwrap_or_else(|e| e.into_inner()).take();
     }
+}
+
+/// Due wakers for one runtime thread, delivered in one batch: the timer thread wakes only the
+/// mailbox's [`FireTask`], which then wakes the sleepers from inside the runtime. 5000 sleepers
+/// due at once cost one cross-thread wake instead of 5000 (each a lock on tokio's shared
+/// queue, contended by the runtime thread popping it).
+pub(crate) struct Mailbox {
+    state: Mutex<MailState>,
+    /// `MailState::alive` for the registration fast path (written under the lock).
+    alive: AtomicBool,
+}
+
+#[derive(Default)]
+struct MailState {
+    /// False once the fire task is gone (its runtime shut down): deliver directly then.
+    alive: bool,
+    wakers: Vec<Waker>,
+    task: Option<Waker>,
+}
+
+impl Mailbox {
+    /// Hands `w` to the fire task, or gives it back if the task is gone.
+    fn deliver(&self, w: Waker) -> Option<Waker> {
+        let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if g.alive {
+            g.wakers.push(w);
+            None
+        } else {
+            Some(w)
+        }
+    }
+
+    fn wake_task(&self) {
+        let t = self
+            .state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .task
+            .take();
+        if let Some(t) = t {
+            t.wake();
+        }
+    }
+}
+
+/// The task that wakes a mailbox's sleepers on their runtime (a local wake).
+struct FireTask {
+    mb: Arc<Mailbox>,
+    buf: Vec<Waker>,
+}
+
+impl Future for FireTask {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = &mut *self;
+        {
+            let mut g = this.mb.state.lock().unwrap_or_else(|e| e.into_inner());
+            std::mem::swap(&mut this.buf, &mut g.wakers);
+            g.task = Some(cx.waker().clone());
+        }
+        for w in this.buf.drain(..) {
+            w.wake();
+        }
+        Poll::Pending
+    }
+}
+
+impl Drop for FireTask {
+    fn drop(&mut self) {
+        let left = {
+            let mut g = self.mb.state.lock().unwrap_or_else(|e| e.into_inner());
+            g.alive = false;
+            self.mb.alive.store(false, Ordering::Release);
+            g.task = None;
+            std::mem::take(&mut g.wakers)
+        };
+        for w in left {
+            w.wake();
+        }
+    }
+}
+
+thread_local! {
+    static MAILBOX: RefCell<Option<Arc<Mailbox>>> = const { RefCell::new(None) };
+}
+
+/// This thread's mailbox, when the caller is a task polled by a tokio runtime (so a fire task
+/// spawned from here will run); started on first use and again after its runtime ended.
+fn local_mailbox() -> Option<Arc<Mailbox>> {
+    tokio::task::try_id()?;
+    MAILBOX.with(|m| {
+        let mut m = m.borrow_mut();
+        if let Some(mb) = m.as_ref() {
+            // pairs with the Release store in FireTask::drop(); a stale `true` is harmless:
+            // deliver() checks again under the lock and hands the waker back.
+            if mb.alive.load(Ordering::Acquire) {
+                return Some(mb.clone());
+            }
+        }
+        let mb = Arc::new(Mailbox {
+            state: Mutex::new(MailState {
+                alive: true,
+                ..MailState::default()
+            }),
+            alive: AtomicBool::new(true),
+        });
+        tokio::spawn(FireTask {
+            mb: mb.clone(),
+            buf: Vec::new(),
+        });
+        *m = Some(mb.clone());
+        Some(mb)
+    })
 }
 
 struct Item {
@@ -66,14 +187,16 @@ impl Ord for Item {
     }
 }
 
-#[derive(Default)]
-struct Heap {
-    items: BinaryHeap<Item>,
-    seq: u64,
-}
-
 struct Timer {
-    heap: Mutex<Heap>,
+    /// New registrations; the timer thread moves them into its own heap. A short lock on
+    /// both sides, so thousands of tasks registering at once do not queue behind the heap.
+    inbox: Mutex<Vec<Item>>,
+    seq: AtomicU64,
+    /// The deadline the timer thread sleeps until; 0 while it is busy (it then looks at the
+    /// inbox again before sleeping, see `pending`).
+    sleeping_until: AtomicU64,
+    /// Registrations since the timer thread last emptied the inbox.
+    pending: AtomicU64,
     /// The timer thread sleeps on this word; bumped when an earlier deadline arrives.
     word: AtomicU32,
 }
@@ -82,11 +205,13 @@ fn timer() -> &'static Timer {
     static T: OnceLock<&'static Timer> = OnceLock::new();
     T.get_or_init(|| {
         let t: &'static Timer = Box::leak(Box::new(Timer {
-            heap: Mutex::new(Heap::default()),
+            inbox: Mutex::new(Vec::new()),
+            seq: AtomicU64::new(0),
+            sleeping_until: AtomicU64::new(0),
+            pending: AtomicU64::new(0),
             word: AtomicU32::new(0),
         }));
-        // If the thread cannot start, every registration still works; deadlines would never
-        // fire, so fail loudly instead.
+        // Without the thread no deadline would ever fire: fail loudly instead.
         std::thread::Builder::new()
             .name("nerve-timer".into())
             .spawn(move || run(t))
@@ -97,32 +222,59 @@ fn timer() -> &'static Timer {
 
 fn run(t: &'static Timer) {
     set_min_timer_slack();
+    let mut heap: BinaryHeap<Item> = BinaryHeap::new();
+    let mut inbox: Vec<Item> = Vec::new();
     let mut due: Vec<Waker> = Vec::new();
+    let mut boxes: Vec<Arc<Mailbox>> = Vec::new();
     loop {
-        // Read the word before looking at the heap: a registration after the look bumps it
-        // and the wait below returns at once. pairs with the Release increment in register().
+        // Busy: a registration from now on does not wake us; we look at `pending` before
+        // sleeping instead. SeqCst on `sleeping_until` and `pending`, here and in register():
+        // either the registration sees the deadline we sleep until, or we see its count.
+        t.sleeping_until.store(0, Ordering::SeqCst);
+        t.pending.store(0, Ordering::SeqCst);
+        // pairs with the Release increment in register()
         let gen = t.word.load(Ordering::Acquire);
-        let next = {
-            let mut h = t.heap.lock().unwrap_or_else(|e| e.into_inner());
-            let now = mono_ns();
-            while h.items.peek().is_some_and(|i| i.deadline <= now) {
-                if let Some(i) = h.items.pop() {
-                    // pairs with the Acquire load in Entry::fired()
-                    i.entry.fired.store(true, Ordering::Release);
-                    let w = i
-                        .entry
-                        .waker
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .take();
-                    due.extend(w);
+        std::mem::swap(
+            &mut inbox,
+            &mut *t.inbox.lock().unwrap_or_else(|e| e.into_inner()),
+        );
+        heap.extend(inbox.drain(..));
+        let now = mono_ns();
+        while heap.peek().is_some_and(|i| i.deadline <= now) {
+            if let Some(i) = heap.pop() {
+                // pairs with the Acquire load in Entry::fired()
+                i.entry.fired.store(true, Ordering::Release);
+                let w = i
+                    .entry
+                    .waker
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .take();
+                let Some(w) = w else { continue };
+                match &i.entry.mailbox {
+                    Some(mb) => match mb.deliver(w) {
+                        None => {
+                            if !boxes.last().is_some_and(|b| Arc::ptr_eq(b, mb)) {
+                                boxes.push(mb.clone());
+                            }
+                        }
+                        Some(w) => due.push(w),
+                    },
+                    None => due.push(w),
                 }
             }
-            h.items.peek().map_or(u64::MAX, |i| i.deadline)
-        };
-        // Wake outside the heap lock so tasks re-registering do not wait on us.
+        }
+        boxes.dedup_by(|a, b| Arc::ptr_eq(a, b));
+        for mb in boxes.drain(..) {
+            mb.wake_task();
+        }
         for w in due.drain(..) {
             w.wake();
+        }
+        let next = heap.peek().map_or(u64::MAX, |i| i.deadline);
+        t.sleeping_until.store(next, Ordering::SeqCst);
+        if t.pending.load(Ordering::SeqCst) != 0 {
+            continue; // registered while we were busy: drain again before sleeping
         }
         futex_wait_until(&t.word, gen, next.min(mono_ns() + 1_000_000_000));
     }
@@ -133,22 +285,24 @@ pub(crate) fn register(deadline: u64, waker: &Waker) -> Arc<Entry> {
     let t = timer();
     let entry = Arc::new(Entry {
         waker: Mutex::new(Some(waker.clone())),
+        mailbox: local_mailbox(),
         fired: AtomicBool::new(false),
     });
-    let earliest = {
-        let mut h = t.heap.lock().unwrap_or_else(|e| e.into_inner());
-        let earliest = h.items.peek().is_none_or(|i| deadline < i.deadline);
-        h.seq += 1;
-        let seq = h.seq;
-        h.items.push(Item {
+    let seq = t.seq.fetch_add(1, Ordering::Relaxed);
+    t.inbox
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(Item {
             deadline,
             seq,
             entry: entry.clone(),
         });
-        earliest
-    };
-    if earliest {
-        // pairs with the Acquire load at the top of run()
+    // SeqCst pairs with the SeqCst store and load in run(): either the timer thread sees
+    // this count before it sleeps and drains again, or we see the deadline it sleeps until.
+    t.pending.fetch_add(1, Ordering::SeqCst);
+    let until = t.sleeping_until.load(Ordering::SeqCst);
+    if until != 0 && deadline < until {
+        // pairs with the Acquire load in run()
         t.word.fetch_add(1, Ordering::Release);
         futex_wake_all(&t.word);
     }

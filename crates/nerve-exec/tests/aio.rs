@@ -148,3 +148,47 @@ fn sleep_is_never_early_and_not_rounded_to_milliseconds() {
         assert!(t.elapsed() >= Duration::from_millis(3));
     });
 }
+
+#[test]
+fn sleeps_still_fire_after_an_earlier_runtime_on_this_thread_ended() {
+    // Sleeps registered from tasks are delivered through a per-thread fire task on their
+    // runtime; when that runtime is gone, the next runtime on the thread must get a new one.
+    for round in 0..3 {
+        let ex = Executor::builder().build().unwrap();
+        let done = ex.block_on(async {
+            let hs: Vec<_> = (0..100)
+                .map(|i| {
+                    aio::spawn(async move {
+                        aio::sleep(Duration::from_micros(200 + i)).await;
+                        1u32
+                    })
+                })
+                .collect();
+            // Left pending when the executor is dropped below.
+            aio::spawn(aio::sleep(Duration::from_secs(30)));
+            let mut n = 0;
+            for h in hs {
+                n += h.await.unwrap();
+            }
+            n
+        });
+        assert_eq!(done, 100, "round {round}");
+        drop(ex);
+    }
+    // Multi-thread runtime: tasks move between workers; every sleep still fires.
+    let ex = Executor::builder().worker_threads(2).build().unwrap();
+    let t = Instant::now();
+    let n = ex.block_on(async {
+        let hs: Vec<_> = (0..2000)
+            .map(|_| aio::spawn(aio::sleep(Duration::from_millis(2))))
+            .collect();
+        let mut n = 0;
+        for h in hs {
+            h.await.unwrap();
+            n += 1;
+        }
+        n
+    });
+    assert_eq!(n, 2000);
+    assert!(t.elapsed() >= Duration::from_millis(2));
+}
