@@ -304,7 +304,11 @@ fn mixed_rates(secs: u64) -> Vec<BenchRow> {
         Err(e) => return vec![error_row("mixed-rates", "start_lateness_ns", e)],
     };
     let busy = busy_wanted.then(Busy::start);
-    let load = if busy_wanted { "other-core-busy" } else { "idle" };
+    let load = if busy_wanted {
+        "other-core-busy"
+    } else {
+        "idle"
+    };
     let steal0 = steal_ms();
     let r = s.run_for(Duration::from_secs(secs));
     let steal = steal0.zip(steal_ms()).map(|(a, b)| b.saturating_sub(a));
@@ -464,7 +468,7 @@ struct GapOut {
 
 /// Nodes are monitored in blocks of four: on,on,on,on,off,off,off,off,…
 fn gap_monitored(i: usize) -> bool {
-    (i / 4) % 2 == 0
+    (i / 4).is_multiple_of(2)
 }
 
 fn median(v: &mut [u64]) -> u64 {

@@ -440,11 +440,14 @@ impl Node for Quiet {
     fn tick(&mut self, _ctx: &mut Context<'_>) {}
 }
 
-/// Records each tick's start and end (µs since the first tick) into a shared log.
+/// (node, tick, start, end) of every tick.
+type SpanLog = Vec<(String, u64, Instant, Instant)>;
+
+/// Records each tick's start and end into a shared log.
 struct Span {
     name: String,
     work: Duration,
-    log: Arc<Mutex<Vec<(String, u64, Instant, Instant)>>>,
+    log: Arc<Mutex<SpanLog>>,
 }
 
 impl Node for Span {
@@ -461,8 +464,6 @@ impl Node for Span {
             .push((self.name.clone(), ctx.tick(), a, b));
     }
 }
-
-type SpanLog = Vec<(String, u64, Instant, Instant)>;
 
 fn run_spans(threads: usize, orders: &[i64]) -> SpanLog {
     let log = Arc::new(Mutex::new(Vec::new()));
@@ -488,13 +489,12 @@ fn run_spans(threads: usize, orders: &[i64]) -> SpanLog {
 
 fn overlaps(log: &SpanLog, x: &str, y: &str) -> (u32, u32) {
     let (mut both, mut overlapping) = (0, 0);
-    for (n1, k1, a1, b1) in log.iter().filter(|e| e.0 == x) {
+    for (_, k1, a1, b1) in log.iter().filter(|e| e.0 == x) {
         for (_, _, a2, b2) in log.iter().filter(|e| e.0 == y && e.1 == *k1) {
             both += 1;
             if a1 < b2 && a2 < b1 {
                 overlapping += 1;
             }
-            let _ = n1;
         }
     }
     (both, overlapping)
