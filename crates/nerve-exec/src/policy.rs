@@ -16,7 +16,10 @@ pub enum ExecClass {
         /// CPU to pin the lane's thread to.
         cpu: Option<usize>,
     },
-    /// The normal (`SCHED_OTHER`) compute lane shared by all compute nodes. The default.
+    /// The compute pool: normal (`SCHED_OTHER`) threads, as many as
+    /// [`SchedulerBuilder::compute_threads`](crate::SchedulerBuilder::compute_threads) (default:
+    /// the CPUs available). Nodes due at the same instant with the same
+    /// [`order`](crate::NodeEntry::order) run in parallel. The default.
     #[default]
     Compute,
     /// A task on the scheduler's tokio runtime (one lane thread; more with
