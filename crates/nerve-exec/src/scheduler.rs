@@ -516,12 +516,22 @@ pub(crate) struct Slot {
     on_panic: FailurePolicy,
     wake: Option<Box<dyn WakeSource>>,
     k: u64,
+    /// `timeline.offset(k)`, kept with `k` by [`Slot::set_k`] (the lane loop asks for it
+    /// several times per tick; computing it takes a 128-bit division).
+    offset: u64,
     skip_next: u32,
     needs_init: bool,
     inited: bool,
     safe: bool,
     dead: bool,
     restarts: u32,
+}
+
+impl Slot {
+    fn set_k(&mut self, k: u64) {
+        self.k = k;
+        self.offset = self.timeline.offset(k);
+    }
 }
 
 /// Planned tick offsets from the start, never accumulated: offset(k) = ⌈k · 10⁹ / hz⌉ ns,
@@ -702,7 +712,7 @@ impl Lane {
     }
 
     fn planned(s: &Slot, start: u64) -> u64 {
-        start + s.timeline.offset(s.k)
+        start + s.offset
     }
 
     /// The periodic lane loop, for real and simulated clocks. `end` bounds simulated runs.
@@ -874,7 +884,7 @@ impl Lane {
         if s.skip_next > 0 {
             s.skip_next -= 1;
             s.sh.rec().skipped += 1;
-            s.k += 1;
+            s.set_k(s.k + 1);
             return;
         }
         if s.needs_init {
@@ -935,12 +945,15 @@ impl Lane {
         }
         // Next tick: the next planned start, or, if the node fell a whole period behind, the
         // latest planned start not after now (earlier ones are skipped, never bunched up).
-        s.k += 1;
-        if !event {
-            let behind = s.timeline.last_at_or_before(t1.saturating_sub(start));
+        s.set_k(s.k + 1);
+        let now = t1.saturating_sub(start);
+        // offset(k+1) ≥ offset(k) + period − 1, so only a node at least that far along can be
+        // a whole period behind: skip the search (128-bit divisions) otherwise.
+        if !event && now + 1 >= s.offset + s.period_ns {
+            let behind = s.timeline.last_at_or_before(now);
             if behind > s.k {
                 s.sh.rec().skipped += behind - s.k;
-                s.k = behind;
+                s.set_k(behind);
             }
         }
         if let Err(p) = r {
@@ -988,7 +1001,7 @@ impl Lane {
                     let k = s.timeline.first_at_or_after(resume.saturating_sub(start));
                     if k > s.k {
                         s.sh.rec().skipped += k - s.k;
-                        s.k = k;
+                        s.set_k(k);
                     }
                 } else {
                     std::thread::sleep(delay);
@@ -1227,6 +1240,7 @@ impl Scheduler {
                 on_panic: spec.on_panic,
                 wake: spec.wake,
                 k: 0,
+                offset: 0,
                 skip_next: 0,
                 needs_init: false,
                 inited: false,
