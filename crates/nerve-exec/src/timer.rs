@@ -192,11 +192,11 @@ struct Timer {
     /// both sides, so thousands of tasks registering at once do not queue behind the heap.
     inbox: Mutex<Vec<Item>>,
     seq: AtomicU64,
-    /// The deadline the timer thread sleeps until; 0 while it is busy (it then looks at the
-    /// inbox again before sleeping, see `pending`).
+    /// The deadline the timer thread sleeps until; 0 while it is busy (it then looks at
+    /// `earliest_new` before sleeping).
     sleeping_until: AtomicU64,
-    /// Registrations since the timer thread last emptied the inbox.
-    pending: AtomicU64,
+    /// The earliest deadline registered since the timer thread last emptied the inbox.
+    earliest_new: AtomicU64,
     /// The timer thread sleeps on this word; bumped when an earlier deadline arrives.
     word: AtomicU32,
 }
@@ -208,7 +208,7 @@ fn timer() -> &'static Timer {
             inbox: Mutex::new(Vec::new()),
             seq: AtomicU64::new(0),
             sleeping_until: AtomicU64::new(0),
-            pending: AtomicU64::new(0),
+            earliest_new: AtomicU64::new(u64::MAX),
             word: AtomicU32::new(0),
         }));
         // Without the thread no deadline would ever fire: fail loudly instead.
@@ -227,11 +227,12 @@ fn run(t: &'static Timer) {
     let mut due: Vec<Waker> = Vec::new();
     let mut boxes: Vec<Arc<Mailbox>> = Vec::new();
     loop {
-        // Busy: a registration from now on does not wake us; we look at `pending` before
-        // sleeping instead. SeqCst on `sleeping_until` and `pending`, here and in register():
-        // either the registration sees the deadline we sleep until, or we see its count.
+        // Busy: a registration from now on does not wake us; we look at `earliest_new` before
+        // sleeping instead. SeqCst on `sleeping_until` and `earliest_new`, here and in
+        // register(): either the registration sees the deadline we sleep until, or we see
+        // its deadline. A burst of later deadlines neither wakes us nor keeps us looping.
         t.sleeping_until.store(0, Ordering::SeqCst);
-        t.pending.store(0, Ordering::SeqCst);
+        t.earliest_new.store(u64::MAX, Ordering::SeqCst);
         // pairs with the Release increment in register()
         let gen = t.word.load(Ordering::Acquire);
         std::mem::swap(
@@ -273,8 +274,8 @@ fn run(t: &'static Timer) {
         }
         let next = heap.peek().map_or(u64::MAX, |i| i.deadline);
         t.sleeping_until.store(next, Ordering::SeqCst);
-        if t.pending.load(Ordering::SeqCst) != 0 {
-            continue; // registered while we were busy: drain again before sleeping
+        if t.earliest_new.load(Ordering::SeqCst) < next {
+            continue; // an earlier deadline arrived while we were busy: drain it first
         }
         futex_wait_until(&t.word, gen, next.min(mono_ns() + 1_000_000_000));
     }
@@ -298,8 +299,9 @@ pub(crate) fn register(deadline: u64, waker: &Waker) -> Arc<Entry> {
             entry: entry.clone(),
         });
     // SeqCst pairs with the SeqCst store and load in run(): either the timer thread sees
-    // this count before it sleeps and drains again, or we see the deadline it sleeps until.
-    t.pending.fetch_add(1, Ordering::SeqCst);
+    // this deadline before it sleeps (and drains again if it is earlier than its own), or we
+    // see the deadline it sleeps until.
+    t.earliest_new.fetch_min(deadline, Ordering::SeqCst);
     let until = t.sleeping_until.load(Ordering::SeqCst);
     if until != 0 && deadline < until {
         // pairs with the Acquire load in run()
