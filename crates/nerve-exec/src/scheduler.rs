@@ -247,7 +247,8 @@ impl SchedulerBuilder {
         self
     }
 
-    /// Overrides `mlockall`: by default it is done only when a node is `ExecClass::Rt`.
+    /// Overrides `mlockall`: by default it is done only when a node is `ExecClass::Rt`. It
+    /// lasts for the run (`munlockall` when `run` returns, unless memory was locked before).
     pub fn lock_memory(mut self, yes: bool) -> Self {
         self.lock_memory = Some(yes);
         self
@@ -1332,16 +1333,19 @@ impl Scheduler {
         if let Some(sim) = self.sim.clone() {
             return self.run_sim(lanes, sim, limit);
         }
-        if self.lock_memory.unwrap_or(self.wants_rt) {
+        // Held for the run: undone when `run` returns, unless memory was already locked
+        // before (then it is not ours to undo).
+        let _mlock = if self.lock_memory.unwrap_or(self.wants_rt) {
+            let (r, guard) = rt::MemoryLock::acquire();
             self.shared
                 .rt_report
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .push(
-                    "mlockall(MCL_CURRENT | MCL_FUTURE)".to_owned(),
-                    rt::lock_memory(),
-                );
-        }
+                .push("mlockall(MCL_CURRENT | MCL_FUTURE)".to_owned(), r);
+            guard
+        } else {
+            None
+        };
         let _signals = if self.handle_signals {
             match SignalGuard::install(&self.shared.ctl) {
                 Ok(g) => Some(g),

@@ -621,3 +621,38 @@ fn async_nodes_run_as_tasks_on_the_scheduler_runtime() {
     assert_eq!(threads.len(), 1, "one runtime thread: {threads:?}");
     assert!(threads.contains("async"), "{threads:?}");
 }
+
+fn vm_locked_kb() -> u64 {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap();
+    let l = s.lines().find(|l| l.starts_with("VmLck:")).unwrap();
+    l.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn memory_is_locked_for_the_run_only() {
+    let _g = serial();
+    assert_eq!(vm_locked_kb(), 0, "something else locked memory");
+    let locked_during = Arc::new(AtomicU64::new(0));
+    struct Look(Arc<AtomicU64>);
+    impl Node for Look {
+        fn name(&self) -> &str {
+            "look"
+        }
+        fn tick(&mut self, _ctx: &mut Context<'_>) {
+            self.0.fetch_max(vm_locked_kb(), Ordering::SeqCst);
+        }
+    }
+    let mut s = Scheduler::builder()
+        .print_stats(false)
+        .lock_memory(true)
+        .node(Look(locked_during.clone()))
+        .rate(100.0)
+        .build()
+        .unwrap();
+    s.run_for(Duration::from_millis(50)).unwrap();
+    if s.rt_report().all_ok() {
+        assert!(locked_during.load(Ordering::SeqCst) > 0);
+    }
+    // Left locked, every later allocation of the process would be faulted in and locked.
+    assert_eq!(vm_locked_kb(), 0);
+}
