@@ -68,25 +68,17 @@ struct MailState {
 }
 
 impl Mailbox {
-    /// Hands `w` to the fire task, or gives it back if the task is gone.
-    fn deliver(&self, w: Waker) -> Option<Waker> {
-        let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if g.alive {
-            g.wakers.push(w);
-            None
-        } else {
-            Some(w)
-        }
-    }
-
-    fn wake_task(&self) {
-        let t = self
-            .state
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .task
-            .take();
-        if let Some(t) = t {
+    /// Hands `ws` to the fire task and wakes it; if the task is gone, leaves them in `ws`.
+    fn deliver(&self, ws: &mut Vec<Waker>) {
+        let task = {
+            let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            if !g.alive {
+                return;
+            }
+            g.wakers.append(ws);
+            g.task.take()
+        };
+        if let Some(t) = task {
             t.wake();
         }
     }
@@ -225,7 +217,16 @@ fn run(t: &'static Timer) {
     let mut heap: BinaryHeap<Item> = BinaryHeap::new();
     let mut inbox: Vec<Item> = Vec::new();
     let mut due: Vec<Waker> = Vec::new();
-    let mut boxes: Vec<Arc<Mailbox>> = Vec::new();
+    // Wakers for one mailbox, handed over in chunks so its runtime starts on the first ones
+    // while we pop the rest.
+    let mut chunk: Vec<Waker> = Vec::new();
+    let mut chunk_box: Option<Arc<Mailbox>> = None;
+    let flush = |chunk: &mut Vec<Waker>, mb: &Option<Arc<Mailbox>>, due: &mut Vec<Waker>| {
+        if let Some(mb) = mb {
+            mb.deliver(chunk);
+        }
+        due.append(chunk); // the fire task is gone: wake them from here
+    };
     loop {
         // Busy: a registration from now on does not wake us; we look at `earliest_new` before
         // sleeping instead. SeqCst on `sleeping_until` and `earliest_new`, here and in
@@ -253,22 +254,20 @@ fn run(t: &'static Timer) {
                     .take();
                 let Some(w) = w else { continue };
                 match &i.entry.mailbox {
-                    Some(mb) => match mb.deliver(w) {
-                        None => {
-                            if !boxes.last().is_some_and(|b| Arc::ptr_eq(b, mb)) {
-                                boxes.push(mb.clone());
-                            }
+                    Some(mb) => {
+                        let same = chunk_box.as_ref().is_some_and(|c| Arc::ptr_eq(c, mb));
+                        if !same || chunk.len() >= 256 {
+                            flush(&mut chunk, &chunk_box, &mut due);
+                            chunk_box = Some(mb.clone());
                         }
-                        Some(w) => due.push(w),
-                    },
+                        chunk.push(w);
+                    }
                     None => due.push(w),
                 }
             }
         }
-        boxes.dedup_by(|a, b| Arc::ptr_eq(a, b));
-        for mb in boxes.drain(..) {
-            mb.wake_task();
-        }
+        flush(&mut chunk, &chunk_box, &mut due);
+        chunk_box = None;
         for w in due.drain(..) {
             w.wake();
         }
