@@ -54,6 +54,9 @@ fn convert(r: BenchRow) -> Row {
     if let Some(v) = r.duration_s {
         row = row.field("duration_s", v);
     }
+    if let Some(v) = r.steal_ms {
+        row = row.field("steal_ms", v);
+    }
     if let Some(v) = r.load {
         row = row.field("load", v);
     }

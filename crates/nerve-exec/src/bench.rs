@@ -72,6 +72,9 @@ pub struct BenchRow {
     pub load: Option<String>,
     /// `start_lateness_ns`: length of the run in seconds.
     pub duration_s: Option<f64>,
+    /// `start_lateness_ns`: time the hypervisor took the vCPUs away during the run (all CPUs,
+    /// ms, from `/proc/stat`): stalls no scheduler inside the guest can prevent.
+    pub steal_ms: Option<u64>,
     /// Free text: conditions (RT granted or not, busy core, duration).
     pub note: Option<String>,
 }
@@ -170,6 +173,7 @@ impl BenchRow {
             ("tasks", self.tasks),
             ("sleep_ms", self.sleep_ms),
             ("repeats", self.repeats),
+            ("steal_ms", self.steal_ms),
         ];
         for (k, v) in opt_u {
             if let Some(v) = v {
@@ -339,6 +343,7 @@ fn mixed_rates(secs: u64) -> Vec<BenchRow> {
             r.achieved_hz = Some(st.achieved_hz);
             r.load = Some(load.to_owned());
             r.duration_s = Some(secs as f64);
+            r.steal_ms = steal;
             r.note = Some(format!(
                 "{}, work {work_us} us/tick, {secs} s, load {load} (spinning thread pinned to cpu 0); \
                  {rt_note}; tick p99 {} ns; \
