@@ -169,10 +169,11 @@ impl Future for Sleep {
             e.set_waker(cx.waker());
             return Poll::Pending;
         }
-        if mono_ns() >= self.deadline {
+        let now = mono_ns();
+        if now >= self.deadline {
             return Poll::Ready(());
         }
-        let e = timer::register(self.deadline, cx.waker());
+        let e = timer::register(self.deadline, cx.waker(), now);
         self.entry = Some(e);
         Poll::Pending
     }

@@ -192,3 +192,45 @@ fn sleeps_still_fire_after_an_earlier_runtime_on_this_thread_ended() {
     assert_eq!(n, 2000);
     assert!(t.elapsed() >= Duration::from_millis(2));
 }
+
+#[test]
+fn no_lost_wakeups_under_many_short_sleeps_on_several_workers() {
+    // 1000 tasks, each 20 sleeps of 0-500 µs, on 3 workers: registrations, fire tasks and the
+    // timer thread all race. A lost wake-up shows as a task that never finishes.
+    let ex = Executor::builder().worker_threads(3).build().unwrap();
+    let (done, early) = ex.block_on(async {
+        let hs: Vec<_> = (0..1000u64)
+            .map(|i| {
+                aio::spawn(async move {
+                    let mut early = 0;
+                    let mut x = i.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+                    for _ in 0..20 {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        let d = Duration::from_nanos(x % 500_000);
+                        let t = Instant::now();
+                        aio::sleep(d).await;
+                        if t.elapsed() < d {
+                            early += 1;
+                        }
+                    }
+                    early
+                })
+            })
+            .collect();
+        let all = async {
+            let mut early = 0;
+            for h in hs {
+                early += h.await.unwrap();
+            }
+            early
+        };
+        aio::select! {
+            e = all => (true, e),
+            _ = tokio::time::sleep(Duration::from_secs(20)) => (false, 0),
+        }
+    });
+    assert!(done, "some sleeps never fired");
+    assert_eq!(early, 0, "sleeps ended before their deadline");
+}
