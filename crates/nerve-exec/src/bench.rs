@@ -459,6 +459,7 @@ fn tick_overhead(quick: bool) -> Vec<BenchRow> {
 struct Gap {
     name: String,
     i: usize,
+    flip: bool,
     stamps: Arc<Vec<AtomicU64>>,
     out: Option<Arc<Mutex<GapOut>>>,
 }
@@ -471,9 +472,9 @@ struct GapOut {
     off: Vec<u64>,
 }
 
-/// Nodes are monitored in blocks of four: on,on,on,on,off,off,off,off,…
-fn gap_monitored(i: usize) -> bool {
-    (i / 4).is_multiple_of(2)
+/// Nodes are monitored in blocks of four: on,on,on,on,off,off,off,off,… (`flip`: off first).
+fn gap_monitored(i: usize, flip: bool) -> bool {
+    (i / 4).is_multiple_of(2) != flip
 }
 
 fn median(v: &mut [u64]) -> u64 {
@@ -496,7 +497,7 @@ impl Node for Gap {
             let a = self.stamps[k].load(Ordering::Relaxed);
             let b = self.stamps[k + 1].load(Ordering::Relaxed);
             let gap = b.saturating_sub(a);
-            match (gap_monitored(k), gap_monitored(k + 1)) {
+            match (gap_monitored(k, self.flip), gap_monitored(k + 1, self.flip)) {
                 (true, true) => on.push(gap),
                 (false, false) => off.push(gap),
                 _ => {}
@@ -518,37 +519,43 @@ impl Node for Gap {
 /// scheduler's own clock reads); per round, median on→on gap − median off→off gap.
 fn budget_overhead(quick: bool) -> BenchRow {
     let n = 200usize;
-    let secs = if quick { 2.0 } else { 10.0 };
-    let stamps: Arc<Vec<AtomicU64>> = Arc::new((0..n).map(|_| AtomicU64::new(0)).collect());
-    let out = Arc::new(Mutex::new(GapOut::default()));
-    let mut b = Scheduler::builder()
-        .print_stats(false)
-        .handle_signals(false);
-    for i in 0..n {
-        let mut e = b
-            .node(Gap {
-                name: format!("n{i}"),
-                i,
-                stamps: stamps.clone(),
-                out: (i == n - 1).then(|| out.clone()),
-            })
-            .rate(1000.0)
-            .order(i as i64);
-        if gap_monitored(i) {
-            e = e
-                .budget(Duration::from_micros(100))
-                .deadline(Duration::from_micros(900))
-                .watchdog(Duration::from_millis(500));
-        }
-        b = e.done();
-    }
+    let secs = if quick { 0.5 } else { 2.5 };
     let metric = "budget_overhead_ns_per_node";
-    let mut s = match b.build() {
-        Ok(s) => s,
-        Err(e) => return error_row("empty-nodes", metric, e),
-    };
-    if let Err(e) = s.run_for(Duration::from_secs_f64(secs)) {
-        return error_row("empty-nodes", metric, e);
+    let out = Arc::new(Mutex::new(GapOut::default()));
+    // Four runs, the pattern flipped every other run, so a node's position in the lane
+    // (cache, branch history) favours neither side.
+    for run in 0..4 {
+        let flip = run % 2 == 1;
+        let stamps: Arc<Vec<AtomicU64>> = Arc::new((0..n).map(|_| AtomicU64::new(0)).collect());
+        let mut b = Scheduler::builder()
+            .print_stats(false)
+            .handle_signals(false);
+        for i in 0..n {
+            let mut e = b
+                .node(Gap {
+                    name: format!("n{i}"),
+                    i,
+                    flip,
+                    stamps: stamps.clone(),
+                    out: (i == n - 1).then(|| out.clone()),
+                })
+                .rate(1000.0)
+                .order(i as i64);
+            if gap_monitored(i, flip) {
+                e = e
+                    .budget(Duration::from_micros(100))
+                    .deadline(Duration::from_micros(900))
+                    .watchdog(Duration::from_millis(500));
+            }
+            b = e.done();
+        }
+        let mut s = match b.build() {
+            Ok(s) => s,
+            Err(e) => return error_row("empty-nodes", metric, e),
+        };
+        if let Err(e) = s.run_for(Duration::from_secs_f64(secs)) {
+            return error_row("empty-nodes", metric, e);
+        }
     }
     let mut o = match out.lock() {
         Ok(mut o) => std::mem::take(&mut *o),
@@ -574,9 +581,10 @@ fn budget_overhead(quick: bool) -> BenchRow {
     let (on, off) = (median(&mut o.on), median(&mut o.off));
     r.note = Some(format!(
         "paired A/B in the same rounds: {n} empty nodes at 1 kHz on one lane, budget+deadline+\
-         watchdog set on alternating blocks of 4; per round median gap after a monitored node \
-         minus after an unmonitored one (percentiles over {} rounds); pooled medians: \
-         monitored {on} ns, unmonitored {off} ns per node",
+         watchdog set on alternating blocks of 4 (which blocks flipped every other run, 4 runs); \
+         per round median gap after a monitored node minus after an unmonitored one \
+         (percentiles over {} rounds; a value within a few ns of 0, either sign, is no \
+         measurable cost); pooled medians: monitored {on} ns, unmonitored {off} ns per node",
         o.diffs.len()
     ));
     r
