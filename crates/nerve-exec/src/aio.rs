@@ -3,7 +3,9 @@
 //!
 //! [`sleep`] and [`interval`] run on nerve's own timer thread with nanosecond deadlines:
 //! tokio's wheel rounds every deadline up to the next millisecond, so a 1 ms sleep would take
-//! up to 2 ms. They work on any executor.
+//! up to 2 ms. They work on any executor; on a tokio runtime, due sleepers are woken by a
+//! task on that runtime (no cross-thread wake each), and a deadline less than 50 µs away is
+//! polled for rather than slept for.
 //!
 //! ```
 //! use nerve_exec::aio::{self, Executor, StreamExt};

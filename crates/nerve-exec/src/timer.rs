@@ -161,6 +161,11 @@ impl Mailbox {
     }
 }
 
+/// Below this, the fire task re-polls itself instead of arming an alarm: a wake-up through the
+/// timer thread and back costs tens of µs on a VM, and thousands of sleepers registered within
+/// a few ms have deadlines a few hundred ns apart.
+const SPIN_NS: u64 = 50_000;
+
 /// The task that wakes a mailbox's due sleepers on their runtime (local wakes).
 struct FireTask {
     mb: Arc<Mailbox>,
@@ -188,8 +193,14 @@ impl Future for FireTask {
             }
             g.task = Some(cx.waker().clone());
             let next = g.heap.peek().map_or(u64::MAX, |i| i.deadline);
-            // A passed alarm has done its work (it woke us); a later one is not early enough.
-            if next != u64::MAX && (g.alarm <= now || next < g.alarm) {
+            if next != u64::MAX && next - now < SPIN_NS {
+                // Due sooner than a wake-up through the timer thread would take: poll again
+                // after the tasks just woken have run.
+                cx.waker().wake_by_ref();
+                None
+            } else if next != u64::MAX && (g.alarm <= now || next < g.alarm) {
+                // A passed alarm has done its work (it woke us); a later one is not early
+                // enough.
                 g.alarm = next;
                 Some(next)
             } else {
