@@ -184,7 +184,10 @@ impl Future for Sleep {
 impl Drop for Sleep {
     fn drop(&mut self) {
         if let Some(e) = self.entry.take() {
-            e.cancel();
+            // A fired entry gave its waker away already: nothing to cancel.
+            if !e.fired() {
+                e.cancel();
+            }
         }
     }
 }
