@@ -51,6 +51,15 @@ fn convert(r: BenchRow) -> Row {
     if let Some(v) = r.repeats {
         row = row.field("repeats", v);
     }
+    if let Some(v) = r.duration_s {
+        row = row.field("duration_s", v);
+    }
+    if let Some(v) = r.steal_ms {
+        row = row.field("steal_ms", v);
+    }
+    if let Some(v) = r.load {
+        row = row.field("load", v);
+    }
     if let Some(v) = r.note {
         row = row.field("note", v);
     }

@@ -1,6 +1,12 @@
 //! Async API on tokio (the rclcpp_async use case): `sleep(d).await`, interval timers as
 //! streams, `select!`/`join!`, thousands of concurrent tasks on one thread.
 //!
+//! [`sleep`] and [`interval`] run on nerve's own timer thread with nanosecond deadlines:
+//! tokio's wheel rounds every deadline up to the next millisecond, so a 1 ms sleep would take
+//! up to 2 ms. They work on any executor; on a tokio runtime, due sleepers are woken by a
+//! task on that runtime (no cross-thread wake each), and a deadline less than 50 µs away is
+//! polled for rather than slept for.
+//!
 //! ```
 //! use nerve_exec::aio::{self, Executor, StreamExt};
 //! use std::time::Duration;
@@ -25,12 +31,15 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use nerve::{Codec, Message, Subscriber};
 
 use crate::remote::Received;
+use crate::time::mono_ns;
+use crate::timer;
 
 pub use tokio::task::JoinHandle;
 pub use tokio::{join, select, spawn};
@@ -93,32 +102,147 @@ impl Executor {
     }
 }
 
-/// Waits for `d` (tokio's timer: millisecond granularity, never early).
-pub async fn sleep(d: Duration) {
-    tokio::time::sleep(d).await
+/// Waits for `d`: done when `d` has passed, usually within tens of µs (the nerve timer,
+/// nanosecond deadlines; tokio's own `tokio::time::sleep` rounds up to whole milliseconds).
+/// Works on any executor; nothing is registered until first polled.
+pub fn sleep(d: Duration) -> Sleep {
+    Sleep {
+        deadline: mono_ns().saturating_add(d.as_nanos().min(u64::MAX as u128) as u64),
+        entry: None,
+    }
+}
+
+/// Waits until `deadline` (same clock as [`std::time::Instant`], `CLOCK_MONOTONIC`).
+pub fn sleep_until(deadline: Instant) -> Sleep {
+    let now = Instant::now();
+    let ns = mono_ns();
+    let deadline = if deadline >= now {
+        ns.saturating_add((deadline - now).as_nanos().min(u64::MAX as u128) as u64)
+    } else {
+        ns.saturating_sub((now - deadline).as_nanos().min(u64::MAX as u128) as u64)
+    };
+    Sleep {
+        deadline,
+        entry: None,
+    }
+}
+
+/// The future returned by [`sleep`] and [`sleep_until`].
+#[must_use = "a sleep does nothing unless awaited"]
+pub struct Sleep {
+    /// Monotonic ns.
+    deadline: u64,
+    entry: Option<Arc<timer::Entry>>,
+}
+
+impl Sleep {
+    pub(crate) fn at_ns(deadline: u64) -> Self {
+        Self {
+            deadline,
+            entry: None,
+        }
+    }
+
+    /// Re-arms this sleep for a new deadline (monotonic ns), dropping the old registration.
+    fn reset_ns(&mut self, deadline: u64) {
+        if let Some(e) = self.entry.take() {
+            e.cancel();
+        }
+        self.deadline = deadline;
+    }
+}
+
+impl std::fmt::Debug for Sleep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sleep")
+            .field("deadline_ns", &self.deadline)
+            .finish()
+    }
+}
+
+impl Future for Sleep {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if let Some(e) = &self.entry {
+            if e.fired() {
+                return Poll::Ready(());
+            }
+            e.set_waker(cx.waker());
+            return Poll::Pending;
+        }
+        let now = mono_ns();
+        if now >= self.deadline {
+            return Poll::Ready(());
+        }
+        let e = timer::register(self.deadline, cx.waker(), now);
+        self.entry = Some(e);
+        Poll::Pending
+    }
+}
+
+impl Drop for Sleep {
+    fn drop(&mut self) {
+        if let Some(e) = self.entry.take() {
+            // A fired entry gave its waker away already: nothing to cancel.
+            if !e.fired() {
+                e.cancel();
+            }
+        }
+    }
 }
 
 /// A periodic timer as a stream: yields the *planned* time of each tick on an absolute
-/// timeline (start + k·period). Ticks missed while the consumer was busy are skipped, not
-/// bunched up. The first tick is one period after creation.
+/// timeline (start + k·period, never accumulating lateness), on the same precise timer as
+/// [`sleep`]. Ticks missed while the consumer was busy are skipped, not bunched up. The first
+/// tick is one period after creation.
 pub fn interval(period: Duration) -> Interval {
-    let start = tokio::time::Instant::now() + period;
-    let mut i = tokio::time::interval_at(start, period);
-    i.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    Interval { inner: i }
+    let period_ns = (period.as_nanos().min(u64::MAX as u128) as u64).max(1);
+    let start_ns = mono_ns();
+    Interval {
+        start: Instant::now(),
+        start_ns,
+        period_ns,
+        k: 1,
+        sleep: Sleep::at_ns(start_ns + period_ns),
+    }
 }
 
 /// The stream returned by [`interval`].
 #[derive(Debug)]
 pub struct Interval {
-    inner: tokio::time::Interval,
+    start: Instant,
+    start_ns: u64,
+    period_ns: u64,
+    /// The next tick's index: planned at start + k·period.
+    k: u64,
+    sleep: Sleep,
+}
+
+impl Interval {
+    /// Waits for the next tick; the planned time of that tick.
+    pub async fn tick(&mut self) -> Instant {
+        match StreamExt::next(self).await {
+            Some(t) => t,
+            None => unreachable!("an Interval never ends"),
+        }
+    }
 }
 
 impl Stream for Interval {
-    type Item = std::time::Instant;
+    type Item = Instant;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        self.inner.poll_tick(cx).map(|t| Some(t.into_std()))
+        if Pin::new(&mut self.sleep).poll(cx).is_pending() {
+            return Poll::Pending;
+        }
+        let planned = self.start + Duration::from_nanos(self.k * self.period_ns);
+        // Next tick: k+1, or the first one still in the future if the consumer fell behind.
+        let now = mono_ns().saturating_sub(self.start_ns);
+        self.k = (self.k + 1).max(now / self.period_ns + 1);
+        let next = self.start_ns + self.k * self.period_ns;
+        self.sleep.reset_ns(next);
+        Poll::Ready(Some(planned))
     }
 }
 

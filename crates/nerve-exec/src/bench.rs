@@ -67,6 +67,14 @@ pub struct BenchRow {
     pub sleep_ms: Option<u64>,
     /// `tasks_wall_ns`: sleeps per task (1 = single fire).
     pub repeats: Option<u64>,
+    /// `start_lateness_ns`: what else ran during the measurement: `other-core-busy` (a
+    /// spinning thread pinned to the core the RT lanes are not on) or `idle`.
+    pub load: Option<String>,
+    /// `start_lateness_ns`: length of the run in seconds.
+    pub duration_s: Option<f64>,
+    /// `start_lateness_ns`: time the hypervisor took the vCPUs away during the run (all CPUs,
+    /// ms, from `/proc/stat`): stalls no scheduler inside the guest can prevent.
+    pub steal_ms: Option<u64>,
     /// Free text: conditions (RT granted or not, busy core, duration).
     pub note: Option<String>,
 }
@@ -149,7 +157,11 @@ impl BenchRow {
                 self.n
             );
         }
-        let opt_f = [("rate_hz", self.rate_hz), ("achieved_hz", self.achieved_hz)];
+        let opt_f = [
+            ("rate_hz", self.rate_hz),
+            ("achieved_hz", self.achieved_hz),
+            ("duration_s", self.duration_s),
+        ];
         for (k, v) in opt_f {
             if let Some(v) = v {
                 let _ = write!(o, ",\"{k}\":{}", f(v));
@@ -161,11 +173,15 @@ impl BenchRow {
             ("tasks", self.tasks),
             ("sleep_ms", self.sleep_ms),
             ("repeats", self.repeats),
+            ("steal_ms", self.steal_ms),
         ];
         for (k, v) in opt_u {
             if let Some(v) = v {
                 let _ = write!(o, ",\"{k}\":{v}");
             }
+        }
+        if let Some(l) = &self.load {
+            let _ = write!(o, ",\"load\":{}", s(l));
         }
         if let Some(n) = &self.note {
             let _ = write!(o, ",\"note\":{}", s(n));
@@ -175,13 +191,36 @@ impl BenchRow {
     }
 }
 
-/// Runs every scenario; `quick` keeps the whole run within about a minute.
+/// The scenarios, by the names [`run_only`] and `$NERVE_SCHED_ONLY` take.
+pub const SCENARIOS: [&str; 5] = ["mixed", "overhead", "budget", "estop", "tasks"];
+
+/// Runs every scenario (or those named in `$NERVE_SCHED_ONLY`, comma-separated, see
+/// [`SCENARIOS`]); `quick` keeps the whole run within about a minute.
 pub fn run(quick: bool) -> Vec<BenchRow> {
+    let only = std::env::var("NERVE_SCHED_ONLY").unwrap_or_default();
+    let only: Vec<&str> = only.split(',').filter(|s| !s.is_empty()).collect();
+    run_only(quick, &only)
+}
+
+/// Runs the scenarios named in `only` (all when empty).
+pub fn run_only(quick: bool, only: &[&str]) -> Vec<BenchRow> {
+    let want = |s: &str| only.is_empty() || only.contains(&s);
     let mut rows = Vec::new();
-    rows.extend(mixed_rates(if quick { 5 } else { 60 }));
-    rows.extend(tick_overhead(quick));
-    rows.push(estop(if quick { 30 } else { 200 }));
-    rows.extend(tasks(quick));
+    if want("mixed") {
+        rows.extend(mixed_rates(if quick { 5 } else { 60 }));
+    }
+    if want("overhead") {
+        rows.extend(tick_overhead(quick));
+    }
+    if want("budget") {
+        rows.push(budget_overhead(quick));
+    }
+    if want("estop") {
+        rows.push(estop(if quick { 100 } else { 500 }));
+    }
+    if want("tasks") {
+        rows.extend(tasks(quick));
+    }
     rows
 }
 
@@ -240,8 +279,10 @@ fn error_row(message: &str, metric: &str, e: impl std::fmt::Display) -> BenchRow
 }
 
 /// (a) 1 kHz and 500 Hz on SCHED_FIFO lanes pinned to cpu 1, 100 Hz and 10 Hz on the compute
-/// lane, a busy thread on cpu 0.
+/// pool, and (unless `$NERVE_SCHED_LOAD` is `idle`) a spinning thread pinned to cpu 0 for the
+/// whole run.
 fn mixed_rates(secs: u64) -> Vec<BenchRow> {
+    let busy_wanted = std::env::var("NERVE_SCHED_LOAD").map_or(true, |v| v != "idle");
     let cpu = if num_cpus() > 1 { Some(1) } else { None };
     let spec = [
         (1000.0, ExecClass::Rt { priority: 80, cpu }, 20),
@@ -266,7 +307,12 @@ fn mixed_rates(secs: u64) -> Vec<BenchRow> {
         Ok(s) => s,
         Err(e) => return vec![error_row("mixed-rates", "start_lateness_ns", e)],
     };
-    let busy = Busy::start();
+    let busy = busy_wanted.then(Busy::start);
+    let load = if busy_wanted {
+        "other-core-busy"
+    } else {
+        "idle"
+    };
     let steal0 = steal_ms();
     let r = s.run_for(Duration::from_secs(secs));
     let steal = steal0.zip(steal_ms()).map(|(a, b)| b.saturating_sub(a));
@@ -295,8 +341,12 @@ fn mixed_rates(secs: u64) -> Vec<BenchRow> {
             r.rate_hz = Some(hz);
             r.misses = Some(st.misses);
             r.achieved_hz = Some(st.achieved_hz);
+            r.load = Some(load.to_owned());
+            r.duration_s = Some(secs as f64);
+            r.steal_ms = steal;
             r.note = Some(format!(
-                "{}, work {work_us} us/tick, {secs} s, other core busy; {rt_note}; tick p99 {} ns; \
+                "{}, work {work_us} us/tick, {secs} s, load {load} (spinning thread pinned to cpu 0); \
+                 {rt_note}; tick p99 {} ns; \
                  worst start at {:?}; host steal during the run: {}",
                 match class {
                     ExecClass::Rt { priority, .. } => format!("RT prio {priority}"),
@@ -353,13 +403,13 @@ impl Node for Stamp {
 
 /// Per-node cost of one round: (last node's end − first node's start) / N, empty ticks, all
 /// nodes due at the same time on one lane at 1 kHz.
-fn overhead(nodes: u64, monitored: bool, secs: f64) -> Result<Summary, String> {
+fn overhead(nodes: u64, secs: f64) -> Result<Summary, String> {
     let shared = Arc::new((AtomicU64::new(0), Mutex::new(Histogram::new())));
     let mut b = Scheduler::builder()
         .print_stats(false)
         .handle_signals(false);
     for i in 0..nodes {
-        let mut e = b
+        b = b
             .node(Stamp {
                 name: format!("n{i}"),
                 first: i == 0,
@@ -368,13 +418,8 @@ fn overhead(nodes: u64, monitored: bool, secs: f64) -> Result<Summary, String> {
                 nodes,
             })
             .rate(1000.0)
-            .order(i as i64);
-        if monitored {
-            e = e
-                .budget(Duration::from_micros(100))
-                .watchdog(Duration::from_millis(500));
-        }
-        b = e.done();
+            .order(i as i64)
+            .done();
     }
     let mut s = b.build().map_err(|e| e.to_string())?;
     s.run_for(Duration::from_secs_f64(secs))
@@ -383,12 +428,12 @@ fn overhead(nodes: u64, monitored: bool, secs: f64) -> Result<Summary, String> {
     Ok(h.summary())
 }
 
-/// (b) and (d).
+/// (b).
 fn tick_overhead(quick: bool) -> Vec<BenchRow> {
     let secs = if quick { 1.0 } else { 5.0 };
     let mut rows = Vec::new();
     for n in [1u64, 10, 50, 100, 200] {
-        let mut r = match overhead(n, false, secs) {
+        let mut r = match overhead(n, secs) {
             Ok(s) => BenchRow::new(
                 "empty-nodes",
                 "tick_overhead_ns_per_node",
@@ -406,36 +451,143 @@ fn tick_overhead(quick: bool) -> Vec<BenchRow> {
         );
         rows.push(r);
     }
-    // (d) budget + watchdog monitoring: same at 100 nodes with both set.
-    let n = 100;
-    match (overhead(n, false, secs), overhead(n, true, secs)) {
-        (Ok(a), Ok(b)) => {
-            let mut r = BenchRow::new(
-                "empty-nodes",
-                "budget_overhead_ns_per_node",
-                "same-thread",
-                format!("1:{n}"),
-            );
-            r.min = b.min as f64 - a.min as f64;
-            r.p50 = b.p50 as f64 - a.p50 as f64;
-            r.p90 = b.p90 as f64 - a.p90 as f64;
-            r.p99 = b.p99 as f64 - a.p99 as f64;
-            r.p999 = b.p999 as f64 - a.p999 as f64;
-            r.max = b.max as f64 - a.max as f64;
-            r.n = b.n.min(a.n);
-            r.nodes = Some(n);
-            r.note = Some(format!(
-                "difference of per-node overhead with budget+watchdog ({} ns p50) and without ({} ns p50); \
-                 deadlines are always checked",
-                b.p50, a.p50
-            ));
-            rows.push(r);
+    rows
+}
+
+/// Node for (d): stamps its tick's start (the scheduler's own clock read) into `stamps`; the
+/// last node of the round turns the stamps into per-node gaps.
+struct Gap {
+    name: String,
+    i: usize,
+    flip: bool,
+    stamps: Arc<Vec<AtomicU64>>,
+    out: Option<Arc<Mutex<GapOut>>>,
+}
+
+#[derive(Default)]
+struct GapOut {
+    /// Per round: median on→on gap − median off→off gap (ns).
+    diffs: Vec<i64>,
+    on: Vec<u64>,
+    off: Vec<u64>,
+}
+
+/// Nodes are monitored in blocks of four: on,on,on,on,off,off,off,off,… (`flip`: off first).
+fn gap_monitored(i: usize, flip: bool) -> bool {
+    (i / 4).is_multiple_of(2) != flip
+}
+
+fn median(v: &mut [u64]) -> u64 {
+    v.sort_unstable();
+    v.get(v.len() / 2).copied().unwrap_or(0)
+}
+
+impl Node for Gap {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn tick(&mut self, ctx: &mut Context<'_>) {
+        self.stamps[self.i].store(ctx.now().as_nanos() as u64, Ordering::Relaxed);
+        let Some(out) = &self.out else { return };
+        if ctx.tick() < 20 {
+            return; // warm-up
         }
-        (Err(e), _) | (_, Err(e)) => {
-            rows.push(error_row("empty-nodes", "budget_overhead_ns_per_node", e))
+        let (mut on, mut off) = (Vec::new(), Vec::new());
+        for k in 0..self.i {
+            let a = self.stamps[k].load(Ordering::Relaxed);
+            let b = self.stamps[k + 1].load(Ordering::Relaxed);
+            let gap = b.saturating_sub(a);
+            match (gap_monitored(k, self.flip), gap_monitored(k + 1, self.flip)) {
+                (true, true) => on.push(gap),
+                (false, false) => off.push(gap),
+                _ => {}
+            }
+        }
+        if let Ok(mut o) = out.lock() {
+            o.on.extend_from_slice(&on);
+            o.off.extend_from_slice(&off);
+            o.diffs
+                .push(median(&mut on) as i64 - median(&mut off) as i64);
         }
     }
-    rows
+}
+
+/// (d) What budget + watchdog monitoring adds per node and tick: 200 empty nodes at 1 kHz on
+/// one lane, monitored (budget, deadline and watchdog set) and unmonitored in alternating
+/// blocks of four, so both kinds run in the same rounds, at the same moments, with the same
+/// cache state. The cost of a node is the gap from its tick's start to the next node's (the
+/// scheduler's own clock reads); per round, median on→on gap − median off→off gap.
+fn budget_overhead(quick: bool) -> BenchRow {
+    let n = 200usize;
+    let secs = if quick { 0.5 } else { 2.5 };
+    let metric = "budget_overhead_ns_per_node";
+    let out = Arc::new(Mutex::new(GapOut::default()));
+    // Four runs, the pattern flipped every other run, so a node's position in the lane
+    // (cache, branch history) favours neither side.
+    for run in 0..4 {
+        let flip = run % 2 == 1;
+        let stamps: Arc<Vec<AtomicU64>> = Arc::new((0..n).map(|_| AtomicU64::new(0)).collect());
+        let mut b = Scheduler::builder()
+            .print_stats(false)
+            .handle_signals(false);
+        for i in 0..n {
+            let mut e = b
+                .node(Gap {
+                    name: format!("n{i}"),
+                    i,
+                    flip,
+                    stamps: stamps.clone(),
+                    out: (i == n - 1).then(|| out.clone()),
+                })
+                .rate(1000.0)
+                .order(i as i64);
+            if gap_monitored(i, flip) {
+                e = e
+                    .budget(Duration::from_micros(100))
+                    .deadline(Duration::from_micros(900))
+                    .watchdog(Duration::from_millis(500));
+            }
+            b = e.done();
+        }
+        let mut s = match b.build() {
+            Ok(s) => s,
+            Err(e) => return error_row("empty-nodes", metric, e),
+        };
+        if let Err(e) = s.run_for(Duration::from_secs_f64(secs)) {
+            return error_row("empty-nodes", metric, e);
+        }
+    }
+    let mut o = match out.lock() {
+        Ok(mut o) => std::mem::take(&mut *o),
+        Err(e) => return error_row("empty-nodes", metric, e),
+    };
+    o.diffs.sort_unstable();
+    let q = |p: f64| -> f64 {
+        let v = &o.diffs;
+        if v.is_empty() {
+            return 0.0;
+        }
+        v[((v.len() - 1) as f64 * p).round() as usize] as f64
+    };
+    let mut r = BenchRow::new("empty-nodes", metric, "same-thread", format!("1:{n}"));
+    r.min = q(0.0);
+    r.p50 = q(0.5);
+    r.p90 = q(0.9);
+    r.p99 = q(0.99);
+    r.p999 = q(0.999);
+    r.max = q(1.0);
+    r.n = o.diffs.len() as u64;
+    r.nodes = Some(n as u64);
+    let (on, off) = (median(&mut o.on), median(&mut o.off));
+    r.note = Some(format!(
+        "paired A/B in the same rounds: {n} empty nodes at 1 kHz on one lane, budget+deadline+\
+         watchdog set on alternating blocks of 4 (which blocks flipped every other run, 4 runs); \
+         per round median gap after a monitored node minus after an unmonitored one \
+         (percentiles over {} rounds; a value within a few ns of 0, either sign, is no \
+         measurable cost); pooled medians: monitored {on} ns, unmonitored {off} ns per node",
+        o.diffs.len()
+    ));
+    r
 }
 
 struct Quiet(String);
@@ -451,12 +603,14 @@ impl Node for Quiet {
 /// (100 Hz ×8) and a 1 Hz lane that is asleep when the trigger comes.
 fn estop(reps: u32) -> BenchRow {
     let mut h = Histogram::new();
+    let mut per_lane = [Histogram::new(), Histogram::new(), Histogram::new()];
     let mut last_err = None;
     for i in 0..reps {
         let mut b = Scheduler::builder()
             .print_stats(false)
             .handle_signals(false)
             .lock_memory(false)
+            .estop_priority(1)
             .node(Quiet("rt".into()))
             .rate(1000.0)
             .class(ExecClass::Rt {
@@ -489,13 +643,23 @@ fn estop(reps: u32) -> BenchRow {
             last_err = Some(e.to_string());
         }
         let _ = t.join();
-        let worst = s
-            .stats()
+        let st = s.stats();
+        let worst = st
             .iter()
             .filter_map(|st| st.safe_state_latency)
             .max()
             .unwrap_or_default();
         h.record(worst.as_nanos() as u64);
+        for (k, st) in st.iter().enumerate() {
+            let lane = match k {
+                0 => 0,
+                1 => 1,
+                _ => 2,
+            };
+            if let Some(l) = st.safe_state_latency {
+                per_lane[lane].record(l.as_nanos() as u64);
+            }
+        }
     }
     if let Some(e) = last_err {
         return error_row("estop", "estop_ns", e);
@@ -504,60 +668,84 @@ fn estop(reps: u32) -> BenchRow {
         BenchRow::new("estop", "estop_ns", "cross-thread", "1:10".into()).with(&h.summary());
     r.nodes = Some(10);
     r.note = Some(format!(
-        "per trigger: the latest of 10 nodes' on_safe_state (3 lanes, one asleep for up to 1 s); {reps} triggers"
+        "per trigger: the latest of 10 nodes' on_safe_state (3 lanes, one asleep for up to 1 s; \
+         compute lane waits at SCHED_FIFO 1: estop_priority(1)); \
+         {reps} triggers; p50/p99/max by lane: rt 1 kHz {}, rt 1 Hz {}, compute 8x100 Hz {}",
+        lane_summary(&per_lane[0]),
+        lane_summary(&per_lane[1]),
+        lane_summary(&per_lane[2]),
     ));
     r
 }
 
-/// (e) rclcpp_async's table.
+fn lane_summary(h: &Histogram) -> String {
+    let s = h.summary();
+    format!("{}/{}/{} us", s.p50 / 1000, s.p99 / 1000, s.max / 1000)
+}
+
+/// (e) rclcpp_async's table, with nerve's timer ([`aio::sleep`]) and tokio's
+/// (`tokio::time::sleep`, 1 ms wheel) in alternating iterations. The clock starts before the
+/// first task is spawned and stops when the last one has been joined, as in rclcpp_async's
+/// `bench_concurrent`.
 fn tasks(quick: bool) -> Vec<BenchRow> {
-    let iters = if quick { 3 } else { 10 };
+    let iters = if quick { 5 } else { 10 };
     let mut rows = Vec::new();
     let ex = match Executor::builder().build() {
         Ok(e) => e,
         Err(e) => return vec![error_row("async-sleep", "tasks_wall_ns", e)],
     };
-    for &n in &[100u64, 1000, 5000] {
+    for &n in &[100u64, 500, 1000, 5000] {
         for &ms in &[1u64, 10, 100] {
-            for &repeats in &[1u64, 10] {
-                if quick && ms == 100 && repeats == 10 && n != 5000 {
+            for &repeats in &[1u64, 3] {
+                if quick && ms == 100 && n != 5000 {
                     continue;
                 }
-                let mut h = Histogram::new();
+                let mut h = [Histogram::new(), Histogram::new()];
                 for _ in 0..iters {
-                    let t = Instant::now();
-                    ex.block_on(async {
-                        let hs: Vec<_> = (0..n)
-                            .map(|_| {
-                                aio::spawn(async move {
-                                    for _ in 0..repeats {
-                                        aio::sleep(Duration::from_millis(ms)).await;
-                                    }
+                    for (v, h) in h.iter_mut().enumerate() {
+                        let tokio_timer = v == 1;
+                        let t = Instant::now();
+                        ex.block_on(async {
+                            let hs: Vec<_> = (0..n)
+                                .map(|_| {
+                                    aio::spawn(async move {
+                                        for _ in 0..repeats {
+                                            let d = Duration::from_millis(ms);
+                                            if tokio_timer {
+                                                tokio::time::sleep(d).await;
+                                            } else {
+                                                aio::sleep(d).await;
+                                            }
+                                        }
+                                    })
                                 })
-                            })
-                            .collect();
-                        for h in hs {
-                            let _ = h.await;
-                        }
-                    });
-                    h.record(t.elapsed().as_nanos() as u64);
+                                .collect();
+                            for h in hs {
+                                let _ = h.await;
+                            }
+                        });
+                        h.record(t.elapsed().as_nanos() as u64);
+                    }
                 }
-                let mut r = BenchRow::new(
-                    "async-sleep",
-                    "tasks_wall_ns",
-                    "same-thread",
-                    format!("1:{n}"),
-                )
-                .with(&h.summary());
-                r.tasks = Some(n);
-                r.sleep_ms = Some(ms);
-                r.repeats = Some(repeats);
-                r.note = Some(
-                    "wall time from spawning N tasks to all done, current-thread tokio executor; \
-                     repeats > 1: each task sleeps that many times in sequence"
-                        .into(),
-                );
-                rows.push(r);
+                for (v, h) in h.iter().enumerate() {
+                    let (message, timer) = if v == 0 {
+                        ("async-sleep", "nerve timer (aio::sleep, ns deadlines)")
+                    } else {
+                        ("async-sleep-tokio-timer", "tokio::time::sleep (1 ms wheel)")
+                    };
+                    let mut r =
+                        BenchRow::new(message, "tasks_wall_ns", "same-thread", format!("1:{n}"))
+                            .with(&h.summary());
+                    r.tasks = Some(n);
+                    r.sleep_ms = Some(ms);
+                    r.repeats = Some(repeats);
+                    r.note = Some(format!(
+                        "wall time from before spawning N tasks to the last one joined, \
+                         current-thread tokio executor, {timer}; repeats > 1: each task sleeps \
+                         that many times in sequence; {iters} iterations, alternating timers"
+                    ));
+                    rows.push(r);
+                }
             }
         }
     }

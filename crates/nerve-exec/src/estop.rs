@@ -91,11 +91,13 @@ impl EStop {
             .compare_exchange(0, now, Ordering::AcqRel, Ordering::Acquire)
             .is_ok()
         {
+            // Wake the lanes first: the reason and the log line are for people, and a
+            // formatted log line can take longer than the whole e-stop budget.
+            self.kick();
             if let Ok(mut r) = self.inner.reason.lock() {
                 *r = Some(reason.to_owned());
             }
             tracing::warn!(reason, "e-stop triggered");
-            self.kick();
             return true;
         }
         self.kick();

@@ -2,10 +2,10 @@
 //!
 //! A [`Node`] is initialised once, ticked on an absolute timeline (tick `k` planned at
 //! start + `k`·period, so lateness never accumulates), and shut down once. The [`Scheduler`]
-//! runs nodes on lanes (threads): one per real-time class asked for, one compute lane, one per
-//! event node. It measures every tick against its *planned* start, applies miss, failure and
-//! hang policies, runs a watchdog, carries an [`EStop`] that puts every node into its safe
-//! state, and stops cleanly on SIGINT/SIGTERM.
+//! runs nodes on lanes: one thread per real-time class asked for, the compute pool, one
+//! thread per event node, and a tokio runtime for async nodes. It measures every tick against
+//! its *planned* start, applies miss, failure and hang policies, runs a watchdog, carries an
+//! [`EStop`] that puts every node into its safe state, and stops cleanly on SIGINT/SIGTERM.
 //!
 //! ```
 //! use nerve_exec::prelude::*;
@@ -37,8 +37,14 @@
 //! - **Lanes.** Nodes with `ExecClass::Rt { priority, cpu }` share one thread per
 //!   `(priority, cpu)`; `SCHED_FIFO`, pinning and `mlockall` happen only for them, and what the
 //!   OS refused is in [`Scheduler::rt_report`] (and a `tracing` warning) while the node runs
-//!   anyway. `Compute` nodes share one normal thread. `Event` nodes get a thread each, blocked
-//!   in their [`WakeSource`] (e.g. a [`TopicSource`] over a subscriber's `recv_timeout`).
+//!   anyway. `Compute` nodes run on the compute pool
+//!   ([`SchedulerBuilder::compute_threads`], default: the CPUs available): nodes due at the
+//!   same instant with the same `order` run in parallel, a larger `order` after the smaller
+//!   ones have finished. `Event` nodes get a thread each, blocked in their [`WakeSource`]
+//!   (e.g. a [`TopicSource`] over a subscriber's `recv_timeout`). `Async` nodes are tasks on
+//!   a tokio runtime the scheduler owns ([`SchedulerBuilder::async_threads`]), woken for each
+//!   tick by the timer of [`aio`]; their methods can spawn async work onto that runtime and
+//!   must not block.
 //! - **Timeline.** Tick `k` is planned at start + ⌈k·10⁹/hz⌉ ns; lateness = actual start −
 //!   planned start; a miss is end − *planned* start > deadline (default one period), so a tick
 //!   that starts late and runs short still counts. A node that falls more than a period behind
@@ -48,10 +54,16 @@
 //!   chosen because a futex wake ends it at once, which is what lets an e-stop reach a node that
 //!   is asleep for a whole period. RT lanes then spin the last 50 µs
 //!   ([`SchedulerBuilder::spin`]); every lane sets its timer slack to 1 ns.
-//! - **Safe state.** The [`EStop`] latches; each node's `on_safe_state` runs once on its own
-//!   thread, and ticks continue with [`Context::in_safe_state`] true so a node can hold its
-//!   safe output. [`SchedulerBuilder::estop_topic`] connects it to `nerve/estop` so any
-//!   process can trigger it ([`trigger_remote_estop`]) and local triggers reach the others.
+//! - **Safe state.** The [`EStop`] latches; a trigger first wakes every lane (one futex wake
+//!   on a word only the lanes sleep on), then records its reason and logs. Each node's
+//!   `on_safe_state` runs once on its own lane, and ticks continue with
+//!   [`Context::in_safe_state`] true so a node can hold its safe output. Non-RT lanes are
+//!   normal threads and can wait behind other work for their wake-up;
+//!   [`SchedulerBuilder::estop_priority`] (explicit, like all RT) lets them wait at
+//!   `SCHED_FIFO` and drop to normal priority before ticking, so the safe state reaches them
+//!   as fast as RT lanes. [`SchedulerBuilder::estop_topic`] connects the e-stop to
+//!   `nerve/estop` so any process can trigger it ([`trigger_remote_estop`]) and local triggers
+//!   reach the others.
 //! - **Failures.** Panics are caught per call (`catch_unwind`) and handled by the node's
 //!   [`FailurePolicy`]; a watchdog thread reports a node stuck in one tick per its
 //!   [`HangPolicy`] (a stuck thread cannot be killed: `Stop` abandons its lane after
@@ -71,12 +83,14 @@ pub mod bench;
 mod estop;
 mod node;
 mod policy;
+mod pool;
 mod remote;
 mod rt;
 mod scheduler;
 mod signal;
 mod stats;
 mod time;
+mod timer;
 mod wake;
 
 pub use estop::EStop;

@@ -16,9 +16,20 @@ pub enum ExecClass {
         /// CPU to pin the lane's thread to.
         cpu: Option<usize>,
     },
-    /// The normal (`SCHED_OTHER`) compute lane shared by all compute nodes. The default.
+    /// The compute pool: normal (`SCHED_OTHER`) threads, as many as
+    /// [`SchedulerBuilder::compute_threads`](crate::SchedulerBuilder::compute_threads) (default:
+    /// the CPUs available). Nodes due at the same instant with the same
+    /// [`order`](crate::NodeEntry::order) run in parallel. The default.
     #[default]
     Compute,
+    /// A task on the scheduler's tokio runtime (one lane thread; more with
+    /// [`SchedulerBuilder::async_threads`](crate::SchedulerBuilder::async_threads)), woken
+    /// for each planned tick by nerve's precise timer. Inside `tick`, `init` and `shutdown`,
+    /// `tokio::spawn` / [`aio::spawn`](crate::aio::spawn) put async work (I/O, requests,
+    /// subscriptions as streams) on the same runtime. Ticks share the runtime's threads, so
+    /// they must not block: hand slow work to a spawned task. Thousands of such nodes cost
+    /// no thread each.
+    Async,
     /// Runs only when its wake source ([`NodeEntry::wake_on`](crate::NodeEntry::wake_on)) has
     /// data; one thread per event node, blocked in the source's wait (no polling loop).
     Event,

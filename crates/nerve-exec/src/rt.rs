@@ -62,6 +62,36 @@ fn os_err(hint: &str) -> String {
     format!("{e}; {hint}")
 }
 
+/// `mlockall` for the length of a run: [`MemoryLock::acquire`] locks, dropping the guard
+/// unlocks. Left on after the run, every later allocation of the process (thousands of async
+/// tasks, say) would be faulted in and locked as it is made.
+pub(crate) struct MemoryLock(());
+
+impl MemoryLock {
+    /// Locks the process's memory; the guard is `None` when it failed or memory was already
+    /// locked by someone else (then it is theirs to undo).
+    pub(crate) fn acquire() -> (Result<(), String>, Option<MemoryLock>) {
+        let before = locked_kb();
+        let r = lock_memory();
+        let ours = r.is_ok() && before == Some(0);
+        (r, ours.then_some(MemoryLock(())))
+    }
+}
+
+impl Drop for MemoryLock {
+    fn drop(&mut self) {
+        // SAFETY: munlockall takes no arguments and touches no user memory.
+        unsafe { libc::munlockall() };
+    }
+}
+
+/// `VmLck` of this process in kB (`/proc/self/status`).
+fn locked_kb() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmLck:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
 /// `mlockall(MCL_CURRENT | MCL_FUTURE)` for the whole process.
 pub(crate) fn lock_memory() -> Result<(), String> {
     // SAFETY: mlockall takes flags only and touches no user memory.
@@ -90,6 +120,19 @@ pub(crate) fn set_fifo(priority: u8) -> Result<(), String> {
              and a cgroup with real-time runtime",
             std::io::Error::from_raw_os_error(rc)
         ))
+    }
+}
+
+/// Back to `SCHED_OTHER` (normal time sharing) for the calling thread.
+pub(crate) fn set_other() -> Result<(), String> {
+    let param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: pthread_self() is the calling thread; `param` is a valid sched_param.
+    let rc =
+        unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_OTHER, &param) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::from_raw_os_error(rc).to_string())
     }
 }
 

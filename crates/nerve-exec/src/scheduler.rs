@@ -3,18 +3,21 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Barrier, Mutex};
 use std::time::Duration;
 
 use crate::estop::EStop;
 use crate::node::{Context, Node};
 use crate::policy::{ExecClass, FailurePolicy, HangPolicy, MissPolicy};
+use crate::pool::{Batch, Pool, SlotPtr};
 use crate::remote::EStopBridge;
 use crate::rt::{self, RtReport};
 use crate::signal::{self, SignalGuard};
 use crate::stats::{self, NodeStats, Recorder};
-use crate::time::{futex_wait_until, mono_ns, set_min_timer_slack, sleep_until, Clock, SimClock};
+use crate::time::{
+    futex_wait_until, futex_wake_all, mono_ns, set_min_timer_slack, sleep_until, Clock, SimClock,
+};
 use crate::wake::WakeSource;
 
 /// Why a scheduler stopped normally.
@@ -61,6 +64,9 @@ pub enum BuildError {
         /// The priority given.
         priority: u8,
     },
+    /// An e-stop priority outside 1..=99.
+    #[error("estop_priority({0}) is out of range: use a SCHED_FIFO priority in 1..=99")]
+    InvalidEStopPriority(u8),
     /// An event node without a wake source.
     #[error("event node {node:?} has no wake source: call .wake_on(source)")]
     MissingWakeSource {
@@ -179,6 +185,9 @@ pub struct SchedulerBuilder {
     lock_memory: Option<bool>,
     estop: Option<EStop>,
     estop_topic: Option<Option<u32>>,
+    estop_priority: Option<u8>,
+    compute_threads: Option<usize>,
+    async_threads: usize,
     shutdown_timeout: Duration,
 }
 
@@ -194,6 +203,9 @@ impl Default for SchedulerBuilder {
             lock_memory: None,
             estop: None,
             estop_topic: None,
+            estop_priority: None,
+            compute_threads: None,
+            async_threads: 0,
             shutdown_timeout: Duration::from_secs(2),
         }
     }
@@ -235,7 +247,8 @@ impl SchedulerBuilder {
         self
     }
 
-    /// Overrides `mlockall`: by default it is done only when a node is `ExecClass::Rt`.
+    /// Overrides `mlockall`: by default it is done only when a node is `ExecClass::Rt`. It
+    /// lasts for the run (`munlockall` when `run` returns, unless memory was locked before).
     pub fn lock_memory(mut self, yes: bool) -> Self {
         self.lock_memory = Some(yes);
         self
@@ -254,6 +267,36 @@ impl SchedulerBuilder {
     /// trigger is published for the others. `domain`: `None` for `$NERVE_DOMAIN`.
     pub fn estop_topic(mut self, domain: Option<u32>) -> Self {
         self.estop_topic = Some(domain);
+        self
+    }
+
+    /// Threads of the compute pool, the compute lane's own thread included (default: the CPUs
+    /// this process may use; values below 1 count as 1). Compute nodes due at the same
+    /// instant with the same [`order`](NodeEntry::order) run in parallel on the pool; a
+    /// larger `order` starts only after every smaller one of that instant has finished.
+    /// `compute_threads(1)` runs them one after another on one thread.
+    pub fn compute_threads(mut self, n: usize) -> Self {
+        self.compute_threads = Some(n);
+        self
+    }
+
+    /// Worker threads of the tokio runtime that runs [`ExecClass::Async`] nodes: 0 (default)
+    /// runs them all on the async lane's own thread (a current-thread runtime).
+    pub fn async_threads(mut self, n: usize) -> Self {
+        self.async_threads = n;
+        self
+    }
+
+    /// Lets an e-stop reach nodes on non-RT lanes (compute, event) as fast as RT ones: those
+    /// lanes *wait* at `SCHED_FIFO priority` (1–99; 1 is enough to pass every normal thread)
+    /// and drop back to normal scheduling before they run ticks. An e-stop then wakes them
+    /// ahead of every normal thread (a busy build, a browser), and `on_safe_state` runs at
+    /// that priority; ticks never do. Off by default (RT only when asked); what the OS refused
+    /// is in [`Scheduler::rt_report`], and the lanes run unboosted then.
+    ///
+    /// Costs two `sched_setscheduler` calls per wake-up of each such lane.
+    pub fn estop_priority(mut self, priority: u8) -> Self {
+        self.estop_priority = Some(priority);
         self
     }
 
@@ -307,7 +350,10 @@ impl NodeEntry {
     }
 
     /// Position within a tick: nodes due at the same time on the same lane run in ascending
-    /// `order` (then in the order they were added). Default 0.
+    /// `order`. On an RT lane, and in deterministic mode, equal orders run in the order the
+    /// nodes were added; on the compute pool they may run in parallel (see
+    /// [`SchedulerBuilder::compute_threads`]), so give nodes that depend on each other
+    /// different orders. Default 0.
     pub fn order(mut self, k: i64) -> Self {
         self.spec().order = k;
         self
@@ -395,6 +441,10 @@ enum Outcome {
 pub(crate) struct Shared {
     pub(crate) estop: EStop,
     pub(crate) stop: AtomicBool,
+    /// The futex word `run`'s wait loop and the watchdog sleep on (stop, signals, the end of
+    /// the run). Kept apart from the e-stop word so an e-stop wakes only the lanes, which
+    /// then have the CPUs to themselves.
+    ctl: AtomicU32,
     outcome: Mutex<Option<Outcome>>,
     nodes: Vec<Arc<NodeShared>>,
     rt_report: Mutex<RtReport>,
@@ -418,6 +468,14 @@ impl Shared {
         // pairs with the Acquire loads of `stop` in the lanes (after their wake-up)
         self.stop.store(true, Ordering::Release);
         self.estop.kick();
+        self.kick_ctl();
+    }
+
+    /// Wakes `run`'s wait loop and the watchdog.
+    fn kick_ctl(&self) {
+        // pairs with the Acquire loads of `ctl` before their futex waits
+        self.ctl.fetch_add(1, Ordering::Release);
+        futex_wake_all(&self.ctl);
     }
 }
 
@@ -444,8 +502,10 @@ impl NodeShared {
 // ---------------------------------------------------------------------------------------------
 // Lanes
 
-struct Slot {
+pub(crate) struct Slot {
     node: Box<dyn Node>,
+    /// Position within a tick ([`NodeEntry::order`]).
+    order: i64,
     sh: Arc<NodeShared>,
     /// Nominal period; 0 for event nodes.
     period_ns: u64,
@@ -457,12 +517,22 @@ struct Slot {
     on_panic: FailurePolicy,
     wake: Option<Box<dyn WakeSource>>,
     k: u64,
+    /// `timeline.offset(k)`, kept with `k` by [`Slot::set_k`] (the lane loop asks for it
+    /// several times per tick; computing it takes a 128-bit division).
+    offset: u64,
     skip_next: u32,
     needs_init: bool,
     inited: bool,
     safe: bool,
     dead: bool,
     restarts: u32,
+}
+
+impl Slot {
+    fn set_k(&mut self, k: u64) {
+        self.k = k;
+        self.offset = self.timeline.offset(k);
+    }
 }
 
 /// Planned tick offsets from the start, never accumulated: offset(k) = ⌈k · 10⁹ / hz⌉ ns,
@@ -508,6 +578,7 @@ impl Timeline {
 enum LaneKind {
     Rt { priority: u8, cpu: Option<usize> },
     Compute,
+    Async,
     Event,
 }
 
@@ -516,6 +587,22 @@ struct Lane {
     kind: LaneKind,
     slots: Vec<Slot>,
     spin_ns: u64,
+    /// Non-RT lanes: SCHED_FIFO priority to wait at ([`SchedulerBuilder::estop_priority`]).
+    boost: Option<u8>,
+    /// Whether the thread is at the boost priority now.
+    boosted: bool,
+    /// Threads running this lane's ticks (the compute pool; 1 for every other lane).
+    pool_threads: usize,
+}
+
+/// The compute pool's default size: the CPUs this process may use.
+fn default_compute_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Runs one tick of `s` (for the compute pool's helper threads).
+pub(crate) fn run_tick_on(s: &mut Slot, shared: &Shared, clock: &Clock, start: u64) {
+    Lane::run_tick(s, shared, clock, start);
 }
 
 fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
@@ -529,6 +616,24 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
 }
 
 impl Lane {
+    /// Before waiting: back to the boost priority, so an e-stop wakes this lane at once.
+    fn raise(&mut self) {
+        if let (Some(p), false) = (self.boost, self.boosted) {
+            self.boosted = rt::set_fifo(p).is_ok();
+        }
+    }
+
+    /// Before ticks: back to normal scheduling (ticks never run boosted).
+    fn lower(&mut self) {
+        if self.boosted {
+            self.boosted = false;
+            if let Err(e) = rt::set_other() {
+                tracing::warn!(lane = %self.name, error = %e, "could not leave the e-stop priority; waiting unboosted from now on");
+                self.boost = None;
+            }
+        }
+    }
+
     /// Calls `init` on every node, in order. Returns the first failure.
     fn init_all(&mut self, shared: &Shared) -> Result<(), RunError> {
         for s in &mut self.slots {
@@ -608,11 +713,18 @@ impl Lane {
     }
 
     fn planned(s: &Slot, start: u64) -> u64 {
-        start + s.timeline.offset(s.k)
+        start + s.offset
     }
 
     /// The periodic lane loop, for real and simulated clocks. `end` bounds simulated runs.
-    fn run_periodic(&mut self, shared: &Shared, clock: &Clock, start: u64, end: Option<u64>) {
+    fn run_periodic(
+        &mut self,
+        shared: &Shared,
+        clock: &Clock,
+        start: u64,
+        end: Option<u64>,
+        pool: Option<&Pool>,
+    ) {
         let word = shared.estop.word();
         loop {
             // Read the wake word before checking the flags, so a kick after the check still
@@ -638,9 +750,11 @@ impl Lane {
             };
             match clock {
                 Clock::Mono => {
+                    self.raise();
                     if !sleep_until(word, gen, next, self.spin_ns) {
                         continue;
                     }
+                    self.lower();
                 }
                 Clock::Sim(c) => {
                     if end.is_some_and(|e| next >= e) {
@@ -650,20 +764,82 @@ impl Lane {
                 }
             }
             let now = clock.now_ns();
-            for i in 0..self.slots.len() {
-                let s = &mut self.slots[i];
-                if s.dead || Self::planned(s, start) > now {
-                    continue;
+            let due = |s: &Slot| !s.dead && Self::planned(s, start) <= now;
+            let mut i = 0;
+            while i < self.slots.len() {
+                // The group: slots i..j share one order.
+                let order = self.slots[i].order;
+                let mut j = i + 1;
+                while j < self.slots.len() && self.slots[j].order == order {
+                    j += 1;
                 }
-                Self::run_tick(s, shared, clock, start);
+                let n_due = self.slots[i..j].iter().filter(|s| due(s)).count();
+                match pool {
+                    Some(pool) if n_due > 1 && pool.width() > 1 => {
+                        let idx: Vec<usize> = (i..j).filter(|&k| due(&self.slots[k])).collect();
+                        // One base pointer for every item (no reborrow of the Vec between).
+                        let base = self.slots.as_mut_ptr();
+                        let items = idx
+                            .into_iter()
+                            .map(|k| SlotPtr(base.wrapping_add(k)))
+                            .collect();
+                        // The slots i..j are distinct and this thread does not touch them
+                        // until `run` returns (Batch::new's contract).
+                        pool.run(Batch::new(items, clock.clone(), start));
+                    }
+                    _ => {
+                        for k in i..j {
+                            let s = &mut self.slots[k];
+                            if !due(s) {
+                                continue;
+                            }
+                            Self::run_tick(s, shared, clock, start);
+                            if shared.estop.is_triggered() {
+                                self.check_estop(shared, clock, start);
+                            }
+                            if shared.stop.load(Ordering::Acquire) {
+                                break;
+                            }
+                        }
+                    }
+                }
                 if shared.estop.is_triggered() {
                     self.check_estop(shared, clock, start);
                 }
                 if shared.stop.load(Ordering::Acquire) {
                     break;
                 }
+                i = j;
             }
         }
+    }
+
+    /// The async lane: one task per node on `rt`; returns when every task ended (stop),
+    /// with the slots back in place for `shutdown_all`.
+    fn run_async(&mut self, shared: &Arc<Shared>, start: u64, rt: &tokio::runtime::Runtime) {
+        // E-stop and stop wake every task (Notified futures are enabled before the flags are
+        // checked, so a kick in between is not lost).
+        let notify = Arc::new(tokio::sync::Notify::new());
+        let n = notify.clone();
+        let waker = shared.estop.add_waker(Box::new(move || n.notify_waiters()));
+        let names: Vec<String> = self.slots.iter().map(|s| s.sh.name.clone()).collect();
+        let tasks: Vec<_> = std::mem::take(&mut self.slots)
+            .into_iter()
+            .map(|slot| rt.spawn(async_node(slot, shared.clone(), notify.clone(), start)))
+            .collect();
+        self.slots = rt.block_on(async {
+            let mut back = Vec::new();
+            for (t, name) in tasks.into_iter().zip(names) {
+                match t.await {
+                    Ok(slot) => back.push(slot),
+                    Err(e) => {
+                        tracing::error!(node = %name, error = %e, "async node task ended abnormally; its shutdown will not run")
+                    }
+                }
+            }
+            back
+        });
+        shared.estop.remove_waker(waker);
     }
 
     /// The event lane loop: one node, ticked once per wake-up of its source.
@@ -682,12 +858,18 @@ impl Lane {
                 );
                 continue;
             }
+            self.raise();
+            let s = &mut self.slots[0];
             let woke = match s.wake.as_mut() {
                 Some(w) => w.wait(Duration::from_millis(20)),
                 None => false,
             };
             if woke && !shared.stop.load(Ordering::Acquire) {
-                Self::run_tick(s, shared, clock, start);
+                if shared.estop.is_triggered() {
+                    self.check_estop(shared, clock, start);
+                }
+                self.lower();
+                Self::run_tick(&mut self.slots[0], shared, clock, start);
             }
         }
     }
@@ -703,7 +885,7 @@ impl Lane {
         if s.skip_next > 0 {
             s.skip_next -= 1;
             s.sh.rec().skipped += 1;
-            s.k += 1;
+            s.set_k(s.k + 1);
             return;
         }
         if s.needs_init {
@@ -730,7 +912,11 @@ impl Lane {
             }
         }
         let t0 = clock.now_ns();
-        s.sh.tick_started.store(t0.max(1), Ordering::Release);
+        let watched = s.sh.watchdog_ns != 0;
+        if watched {
+            // pairs with the Acquire load in watchdog_loop()
+            s.sh.tick_started.store(t0.max(1), Ordering::Release);
+        }
         let mut ctx = Context {
             now: Duration::from_nanos(t0.saturating_sub(start)),
             planned: Duration::from_nanos(planned.saturating_sub(start)),
@@ -740,7 +926,9 @@ impl Lane {
         };
         let r = catch_unwind(AssertUnwindSafe(|| s.node.tick(&mut ctx)));
         let t1 = clock.now_ns();
-        s.sh.tick_started.store(0, Ordering::Release);
+        if watched {
+            s.sh.tick_started.store(0, Ordering::Release);
+        }
         let late = t0.saturating_sub(planned);
         let dur = t1.saturating_sub(t0);
         let missed_by = (t1.saturating_sub(planned))
@@ -758,12 +946,15 @@ impl Lane {
         }
         // Next tick: the next planned start, or, if the node fell a whole period behind, the
         // latest planned start not after now (earlier ones are skipped, never bunched up).
-        s.k += 1;
-        if !event {
-            let behind = s.timeline.last_at_or_before(t1.saturating_sub(start));
+        s.set_k(s.k + 1);
+        let now = t1.saturating_sub(start);
+        // offset(k+1) ≥ offset(k) + period − 1, so only a node at least that far along can be
+        // a whole period behind: skip the search (128-bit divisions) otherwise.
+        if !event && now + 1 >= s.offset + s.period_ns {
+            let behind = s.timeline.last_at_or_before(now);
             if behind > s.k {
                 s.sh.rec().skipped += behind - s.k;
-                s.k = behind;
+                s.set_k(behind);
             }
         }
         if let Err(p) = r {
@@ -811,7 +1002,7 @@ impl Lane {
                     let k = s.timeline.first_at_or_after(resume.saturating_sub(start));
                     if k > s.k {
                         s.sh.rec().skipped += k - s.k;
-                        s.k = k;
+                        s.set_k(k);
                     }
                 } else {
                     std::thread::sleep(delay);
@@ -829,8 +1020,23 @@ impl Lane {
     }
 
     /// Real-time setup for this lane's thread, recorded in the report.
-    fn setup_thread(&self, shared: &Shared) {
+    fn setup_thread(&mut self, shared: &Shared) {
         set_min_timer_slack();
+        if let Some(p) = self.boost {
+            // Try it once now (init runs unboosted); the lane raises itself before each wait.
+            let r = rt::set_fifo(p).and_then(|()| rt::set_other());
+            if r.is_err() {
+                self.boost = None;
+            }
+            let mut rep = shared.rt_report.lock().unwrap_or_else(|e| e.into_inner());
+            rep.push(
+                format!(
+                    "SCHED_FIFO priority {p} while lane {} waits (estop_priority)",
+                    self.name
+                ),
+                r,
+            );
+        }
         if let LaneKind::Rt { priority, cpu } = self.kind {
             let mut rep = shared.rt_report.lock().unwrap_or_else(|e| e.into_inner());
             if let Some(cpu) = cpu {
@@ -862,6 +1068,7 @@ pub struct Scheduler {
     shutdown_timeout: Duration,
     watchdog_tick: Option<Duration>,
     estop_topic: Option<Option<u32>>,
+    async_threads: usize,
 }
 
 /// A handle on a scheduler usable from other threads, also while it runs: stop it, read its
@@ -916,6 +1123,9 @@ impl Scheduler {
         if b.specs.is_empty() {
             return Err(BuildError::NoNodes);
         }
+        if let Some(p) = b.estop_priority.filter(|p| !(1..=99).contains(p)) {
+            return Err(BuildError::InvalidEStopPriority(p));
+        }
         let mut names = HashSet::new();
         let deterministic = b.sim.is_some();
         let mut lanes: BTreeMap<(LaneKind, usize), Lane> = BTreeMap::new();
@@ -961,6 +1171,7 @@ impl Scheduler {
                     LaneKind::Rt { priority, cpu }
                 }
                 ExecClass::Compute => LaneKind::Compute,
+                ExecClass::Async => LaneKind::Async,
                 ExecClass::Event => LaneKind::Event,
             };
             // Event nodes get a lane each; others share the lane of their kind.
@@ -979,6 +1190,7 @@ impl Scheduler {
                         cpu: None,
                     } => format!("rt-p{priority}"),
                     LaneKind::Compute => "compute".to_owned(),
+                    LaneKind::Async => "async".to_owned(),
                     LaneKind::Event => format!("ev-{name}"),
                 },
                 kind,
@@ -986,6 +1198,18 @@ impl Scheduler {
                 spin_ns: match kind {
                     LaneKind::Rt { .. } => b.spin.as_nanos() as u64,
                     _ => 0,
+                },
+                boost: match kind {
+                    LaneKind::Rt { .. } | LaneKind::Async => None,
+                    _ => b.estop_priority.filter(|_| !deterministic),
+                },
+                boosted: false,
+                pool_threads: if kind == LaneKind::Compute && !deterministic {
+                    b.compute_threads
+                        .unwrap_or_else(default_compute_threads)
+                        .max(1)
+                } else {
+                    1
                 },
             });
             let watchdog = spec.watchdog.or(b.watchdog).filter(|_| !deterministic);
@@ -1005,6 +1229,7 @@ impl Scheduler {
             shareds.push((seq, sh.clone()));
             lane.slots.push(Slot {
                 node: spec.node,
+                order: spec.order,
                 sh,
                 period_ns,
                 timeline: Timeline {
@@ -1016,6 +1241,7 @@ impl Scheduler {
                 on_panic: spec.on_panic,
                 wake: spec.wake,
                 k: 0,
+                offset: 0,
                 skip_next: 0,
                 needs_init: false,
                 inited: false,
@@ -1030,6 +1256,7 @@ impl Scheduler {
         let shared = Arc::new(Shared {
             estop: b.estop.unwrap_or_default(),
             stop: AtomicBool::new(false),
+            ctl: AtomicU32::new(0),
             outcome: Mutex::new(None),
             nodes,
             rt_report: Mutex::new(RtReport::default()),
@@ -1045,6 +1272,7 @@ impl Scheduler {
             shutdown_timeout: b.shutdown_timeout,
             watchdog_tick,
             estop_topic: b.estop_topic,
+            async_threads: b.async_threads,
         })
     }
 
@@ -1105,18 +1333,21 @@ impl Scheduler {
         if let Some(sim) = self.sim.clone() {
             return self.run_sim(lanes, sim, limit);
         }
-        if self.lock_memory.unwrap_or(self.wants_rt) {
+        // Held for the run: undone when `run` returns, unless memory was already locked
+        // before (then it is not ours to undo).
+        let _mlock = if self.lock_memory.unwrap_or(self.wants_rt) {
+            let (r, guard) = rt::MemoryLock::acquire();
             self.shared
                 .rt_report
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
-                .push(
-                    "mlockall(MCL_CURRENT | MCL_FUTURE)".to_owned(),
-                    rt::lock_memory(),
-                );
-        }
+                .push("mlockall(MCL_CURRENT | MCL_FUTURE)".to_owned(), r);
+            guard
+        } else {
+            None
+        };
         let _signals = if self.handle_signals {
-            match SignalGuard::install(self.shared.estop.word()) {
+            match SignalGuard::install(&self.shared.ctl) {
                 Ok(g) => Some(g),
                 Err(e) => {
                     tracing::warn!(error = %e, "could not install SIGINT/SIGTERM handlers");
@@ -1160,11 +1391,28 @@ impl Scheduler {
             let start_at = start_at.clone();
             let tx = done_tx.clone();
             let name = lane.name.clone();
+            let async_threads = self.async_threads;
             let r = std::thread::Builder::new()
                 .name(name.clone())
                 .spawn(move || {
                     lane.setup_thread(&shared);
                     let clock = Clock::Mono;
+                    // The async lane's runtime exists before init and lives past shutdown, so
+                    // a node can spawn onto it from all three.
+                    let rt = match (lane.kind == LaneKind::Async)
+                        .then(|| async_runtime(&lane.name, async_threads))
+                    {
+                        Some(Ok(rt)) => Some(rt),
+                        Some(Err(error)) => {
+                            shared.fail(RunError::Spawn {
+                                lane: format!("{} (tokio runtime)", lane.name),
+                                error,
+                            });
+                            None
+                        }
+                        None => None,
+                    };
+                    let ctx = rt.as_ref().map(|rt| rt.enter());
                     if let Err(e) = lane.init_all(&shared) {
                         shared.fail(e);
                     }
@@ -1175,11 +1423,22 @@ impl Scheduler {
                     if !shared.stop.load(Ordering::Acquire) {
                         if lane.kind == LaneKind::Event {
                             lane.run_event(&shared, &clock, start);
+                        } else if let Some(rt) = &rt {
+                            lane.run_async(&shared, start, rt);
                         } else {
-                            lane.run_periodic(&shared, &clock, start, None);
+                            let pool = (lane.pool_threads > 1).then(|| {
+                                Pool::start(lane.pool_threads - 1, shared.clone(), &lane.name)
+                            });
+                            lane.run_periodic(&shared, &clock, start, None, pool.as_ref());
                         }
                     }
+                    lane.lower();
                     lane.shutdown_all(&shared, &clock, start);
+                    drop(ctx);
+                    if let Some(rt) = rt {
+                        // Tasks the nodes spawned get a moment to finish.
+                        rt.shutdown_timeout(Duration::from_millis(100));
+                    }
                     let _ = tx.send((i, lane));
                 });
             match r {
@@ -1219,7 +1478,7 @@ impl Scheduler {
 
         // Wait for the end: limit, stop request, signal.
         let end = limit.map(|d| start + d.as_nanos() as u64);
-        let word = self.shared.estop.word();
+        let word = &self.shared.ctl;
         loop {
             let gen = word.load(Ordering::Acquire);
             if let Some(sig) = signal::take_signal() {
@@ -1254,6 +1513,7 @@ impl Scheduler {
             }
         }
         watchdog_done.store(true, Ordering::Release);
+        self.shared.kick_ctl();
         if let Some(Ok(w)) = watchdog {
             let _ = w.join();
         }
@@ -1299,7 +1559,7 @@ impl Scheduler {
                 self.shared.fail(e);
             }
             if !self.shared.stop.load(Ordering::Acquire) {
-                lane.run_periodic(&self.shared, &clock, start, end);
+                lane.run_periodic(&self.shared, &clock, start, end, None);
             }
             if let Some(e) = end {
                 sim.advance_to(e);
@@ -1323,8 +1583,62 @@ impl Scheduler {
     }
 }
 
+/// The async lane's runtime: current-thread on the lane's own thread (`workers` = 0) or
+/// multi-thread.
+fn async_runtime(lane: &str, workers: usize) -> std::io::Result<tokio::runtime::Runtime> {
+    if workers == 0 {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(workers)
+            .thread_name(format!("{lane}-w"))
+            .on_thread_start(|| {
+                set_min_timer_slack();
+            })
+            .enable_time()
+            .build()
+    }
+}
+
+/// One async node: sleep (precise timer) until the next planned tick, or until an e-stop or
+/// stop wakes it; tick; repeat.
+async fn async_node(
+    mut s: Slot,
+    shared: Arc<Shared>,
+    notify: Arc<tokio::sync::Notify>,
+    start: u64,
+) -> Slot {
+    let clock = Clock::Mono;
+    loop {
+        let notified = notify.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        if shared.stop.load(Ordering::Acquire) {
+            break;
+        }
+        if shared.estop.is_triggered() {
+            Lane::enter_safe(&mut s, &shared, &clock, start);
+        }
+        if s.dead {
+            notified.await;
+            continue;
+        }
+        let next = Lane::planned(&s, start);
+        if mono_ns() < next {
+            tokio::select! {
+                _ = crate::aio::Sleep::at_ns(next) => {}
+                _ = &mut notified => continue,
+            }
+        }
+        Lane::run_tick(&mut s, &shared, &clock, start);
+    }
+    s
+}
+
 fn watchdog_loop(shared: &Shared, done: &AtomicBool, tick: Duration) {
-    let word = shared.estop.word();
+    let word = &shared.ctl;
     while !done.load(Ordering::Acquire) {
         let now = mono_ns();
         for n in &shared.nodes {
@@ -1354,7 +1668,7 @@ fn watchdog_loop(shared: &Shared, done: &AtomicBool, tick: Duration) {
                 }),
             }
         }
-        // Sleep a watchdog tick; the e-stop word only makes us check `done` sooner.
+        // Sleep a watchdog tick; the control word only makes us check `done` sooner.
         let gen = word.load(Ordering::Acquire);
         futex_wait_until(word, gen, mono_ns() + tick.as_nanos() as u64);
     }

@@ -365,3 +365,294 @@ fn event_node_ticks_once_per_notification() {
     t.join().unwrap();
     assert_eq!(p.ticks.load(Ordering::SeqCst), 5);
 }
+
+/// Records the calling thread's scheduling policy in `tick` and `on_safe_state`.
+struct PolicyProbe {
+    in_tick: Arc<AtomicU32>,
+    in_safe: Arc<AtomicU32>,
+}
+
+fn policy() -> u32 {
+    // SAFETY: sched_getscheduler(0) queries the calling thread and touches no memory.
+    unsafe { libc::sched_getscheduler(0) as u32 }
+}
+
+impl Node for PolicyProbe {
+    fn name(&self) -> &str {
+        "probe"
+    }
+    fn tick(&mut self, _ctx: &mut Context<'_>) {
+        self.in_tick.fetch_max(policy(), Ordering::SeqCst);
+    }
+    fn on_safe_state(&mut self, _ctx: &mut Context<'_>) {
+        self.in_safe.store(policy() + 100, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn estop_priority_boosts_the_wait_and_safe_state_but_never_ticks() {
+    let _g = serial();
+    assert!(matches!(
+        Scheduler::builder()
+            .estop_priority(0)
+            .node(Quiet)
+            .rate(1.0)
+            .build(),
+        Err(nerve_exec::BuildError::InvalidEStopPriority(0))
+    ));
+    let (in_tick, in_safe) = (Arc::new(AtomicU32::new(0)), Arc::new(AtomicU32::new(0)));
+    let mut s = Scheduler::builder()
+        .print_stats(false)
+        .estop_priority(1)
+        .node(PolicyProbe {
+            in_tick: in_tick.clone(),
+            in_safe: in_safe.clone(),
+        })
+        .rate(200.0)
+        .build()
+        .unwrap();
+    let (estop, h) = (s.estop(), s.handle());
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(100));
+        estop.trigger("test");
+        std::thread::sleep(Duration::from_millis(50));
+        h.stop();
+    });
+    s.run().unwrap();
+    t.join().unwrap();
+    let rep = s.rt_report();
+    assert_eq!(rep.actions.len(), 1, "{rep}");
+    // Ticks run at normal priority whether or not the boost was granted.
+    assert_eq!(in_tick.load(Ordering::SeqCst), libc::SCHED_OTHER as u32);
+    let want = if rep.all_ok() {
+        libc::SCHED_FIFO
+    } else {
+        libc::SCHED_OTHER
+    };
+    assert_eq!(in_safe.load(Ordering::SeqCst), want as u32 + 100, "{rep}");
+}
+
+struct Quiet;
+impl Node for Quiet {
+    fn name(&self) -> &str {
+        "quiet"
+    }
+    fn tick(&mut self, _ctx: &mut Context<'_>) {}
+}
+
+/// (node, tick, start, end) of every tick.
+type SpanLog = Vec<(String, u64, Instant, Instant)>;
+
+/// Records each tick's start and end into a shared log.
+struct Span {
+    name: String,
+    work: Duration,
+    log: Arc<Mutex<SpanLog>>,
+}
+
+impl Node for Span {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn tick(&mut self, ctx: &mut Context<'_>) {
+        let a = Instant::now();
+        std::thread::sleep(self.work);
+        let b = Instant::now();
+        self.log
+            .lock()
+            .unwrap()
+            .push((self.name.clone(), ctx.tick(), a, b));
+    }
+}
+
+fn run_spans(threads: usize, orders: &[i64]) -> SpanLog {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let mut b = Scheduler::builder()
+        .print_stats(false)
+        .compute_threads(threads);
+    for (i, &o) in orders.iter().enumerate() {
+        b = b
+            .node(Span {
+                name: format!("n{i}"),
+                work: Duration::from_millis(15),
+                log: log.clone(),
+            })
+            .rate(10.0)
+            .order(o)
+            .done();
+    }
+    let mut s = b.build().unwrap();
+    s.run_for(Duration::from_millis(250)).unwrap();
+    let v = std::mem::take(&mut *log.lock().unwrap());
+    v
+}
+
+fn overlaps(log: &SpanLog, x: &str, y: &str) -> (u32, u32) {
+    let (mut both, mut overlapping) = (0, 0);
+    for (_, k1, a1, b1) in log.iter().filter(|e| e.0 == x) {
+        for (_, _, a2, b2) in log.iter().filter(|e| e.0 == y && e.1 == *k1) {
+            both += 1;
+            if a1 < b2 && a2 < b1 {
+                overlapping += 1;
+            }
+        }
+    }
+    (both, overlapping)
+}
+
+#[test]
+fn compute_pool_runs_a_group_in_parallel_and_keeps_order_between_groups() {
+    let _g = serial();
+    // Two nodes with equal order on a pool of 2: their ticks overlap in time.
+    let log = run_spans(2, &[0, 0]);
+    let (both, ov) = overlaps(&log, "n0", "n1");
+    assert!(both >= 2, "{log:?}");
+    assert_eq!(ov, both, "equal-order nodes did not run in parallel");
+    // One thread: never overlap.
+    let log = run_spans(1, &[0, 0]);
+    let (both, ov) = overlaps(&log, "n0", "n1");
+    assert!(both >= 2);
+    assert_eq!(ov, 0);
+    // Orders 0,0,1 on a pool of 3: n2 starts after both order-0 ticks of that instant ended.
+    let log = run_spans(3, &[0, 0, 1]);
+    let mut checked = 0;
+    for (_, k, a2, _) in log.iter().filter(|e| e.0 == "n2") {
+        for (_, _, _, b) in log.iter().filter(|e| e.0 != "n2" && e.1 == *k) {
+            assert!(b <= a2, "order 1 started before an order-0 tick ended");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 4, "{log:?}");
+    let (_, ov) = overlaps(&log, "n0", "n1");
+    assert!(ov >= 2, "n0/n1 should still run in parallel");
+}
+
+/// An async-class node: each tick spawns a task on the scheduler's runtime.
+struct Spawner {
+    name: String,
+    probe: Arc<Probe>,
+    spawned_done: Arc<AtomicU64>,
+    threads: Arc<Mutex<std::collections::HashSet<String>>>,
+}
+
+impl Node for Spawner {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn init(&mut self, _ctx: &mut Context<'_>) -> Result<(), NodeError> {
+        // The runtime already exists in init.
+        let _ = tokio::runtime::Handle::try_current()?;
+        self.probe.inits.fetch_add(1, Ordering::SeqCst);
+        Ok(())
+    }
+    fn tick(&mut self, _ctx: &mut Context<'_>) {
+        self.probe.ticks.fetch_add(1, Ordering::SeqCst);
+        let t = std::thread::current().name().unwrap_or("?").to_owned();
+        self.threads.lock().unwrap().insert(t);
+        let done = self.spawned_done.clone();
+        nerve_exec::aio::spawn(async move {
+            nerve_exec::aio::sleep(Duration::from_micros(100)).await;
+            done.fetch_add(1, Ordering::SeqCst);
+        });
+    }
+    fn shutdown(&mut self, _ctx: &mut Context<'_>) {
+        self.probe.shutdowns.fetch_add(1, Ordering::SeqCst);
+    }
+    fn on_safe_state(&mut self, _ctx: &mut Context<'_>) {
+        self.probe.safe.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn async_nodes_run_as_tasks_on_the_scheduler_runtime() {
+    let _g = serial();
+    let threads = Arc::new(Mutex::new(std::collections::HashSet::new()));
+    let mut probes = Vec::new();
+    let done = Arc::new(AtomicU64::new(0));
+    let mut b = Scheduler::builder().print_stats(false);
+    // 50 async nodes at 100 Hz, one thread for all of them.
+    for i in 0..50 {
+        let probe = Arc::new(Probe::default());
+        probes.push(probe.clone());
+        b = b
+            .node(Spawner {
+                name: format!("a{i}"),
+                probe,
+                spawned_done: done.clone(),
+                threads: threads.clone(),
+            })
+            .rate(100.0)
+            .class(ExecClass::Async)
+            .done();
+    }
+    let mut s = b.build().unwrap();
+    let (estop, h) = (s.estop(), s.handle());
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        estop.trigger("test");
+        std::thread::sleep(Duration::from_millis(100));
+        h.stop();
+    });
+    s.run().unwrap();
+    t.join().unwrap();
+    let stats = s.stats();
+    let mut total = 0;
+    for (p, st) in probes.iter().zip(&stats) {
+        let ticks = p.ticks.load(Ordering::SeqCst);
+        total += ticks;
+        // ~40 ticks in 400 ms at 100 Hz.
+        assert!((30..=45).contains(&ticks), "{}: {ticks}", st.name);
+        assert_eq!(p.inits.load(Ordering::SeqCst), 1);
+        assert_eq!(p.shutdowns.load(Ordering::SeqCst), 1, "{}", st.name);
+        assert_eq!(p.safe.load(Ordering::SeqCst), 1, "{}", st.name);
+        let lat = st.safe_state_latency.expect("safe-state latency");
+        assert!(lat < Duration::from_millis(50), "{}: {lat:?}", st.name);
+        // The precise timer: starts are not rounded to milliseconds.
+        assert!(
+            st.lateness_ns.p50 < 1_000_000,
+            "{}: {:?}",
+            st.name,
+            st.lateness_ns
+        );
+    }
+    // Every tick's spawned task ran (nearly all: the last ones may be cut by the stop).
+    assert!(done.load(Ordering::SeqCst) + 50 >= total);
+    let threads = threads.lock().unwrap();
+    assert_eq!(threads.len(), 1, "one runtime thread: {threads:?}");
+    assert!(threads.contains("async"), "{threads:?}");
+}
+
+fn vm_locked_kb() -> u64 {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap();
+    let l = s.lines().find(|l| l.starts_with("VmLck:")).unwrap();
+    l.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn memory_is_locked_for_the_run_only() {
+    let _g = serial();
+    assert_eq!(vm_locked_kb(), 0, "something else locked memory");
+    let locked_during = Arc::new(AtomicU64::new(0));
+    struct Look(Arc<AtomicU64>);
+    impl Node for Look {
+        fn name(&self) -> &str {
+            "look"
+        }
+        fn tick(&mut self, _ctx: &mut Context<'_>) {
+            self.0.fetch_max(vm_locked_kb(), Ordering::SeqCst);
+        }
+    }
+    let mut s = Scheduler::builder()
+        .print_stats(false)
+        .lock_memory(true)
+        .node(Look(locked_during.clone()))
+        .rate(100.0)
+        .build()
+        .unwrap();
+    s.run_for(Duration::from_millis(50)).unwrap();
+    if s.rt_report().all_ok() {
+        assert!(locked_during.load(Ordering::SeqCst) > 0);
+    }
+    // Left locked, every later allocation of the process would be faulted in and locked.
+    assert_eq!(vm_locked_kb(), 0);
+}

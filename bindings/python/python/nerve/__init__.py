@@ -506,6 +506,8 @@ class Subscriber:
         self._cls = topic._cls
         self._raw = topic._raw.subscriber(topic._cls if topic._kind == _FIXED else None, history)
         self._pending: list[Any] = []
+        # The wait of the last async receive (it runs in an executor thread).
+        self._inflight: asyncio.Future[Any] | None = None
         if self._kind == _FIXED:
             # Fixed messages need no conversion: `try_recv` is the Rust method itself while
             # nothing is pending (an async receive cancelled mid-wait stashes its message in
@@ -545,15 +547,24 @@ class Subscriber:
         return self._convert(self._raw.recv_deadline(timeout))
 
     async def recv_async(self) -> Any:
-        """Waits for the next message without blocking the event loop."""
+        """Waits for the next message without blocking the event loop. Cancelling it (a
+        timeout, ``asyncio.wait`` in a select) loses no message: one that arrives meanwhile
+        is returned by the next receive."""
+        stale = self._inflight
+        loop = asyncio.get_running_loop()
+        if stale is not None and not stale.done() and stale.get_loop() is loop:
+            # A cancelled receive's wait still runs in its thread (at most 50 ms) and holds the
+            # subscriber: let it end (without cancelling it); its message, if any, is in
+            # `_pending` by then (`_stash` was registered before our wait's callback).
+            await asyncio.wait({stale})
         if self._pending:
             return self._pending.pop(0)
         m = self._raw.try_recv()
         if m is not None:
             return self._convert(m)
-        loop = asyncio.get_running_loop()
         while True:
             fut = loop.run_in_executor(None, self._raw.recv, 0.05)
+            self._inflight = fut
             try:
                 m = await asyncio.shield(fut)
             except asyncio.CancelledError:
