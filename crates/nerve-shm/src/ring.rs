@@ -63,6 +63,17 @@ pub enum Claimed {
     Overtaken,
 }
 
+impl Claimed {
+    /// What a slot whose sequence (without [`WAITER`]) was `s` held before the claim.
+    fn from_previous(s: u64) -> Self {
+        match s {
+            0 => Claimed::Fresh,
+            s if s % 2 == 1 => Claimed::TakenOver,
+            s => Claimed::Replaced(s / 2 - 1),
+        }
+    }
+}
+
 /// A view of the ring of a validated topic segment.
 pub struct Ring {
     base: NonNull<u8>,
@@ -255,11 +266,7 @@ impl Ring {
                 // stores below also sees the odd sequence and discards its copy.
                 fence(Release);
                 who.store(writer, Relaxed);
-                let claimed = match s {
-                    0 => Claimed::Fresh,
-                    s if s % 2 == 1 => Claimed::TakenOver,
-                    s => Claimed::Replaced(s / 2 - 1),
-                };
+                let claimed = Claimed::from_previous(s);
                 return Claim {
                     claimed,
                     wake: raw & WAITER != 0,
@@ -302,13 +309,8 @@ impl Ring {
         // Pairs with the Acquire fence in `read`, as in `begin_write` (free on x86-64).
         fence(Release);
         who.store(writer, Relaxed);
-        let claimed = match s {
-            0 => Claimed::Fresh,
-            s if s % 2 == 1 => Claimed::TakenOver,
-            s => Claimed::Replaced(s / 2 - 1),
-        };
         Claim {
-            claimed,
+            claimed: Claimed::from_previous(s),
             wake: false,
         }
     }
