@@ -582,7 +582,29 @@ mod tests {
     /// lost. Runs under miri with a small count.
     #[test]
     fn concurrent_readers_see_intact_messages_or_count_loss() {
-        let (_m, r) = ring(4, 64);
+        check_concurrent(Writer::Locked, 64);
+    }
+
+    #[test]
+    fn the_solo_writer_keeps_messages_intact() {
+        // Plain-store claims, with and without reading what the slot held; 16-byte payloads
+        // share cache lines (32-byte slots), 64-byte ones do not.
+        for payload in [16, 64] {
+            check_concurrent(Writer::Solo { inspect: false }, payload);
+            check_concurrent(Writer::Solo { inspect: true }, payload);
+        }
+    }
+
+    #[derive(Clone, Copy)]
+    enum Writer {
+        Locked,
+        Solo { inspect: bool },
+    }
+
+    /// One writer, two readers; every message is `payload` bytes of its index. Readers must
+    /// see each message whole, in order, or count it lost.
+    fn check_concurrent(writer: Writer, payload: usize) {
+        let (_m, r) = ring(4, payload as u32);
         let r = Arc::new(r);
         let total: u64 = if cfg!(miri) { 200 } else { 200_000 };
         let readers: Vec<_> = (0..2)
@@ -590,11 +612,11 @@ mod tests {
                 let r = r.clone();
                 std::thread::spawn(move || {
                     let (mut c, mut got, mut lost) = (0u64, 0u64, 0u64);
-                    let mut buf = [0u8; 64];
+                    let mut buf = vec![0u8; payload];
                     while c < total {
                         match r.read(c, &mut buf) {
                             Read::Ok(n) => {
-                                assert_eq!(n, 64);
+                                assert_eq!(n, payload);
                                 let v = u64::from_le_bytes(buf[..8].try_into().unwrap());
                                 assert_eq!(v, c, "sequence");
                                 assert!(buf.chunks(8).all(|w| w == &buf[..8]), "torn message {c}");
@@ -614,15 +636,27 @@ mod tests {
                 })
             })
             .collect();
+        let mut msg = vec![0u8; payload];
         for i in 0..total {
-            let n = r.head().fetch_add(1, Relaxed);
-            let claim = r.begin_write(n, 0, |_| false);
-            let mut msg = [0u8; 64];
             for w in msg.chunks_mut(8) {
                 w.copy_from_slice(&i.to_le_bytes());
             }
-            r.write(n, &msg);
-            r.commit(n, claim);
+            match writer {
+                Writer::Locked => {
+                    let n = r.head().fetch_add(1, Relaxed);
+                    let claim = r.begin_write(n, 0, |_| false);
+                    r.write(n, &msg);
+                    r.commit(n, claim);
+                }
+                Writer::Solo { inspect } => {
+                    let n = r.head().load(Relaxed);
+                    r.head().store(n + 1, Relaxed);
+                    let claim = r.begin_write_solo(n, 0, inspect);
+                    assert_ne!(claim.claimed, Claimed::Overtaken);
+                    r.write(n, &msg);
+                    r.commit_solo(n);
+                }
+            }
         }
         for h in readers {
             let (got, lost) = h.join().unwrap();
