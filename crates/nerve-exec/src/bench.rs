@@ -280,7 +280,8 @@ fn error_row(message: &str, metric: &str, e: impl std::fmt::Display) -> BenchRow
 
 /// (a) 1 kHz and 500 Hz on SCHED_FIFO lanes pinned to cpu 1, 100 Hz and 10 Hz on the compute
 /// pool, and (unless `$NERVE_SCHED_LOAD` is `idle`) a spinning thread pinned to cpu 0 for the
-/// whole run.
+/// whole run. `$NERVE_SCHED_SPIN_US` sets how long the RT lanes spin before each planned start
+/// (the scheduler's `spin`; recorded in the rows' note).
 fn mixed_rates(secs: u64) -> Vec<BenchRow> {
     let busy_wanted = std::env::var("NERVE_SCHED_LOAD").map_or(true, |v| v != "idle");
     let cpu = if num_cpus() > 1 { Some(1) } else { None };
@@ -293,6 +294,13 @@ fn mixed_rates(secs: u64) -> Vec<BenchRow> {
     let mut b = Scheduler::builder()
         .print_stats(false)
         .handle_signals(false);
+    // How long RT lanes spin before a planned start (the builder's default unless set).
+    let spin_us = std::env::var("NERVE_SCHED_SPIN_US")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok());
+    if let Some(us) = spin_us {
+        b = b.spin(Duration::from_micros(us));
+    }
     for (hz, class, work_us) in spec {
         b = b
             .node(Work {
@@ -326,6 +334,10 @@ fn mixed_rates(secs: u64) -> Vec<BenchRow> {
     } else {
         let f: Vec<String> = rep.failures().map(|a| a.what.clone()).collect();
         format!("RT not granted: {}", f.join("; "))
+    };
+    let rt_note = match spin_us {
+        Some(us) => format!("{rt_note}; RT spin before start {us} us"),
+        None => rt_note,
     };
     s.stats()
         .iter()
