@@ -11,10 +11,11 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicU32, Ordering::*};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
 
 use crate::layout::{
-    HeaderFields, LayoutError, StoredType, TopicConfig, TopicParams, ENDPOINT_FREE, READY,
+    HeaderFields, LayoutError, StoredType, TopicConfig, TopicParams, ENDPOINTS_OFFSET,
+    ENDPOINT_FREE, ENDPOINT_SIZE, MAX_ENDPOINTS, READY,
 };
 use crate::liveness::ProcessId;
 use crate::pool::Pool;
@@ -265,6 +266,45 @@ pub fn live_endpoints(ring: &Ring) -> usize {
         .count()
 }
 
+/// For a ready segment of another layout version: its version and the pids of its endpoint
+/// records whose processes are alive. None for our own version (or not a nerve segment).
+///
+/// Every layout version keeps the endpoint table at [`ENDPOINTS_OFFSET`] in 64-byte records
+/// that start with `state: u32, pid: u32, start_time: u64`, and the header's `max_endpoints`
+/// where [`HeaderFields`] has it; a layout that cannot keep that must change the magic.
+fn other_version_users(region: &ShmRegion) -> Option<(u32, Vec<u32>)> {
+    // SAFETY: the caller mapped at least a page; HeaderFields is plain integers and bytes.
+    let h = unsafe { std::ptr::read_volatile(region.base().as_ptr() as *const HeaderFields) };
+    if h.magic != crate::layout::TOPIC_MAGIC || h.version == crate::layout::LAYOUT_VERSION {
+        return None;
+    }
+    let fit = region.len().saturating_sub(ENDPOINTS_OFFSET) / ENDPOINT_SIZE;
+    let records = (h.max_endpoints.min(MAX_ENDPOINTS) as usize).min(fit);
+    let users = (0..records)
+        .filter_map(|i| {
+            // SAFETY: record i lies inside the mapping (i < fit) and is 64-byte aligned; its
+            // words are read as atomics (other processes may still write them).
+            let (state, pid, start) = unsafe {
+                let rec = region
+                    .base()
+                    .as_ptr()
+                    .add(ENDPOINTS_OFFSET + i * ENDPOINT_SIZE);
+                (
+                    (*(rec as *const AtomicU32)).load(Acquire),
+                    (*(rec.add(4) as *const AtomicU32)).load(Relaxed),
+                    (*(rec.add(8) as *const AtomicU64)).load(Relaxed),
+                )
+            };
+            let id = ProcessId {
+                pid,
+                start_time: start,
+            };
+            (state != ENDPOINT_FREE && pid != 0 && id.is_alive()).then_some(pid)
+        })
+        .collect();
+    Some((h.version, users))
+}
+
 /// Opens the topic segment `file` in `dir`, creating it from `config` if it does not exist or
 /// only dead processes used it. `chunks` = (chunk size, chunk count) for a pool.
 pub fn open_or_create(
@@ -292,6 +332,27 @@ pub fn open_or_create(
                 && ready_word(region.base()).load(Acquire) != READY
             {
                 return replace(&path, config, chunks);
+            }
+            // Left by another version of nerve (an upgrade, then a restart): rebuilt when none
+            // of its users is alive, else a clear error naming them.
+            if let Some((version, users)) = other_version_users(&region) {
+                if users.is_empty() {
+                    tracing::info!(path = %path.display(), version, "replacing a topic segment of another nerve layout version left by dead processes");
+                    drop(region);
+                    return replace(&path, config, chunks);
+                }
+                return Err(SegmentError::Corrupt {
+                    path,
+                    source: LayoutError::Invalid {
+                        field: "version",
+                        detail: format!(
+                            "layout version {version} (this build reads {}), in use by live \
+                             processes {users:?} built with another nerve version: stop them \
+                             (or build everything against one nerve)",
+                            crate::layout::LAYOUT_VERSION
+                        ),
+                    },
+                });
             }
             let params = validate(&region).map_err(|source| SegmentError::Corrupt {
                 path: path.clone(),

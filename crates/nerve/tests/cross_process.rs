@@ -622,3 +622,50 @@ fn garbage_and_lying_segments_are_rejected_never_followed() {
     let report = nerve::registry::clean(d).unwrap();
     assert_eq!(report.corrupt.len(), 1, "{report:?}");
 }
+
+/// After an upgrade, segments of the old layout version are rebuilt on open when nobody uses
+/// them any more, and named with their live users when somebody still does.
+#[test]
+fn a_segment_of_another_layout_version_is_rebuilt_when_its_users_are_gone() {
+    let (d, _g) = common::domain();
+    let dir = nerve::registry::domain_dir(d);
+    let file = dir.join("old%layout.topic");
+    let t = Topic::<CmdVel>::builder("old/layout")
+        .domain(d)
+        .open()
+        .unwrap();
+    let _p = t.publisher().unwrap();
+    let mut bytes = std::fs::read(&file).unwrap();
+    drop((_p, t));
+    // The header's `version` (u32 at offset 8) says another layout.
+    bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+
+    // Still used: its endpoint records name this (live) process.
+    std::fs::write(&file, &bytes).unwrap();
+    let err = Topic::<CmdVel>::builder("old/layout")
+        .domain(d)
+        .open()
+        .err()
+        .expect("a live user of an old layout must not be overwritten");
+    let text = err.to_string();
+    assert!(
+        text.contains("old/layout")
+            && text.contains("layout version 1")
+            && text.contains(&std::process::id().to_string()),
+        "{text}"
+    );
+
+    // Nobody left (every endpoint record free): rebuilt, and it works.
+    for rec in bytes[4096..8192].chunks_mut(64) {
+        rec[..4].copy_from_slice(&0u32.to_le_bytes());
+    }
+    std::fs::write(&file, &bytes).unwrap();
+    let t = Topic::<CmdVel>::builder("old/layout")
+        .domain(d)
+        .open()
+        .expect("a dead old-layout segment is rebuilt");
+    let p = t.publisher().unwrap();
+    let mut s = t.subscriber().unwrap();
+    p.send(&CmdVel::default()).unwrap();
+    assert_eq!(s.try_recv().unwrap(), Some(CmdVel::default()));
+}
