@@ -88,10 +88,13 @@ impl EStopBridge {
     pub(crate) fn start(estop: &EStop, domain: Option<u32>) -> Result<Self, OpenError> {
         let topic = open_estop_topic(domain)?;
         let mut sub = topic.subscriber()?;
-        let publisher = topic.publisher()?;
+        // Any lane may trigger: the publisher (Send, not Sync) goes behind a lock.
+        let publisher = std::sync::Mutex::new(topic.publisher()?);
         let pid = std::process::id();
         estop.set_publisher(Box::new(move |reason: &str| {
-            let _ = publisher.send(&EStopMsg::new(reason));
+            if let Ok(p) = publisher.lock() {
+                let _ = p.send(&EStopMsg::new(reason));
+            }
         }));
         let done = Arc::new(AtomicBool::new(false));
         let d = done.clone();

@@ -262,7 +262,8 @@ struct GoalEntry<R> {
 struct ServerShared<F, R> {
     name: String,
     goals: Mutex<HashMap<u64, GoalEntry<R>>>,
-    events: Publisher<Events<F, R>>,
+    /// Goal threads publish through it in turn (a publisher is not `Sync`).
+    events: Mutex<Publisher<Events<F, R>>>,
 }
 
 impl<F: Payload, R: Payload> ServerShared<F, R> {
@@ -289,7 +290,11 @@ impl<F: Payload, R: Payload> ServerShared<F, R> {
             result,
             message: message.to_owned(),
         };
-        if let Err(e) = self.events.send(&event) {
+        let events = match self.events.lock() {
+            Ok(p) => p,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if let Err(e) = events.send(&event) {
             tracing::warn!(action = %self.name, goal_id, error = %e, "action event not sent");
         }
     }
@@ -354,7 +359,7 @@ impl<G: Payload, F: Payload, R: Payload + Clone> ActionBuilder<G, F, R, ServerSi
         let shared = Arc::new(ServerShared {
             name: c.name.clone(),
             goals: Mutex::default(),
-            events: events.publisher().map_err(open_err)?,
+            events: Mutex::new(events.publisher().map_err(open_err)?),
         });
         let (goal_svc, cancel_svc, status_svc) = services::<G, R>(&c);
         let execute = Arc::new(execute);

@@ -789,7 +789,9 @@ struct ServerShared {
     config: ServiceConfig,
     handler: Arc<RawHandler>,
     stop: AtomicBool,
-    responders: Mutex<HashMap<u64, Arc<Publisher<RpcFrame>>>>,
+    /// Response publishers by client; each behind its own lock (publishers are not `Sync`:
+    /// workers answering one client take turns).
+    responders: Mutex<HashMap<u64, Arc<Mutex<Publisher<RpcFrame>>>>>,
     handled: AtomicU64,
     expired: AtomicU64,
     undelivered: AtomicU64,
@@ -982,7 +984,7 @@ impl ServerShared {
             .retain(|id, _| wire::pid_alive(wire::pid_of(*id)));
     }
 
-    fn responder(&self, client: u64) -> Option<Arc<Publisher<RpcFrame>>> {
+    fn responder(&self, client: u64) -> Option<Arc<Mutex<Publisher<RpcFrame>>>> {
         if let Some(p) = self.responders.lock().unwrap().get(&client) {
             return Some(p.clone());
         }
@@ -1000,7 +1002,7 @@ impl ServerShared {
             .ok()?;
         let mut p = topic.publisher().ok()?;
         p.set_timeout(Duration::ZERO);
-        let p = Arc::new(p);
+        let p = Arc::new(Mutex::new(p));
         let mut map = self.responders.lock().unwrap();
         if map.len() >= 1024 {
             map.retain(|id, _| wire::pid_alive(wire::pid_of(*id)));
@@ -1042,6 +1044,10 @@ impl ServerShared {
             kind,
             deadline_ns: 0,
             ..h
+        };
+        let p = match p.lock() {
+            Ok(p) => p,
+            Err(poisoned) => poisoned.into_inner(),
         };
         if let Err(e) = send_frame(&p, header, &body) {
             self.undelivered.fetch_add(1, Relaxed);

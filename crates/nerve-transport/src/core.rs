@@ -574,8 +574,13 @@ pub(crate) struct PubCore {
     /// Our solo tag (see ring.rs), 0 if we never held the right.
     solo_tag: u64,
     /// The thread allowed to use the solo path (see `thread_tag`), 0 until the first send.
-    /// Another thread sending through this publisher revokes the right for the topic.
+    /// Another thread sending through this publisher revokes the right for the topic. Unused
+    /// when `exclusive`.
     solo_thread: AtomicUsize,
+    /// The owner is never used by two threads at once (the typed `Publisher`, which is not
+    /// `Sync`): any thread may take the solo path, since handing the publisher to another
+    /// thread synchronises. Shared owners (`RawPublisher`) keep to one thread instead.
+    exclusive: bool,
 }
 
 /// An identifier of the calling thread that costs no atomic operation: the address of a
@@ -589,7 +594,8 @@ fn thread_tag() -> usize {
 pub const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(1);
 
 impl PubCore {
-    pub(crate) fn new(shared: &Arc<Shared>) -> Result<Self, OpenError> {
+    /// `exclusive`: the owner guarantees no two threads send at once (see the field).
+    pub(crate) fn new(shared: &Arc<Shared>, exclusive: bool) -> Result<Self, OpenError> {
         let ep = shared.claim_endpoint(ENDPOINT_PUBLISHER)?;
         let solo_tag = shared.join_solo(ep.index);
         Ok(PubCore {
@@ -599,6 +605,7 @@ impl PubCore {
             sent: AtomicU64::new(0),
             solo_tag,
             solo_thread: AtomicUsize::new(0),
+            exclusive,
         })
     }
 
@@ -635,6 +642,12 @@ impl PubCore {
         Some(true)
     }
 
+    /// Whether a shared owner's send comes from its solo thread (adopting the first one).
+    fn on_solo_thread(&self) -> bool {
+        let me = thread_tag();
+        self.solo_thread.load(Relaxed) == me || self.adopt_thread(me)
+    }
+
     /// Routes a send from a thread other than the solo thread: the first sending thread
     /// becomes the solo thread; any other revokes the topic's solo right (two threads must not
     /// both claim by plain stores).
@@ -643,7 +656,9 @@ impl PubCore {
             Ok(_) => true,
             Err(owner) if owner == me => true,
             Err(_) => {
-                self.shared().revoke_solo(self.solo_tag);
+                if self.shared().revoke_solo(self.solo_tag) {
+                    tracing::info!(topic = %self.shared().name, "a raw publisher sent from a second thread: the topic now claims with locked instructions (one sending thread per raw publisher keeps the faster path)");
+                }
                 false
             }
         }
@@ -723,24 +738,21 @@ impl PubCore {
     /// Writes one message; `payload` is the slot content. Releases the chunk a replaced slot
     /// carried. Returns false when the topic is full (reliable).
     pub(crate) fn publish(&self, payload: &[u8]) -> bool {
-        if self.solo_tag != 0 {
-            let me = thread_tag();
-            if self.solo_thread.load(Relaxed) == me || self.adopt_thread(me) {
-                let rec = self.ep.record();
-                rec.busy.store(1, Relaxed);
-                // The store→load order against a revoker comes from its heavy barrier.
-                barrier::light();
-                if self.shared().ring.solo().load(Relaxed) == self.solo_tag {
-                    let done = self.publish_solo(payload);
-                    // Release: our plain stores to `head` and the slot are visible to a
-                    // revoker that sees `busy == 0`.
-                    rec.busy.store(0, Release);
-                    if let Some(ok) = done {
-                        return ok;
-                    }
-                } else {
-                    rec.busy.store(0, Release);
+        if self.solo_tag != 0 && (self.exclusive || self.on_solo_thread()) {
+            let rec = self.ep.record();
+            rec.busy.store(1, Relaxed);
+            // The store→load order against a revoker comes from its heavy barrier.
+            barrier::light();
+            if self.shared().ring.solo().load(Relaxed) == self.solo_tag {
+                let done = self.publish_solo(payload);
+                // Release: our plain stores to `head` and the slot are visible to a revoker
+                // that sees `busy == 0`.
+                rec.busy.store(0, Release);
+                if let Some(ok) = done {
+                    return ok;
                 }
+            } else {
+                rec.busy.store(0, Release);
             }
         }
         let Some(n) = self.claim() else { return false };

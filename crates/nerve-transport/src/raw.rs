@@ -108,7 +108,7 @@ impl RawTopic {
     /// A new publisher.
     pub fn publisher(&self) -> Result<RawPublisher, OpenError> {
         Ok(RawPublisher {
-            core: Arc::new(PubCore::new(&self.shared)?),
+            core: Arc::new(PubCore::new(&self.shared, false)?),
         })
     }
 
@@ -170,6 +170,13 @@ impl RawPublisher {
         if let Some(core) = Arc::get_mut(&mut self.core) {
             core.timeout = timeout;
         }
+    }
+
+    /// Whether this publisher claims with plain stores (see `Publisher::is_solo`). A raw
+    /// publisher is `Sync`: the first thread that sends through it may take the fast path, a
+    /// second sending thread switches the topic to locked claims.
+    pub fn is_solo(&self) -> bool {
+        self.core.is_solo()
     }
 
     /// The topic name.

@@ -200,8 +200,9 @@ where
     /// A new publisher.
     pub fn publisher(&self) -> Result<Publisher<T>, OpenError> {
         Ok(Publisher {
-            core: PubCore::new(&self.shared)?,
+            core: PubCore::new(&self.shared, true)?,
             _t: PhantomData,
+            _not_sync: PhantomData,
         })
     }
 
@@ -255,9 +256,20 @@ where
 }
 
 /// Publishes messages of type `T`.
+///
+/// `Send` but not `Sync`: a publisher moves between threads (a scheduler may run its node on
+/// any pool thread) but is never used by two at once, which lets a topic's only publisher
+/// claim messages with plain stores. Share one across threads through a `Mutex`, or give each
+/// thread its own publisher.
+///
+/// ```compile_fail
+/// fn needs_sync<S: Sync>() {}
+/// needs_sync::<nerve_transport::Publisher<nerve_transport::msgs::CmdVel>>();
+/// ```
 pub struct Publisher<T> {
     core: PubCore,
     _t: PhantomData<fn() -> T>,
+    _not_sync: PhantomData<std::cell::Cell<()>>,
 }
 
 impl<T> Publisher<T> {

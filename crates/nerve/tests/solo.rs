@@ -152,10 +152,43 @@ fn revoking_under_load_loses_nothing() {
     }
 }
 
-/// One publisher used from two threads: the second thread revokes the right instead of also
-/// claiming by plain stores.
+/// A typed publisher is `Send`, not `Sync`: handed between threads (here through a mutex, as a
+/// scheduler's pool hands a node from thread to thread) it keeps the fast path, and the
+/// hand-over's synchronisation is all its plain stores need.
 #[test]
-fn sending_from_a_second_thread_revokes_the_right() {
+fn a_publisher_handed_between_threads_keeps_the_fast_path() {
+    const N: u64 = 100_000;
+    let (d, _g) = common::domain();
+    let topic = Topic::<CmdVel>::builder("solo/handed")
+        .domain(d)
+        .depth(512)
+        .reliable()
+        .open()
+        .unwrap();
+    let mut sub = topic.subscriber().unwrap();
+    let p = Arc::new(std::sync::Mutex::new(topic.publisher().unwrap()));
+    let threads: Vec<_> = (0..2u32)
+        .map(|t| {
+            let p = p.clone();
+            std::thread::spawn(move || {
+                for i in 0..N {
+                    p.lock().unwrap().send(&tagged(t, i)).unwrap();
+                }
+            })
+        })
+        .collect();
+    let got = receive_all(&mut sub, 2 * N);
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!((got[&0], got[&1]), (N, N));
+    assert_eq!(p.lock().unwrap().is_solo(), solo());
+}
+
+/// A raw publisher (`Sync`, what Python and C use) sent through from two threads at once:
+/// the second thread revokes the right instead of also claiming by plain stores.
+#[test]
+fn a_raw_publisher_sent_from_two_threads_revokes_the_right() {
     const N: u64 = 200_000;
     let (d, _g) = common::domain();
     let topic = Topic::<CmdVel>::builder("solo/threads")
@@ -165,14 +198,18 @@ fn sending_from_a_second_thread_revokes_the_right() {
         .open()
         .unwrap();
     let mut sub = topic.subscriber().unwrap();
-    let p = Arc::new(topic.publisher().unwrap());
+    let raw = nerve::raw::RawTopic::builder("solo/threads", nerve::raw::stored_type::<CmdVel>())
+        .domain(d)
+        .open()
+        .unwrap();
+    let p = Arc::new(raw.publisher().unwrap());
     assert_eq!(p.is_solo(), solo());
     let threads: Vec<_> = (0..2u32)
         .map(|t| {
             let p = p.clone();
             std::thread::spawn(move || {
                 for i in 0..N {
-                    p.send(&tagged(t, i)).unwrap();
+                    p.send_bytes(bytemuck::bytes_of(&tagged(t, i))).unwrap();
                 }
             })
         })
