@@ -18,6 +18,29 @@ pub struct Machine {
     pub python: String,
     /// UTC time the run started, RFC 3339.
     pub date: String,
+    /// The nerve commit measured (`git rev-parse --short HEAD` where the bench runs, `+dirty`
+    /// with uncommitted changes), or `unknown` outside a checkout.
+    pub commit: String,
+}
+
+/// The checkout's commit, as recorded in [`Machine::commit`].
+fn git_commit() -> String {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .and_then(|o| String::from_utf8(o.stdout).ok())
+    };
+    match git(&["rev-parse", "--short", "HEAD"]) {
+        Some(c) => {
+            let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+                .is_some_and(|s| !s.trim().is_empty());
+            format!("{}{}", c.trim(), if dirty { "+dirty" } else { "" })
+        }
+        None => "unknown".into(),
+    }
 }
 
 impl Machine {
@@ -50,14 +73,15 @@ impl Machine {
             rustc: env!("NERVE_BENCH_RUSTC").to_string(),
             python,
             date: utc_now_rfc3339(),
+            commit: git_commit(),
         }
     }
 
     /// One line for the top of the printed table.
     pub fn summary(&self) -> String {
         format!(
-            "{} | {} cores | Linux {} | {} | python {} | {}",
-            self.cpu, self.cores, self.kernel, self.rustc, self.python, self.date
+            "{} | {} cores | Linux {} | {} | python {} | {} | nerve {}",
+            self.cpu, self.cores, self.kernel, self.rustc, self.python, self.date, self.commit
         )
     }
 }
