@@ -53,6 +53,27 @@ fn solo() -> bool {
     ok
 }
 
+/// Threads 0 and 1 each call `send(thread, i)` for i in 0..n at the same time; returns what
+/// `sub` received, per source, checked by [`receive_all`].
+fn two_senders(
+    sub: &mut Subscriber<CmdVel>,
+    n: u64,
+    send: impl Fn(u32, u64) + Send + Sync + 'static,
+) -> HashMap<u32, u64> {
+    let send = Arc::new(send);
+    let threads: Vec<_> = (0..2u32)
+        .map(|t| {
+            let send = send.clone();
+            std::thread::spawn(move || (0..n).for_each(|i| send(t, i)))
+        })
+        .collect();
+    let got = receive_all(sub, 2 * n);
+    for t in threads {
+        t.join().unwrap();
+    }
+    got
+}
+
 #[test]
 fn a_lone_publisher_is_solo_until_a_second_one_appears() {
     for in_process in [false, true] {
@@ -167,20 +188,10 @@ fn a_publisher_handed_between_threads_keeps_the_fast_path() {
         .unwrap();
     let mut sub = topic.subscriber().unwrap();
     let p = Arc::new(std::sync::Mutex::new(topic.publisher().unwrap()));
-    let threads: Vec<_> = (0..2u32)
-        .map(|t| {
-            let p = p.clone();
-            std::thread::spawn(move || {
-                for i in 0..N {
-                    p.lock().unwrap().send(&tagged(t, i)).unwrap();
-                }
-            })
-        })
-        .collect();
-    let got = receive_all(&mut sub, 2 * N);
-    for t in threads {
-        t.join().unwrap();
-    }
+    let sender = p.clone();
+    let got = two_senders(&mut sub, N, move |t, i| {
+        sender.lock().unwrap().send(&tagged(t, i)).unwrap();
+    });
     assert_eq!((got[&0], got[&1]), (N, N));
     assert_eq!(p.lock().unwrap().is_solo(), solo());
 }
@@ -204,20 +215,12 @@ fn a_raw_publisher_sent_from_two_threads_revokes_the_right() {
         .unwrap();
     let p = Arc::new(raw.publisher().unwrap());
     assert_eq!(p.is_solo(), solo());
-    let threads: Vec<_> = (0..2u32)
-        .map(|t| {
-            let p = p.clone();
-            std::thread::spawn(move || {
-                for i in 0..N {
-                    p.send_bytes(bytemuck::bytes_of(&tagged(t, i))).unwrap();
-                }
-            })
-        })
-        .collect();
-    let got = receive_all(&mut sub, 2 * N);
-    for t in threads {
-        t.join().unwrap();
-    }
+    let sender = p.clone();
+    let got = two_senders(&mut sub, N, move |t, i| {
+        sender
+            .send_bytes(bytemuck::bytes_of(&tagged(t, i)))
+            .unwrap();
+    });
     assert_eq!((got[&0], got[&1]), (N, N));
     assert!(!p.is_solo());
 }
