@@ -319,6 +319,7 @@ impl Ring {
     /// itself as sleeping. Returns whether it woke anyone.
     pub fn commit_solo(&self, n: u64) -> bool {
         let (seq, _, _, _) = self.slot(n);
+        // Release pairs with the Acquire load in `read`, as in `commit`.
         seq.store(2 * n + 2, Release);
         // The store→load order against a reader's `sleepers` increment comes from that
         // reader's heavy barrier (see `wait`); here only the compiler must keep the order.

@@ -388,6 +388,9 @@ impl Shared {
                 } else {
                     SOLO_SHARED
                 };
+                // AcqRel: Acquire pairs with the Release of the previous holder's hand-back in
+                // `PubCore::drop` (its `head` and slot stores are then visible to our plain
+                // loads); Release publishes our tag to revokers' Acquire loads.
                 if solo.compare_exchange(cur, new, AcqRel, Acquire).is_ok() {
                     return if new == tag { tag } else { 0 };
                 }
@@ -406,6 +409,8 @@ impl Shared {
         if self
             .ring
             .solo()
+            // AcqRel, as in `join_solo`; the holder's in-flight stores are covered by the
+            // `busy` handshake below.
             .compare_exchange(tag, SOLO_SHARED, AcqRel, Acquire)
             .is_err()
         {
@@ -896,6 +901,7 @@ impl Drop for PubCore {
                 .shared()
                 .ring
                 .solo()
+                // Release pairs with the Acquire of the next taker in `join_solo`.
                 .compare_exchange(self.solo_tag, 0, AcqRel, Relaxed);
         }
     }

@@ -53,6 +53,16 @@ fn solo() -> bool {
     ok
 }
 
+/// A reliable `CmdVel` topic (no message may be lost) of `depth` in domain `d`.
+fn reliable_topic(d: u32, name: &str, depth: u32) -> Topic<CmdVel> {
+    Topic::<CmdVel>::builder(name)
+        .domain(d)
+        .depth(depth)
+        .reliable()
+        .open()
+        .unwrap()
+}
+
 /// Threads 0 and 1 each call `send(thread, i)` for i in 0..n at the same time; returns what
 /// `sub` received, per source, checked by [`receive_all`].
 fn two_senders(
@@ -134,12 +144,7 @@ fn revoking_under_load_loses_nothing() {
     const N: u64 = 300_000;
     for round in 0..3 {
         let (d, _g) = common::domain();
-        let topic = Topic::<CmdVel>::builder("solo/revoke")
-            .domain(d)
-            .depth(1024)
-            .reliable()
-            .open()
-            .unwrap();
+        let topic = reliable_topic(d, "solo/revoke", 1024);
         let mut sub = topic.subscriber().unwrap();
         let p1 = topic.publisher().unwrap();
         assert_eq!(p1.is_solo(), solo());
@@ -180,12 +185,7 @@ fn revoking_under_load_loses_nothing() {
 fn a_publisher_handed_between_threads_keeps_the_fast_path() {
     const N: u64 = 100_000;
     let (d, _g) = common::domain();
-    let topic = Topic::<CmdVel>::builder("solo/handed")
-        .domain(d)
-        .depth(512)
-        .reliable()
-        .open()
-        .unwrap();
+    let topic = reliable_topic(d, "solo/handed", 512);
     let mut sub = topic.subscriber().unwrap();
     let p = Arc::new(std::sync::Mutex::new(topic.publisher().unwrap()));
     let sender = p.clone();
@@ -202,12 +202,7 @@ fn a_publisher_handed_between_threads_keeps_the_fast_path() {
 fn a_raw_publisher_sent_from_two_threads_revokes_the_right() {
     const N: u64 = 200_000;
     let (d, _g) = common::domain();
-    let topic = Topic::<CmdVel>::builder("solo/threads")
-        .domain(d)
-        .depth(512)
-        .reliable()
-        .open()
-        .unwrap();
+    let topic = reliable_topic(d, "solo/threads", 512);
     let mut sub = topic.subscriber().unwrap();
     let raw = nerve::raw::RawTopic::builder("solo/threads", nerve::raw::stored_type::<CmdVel>())
         .domain(d)
