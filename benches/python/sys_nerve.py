@@ -30,9 +30,7 @@ class Endpoint:
             self.message, self.payload_bytes, self.check = "CmdVel", 16, "stamp_ns"
         elif scenario == "Imu":
             typ = nerve.Imu
-            import ctypes
-
-            self.message, self.payload_bytes = "Imu", ctypes.sizeof(nerve.Imu)
+            self.message, self.payload_bytes = "Imu", nerve.sizeof(nerve.Imu)
             self.check = "header.stamp_ns"
         elif scenario.startswith("dict"):
             typ = dict

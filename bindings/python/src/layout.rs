@@ -1,6 +1,6 @@
-//! The layout of every standard message, generated from the Rust types: Python builds its
-//! ctypes structs from this, so a field added, removed, reordered or retyped in Rust changes
-//! the Python class too (and a layout Python cannot reproduce fails at import, not at runtime).
+//! The layout of every standard message, generated from the Rust types: the native message
+//! classes (`structs.rs`) are built from this, so a field added, removed, reordered or retyped in Rust changes
+//! the Python class too.
 
 use std::mem::{offset_of, size_of};
 
@@ -29,12 +29,13 @@ fn kind_of<S, T: FieldKind>(_: fn(&S) -> &T) -> String {
     T::kind()
 }
 
-/// (name, size, align, [(field, offset, kind)])
-type StructDesc = (
+/// (name, size, align, [(field, offset, kind)], the bytes of Rust's `Default`)
+pub(crate) type StructDesc = (
     &'static str,
     usize,
     usize,
     Vec<(&'static str, usize, String)>,
+    Vec<u8>,
 );
 
 /// Describes Pod structs from their field names only: the destructuring pattern fails to
@@ -51,12 +52,13 @@ macro_rules! described {
                 let $ty { $($f: _),* } = v;
             };
         )*
-        fn all_structs() -> Vec<StructDesc> {
+        pub(crate) fn all_structs() -> Vec<StructDesc> {
             vec![$((
                 stringify!($ty),
                 size_of::<$ty>(),
                 std::mem::align_of::<$ty>(),
                 vec![$((stringify!($f), offset_of!($ty, $f), kind_of(|v: &$ty| &v.$f))),*],
+                bytemuck::bytes_of(&<$ty>::default()).to_vec(),
             )),*]
         }
     };
@@ -108,7 +110,8 @@ fn stored<T: Message>() -> Stored {
     (t.name, t.kind, t.size, t.align, t.elem_size, t.layout_hash)
 }
 
-/// Every Pod struct: `(name, size, align, [(field, offset, kind)])`, dependencies first.
+/// Every Pod struct: `(name, size, align, [(field, offset, kind)], default bytes)`,
+/// dependencies first.
 #[pyfunction]
 pub fn structs() -> Vec<StructDesc> {
     all_structs()

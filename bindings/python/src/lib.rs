@@ -1,10 +1,11 @@
 //! `nerve._nerve`: the Rust half of nerve's Python package, a thin layer over [`nerve::raw`].
 //!
-//! The pure-Python package `nerve` builds the user-facing classes (ctypes message structs,
-//! numpy views, asyncio helpers) on top of what this module exposes:
+//! The pure-Python package `nerve` builds the user-facing classes (numpy views, asyncio
+//! helpers) on top of what this module exposes:
 //! - `Topic`, `Publisher`, `Subscriber`, `Loan`, `Sample`: untyped endpoints;
-//! - `message_types()`: the layout of every standard message (field names, offsets, kinds),
-//!   generated from the Rust types so the Python structs can never drift from them;
+//! - `Struct` and `struct_classes()`: every standard message as a native class with the exact
+//!   bytes of its Rust struct, generated from the Rust types so they can never drift apart;
+//! - `message_types()`: every message type's stored identity (name, kind, layout hash);
 //! - one exception class per Rust error variant, named like it, with the same message.
 #![deny(unsafe_op_in_unsafe_fn)]
 
@@ -22,6 +23,7 @@ use pyo3::types::{PyBytes, PyDict, PyType};
 mod action;
 mod layout;
 mod rpc;
+mod structs;
 
 /// One exception class per error variant, named like it (`nerve.TypeMismatch`, ...).
 mod exc {
@@ -145,7 +147,7 @@ fn recv_err(e: RecvError) -> PyErr {
 }
 
 /// Runs `f` on the bytes of `obj`'s buffer (PEP 3118), writable or not.
-fn with_buffer<R>(
+pub(crate) fn with_buffer<R>(
     obj: &Bound<'_, PyAny>,
     writable: bool,
     f: impl FnOnce(&mut [u8]) -> R,
@@ -290,7 +292,8 @@ impl Topic {
     }
 
     #[pyo3(signature = (cls=None))]
-    fn publisher(&self, cls: Option<Py<PyType>>) -> PyResult<Publisher> {
+    fn publisher(&self, py: Python<'_>, cls: Option<Py<PyType>>) -> PyResult<Publisher> {
+        check_message_class(py, &cls)?;
         Ok(Publisher {
             reliable: self.raw.reliability() == Reliability::Reliable,
             raw: self.raw.publisher().map_err(open_err)?,
@@ -305,16 +308,27 @@ impl Topic {
         cls: Option<Py<PyType>>,
         history: u64,
     ) -> PyResult<Subscriber> {
-        let new = match &cls {
-            Some(c) => Some(c.bind(py).getattr("__new__")?.unbind()),
-            None => None,
+        check_message_class(py, &cls)?;
+        let cls_size = match &cls {
+            Some(c) => structs::size_of(c.bind(py))?,
+            None => 0,
         };
         Ok(Subscriber {
             raw: self.raw.subscriber(history).map_err(open_err)?,
             kind: self.raw.kind(),
             cls,
-            new,
+            cls_size,
         })
+    }
+}
+
+/// A typed endpoint's class must be a message class (`send` and receive rely on its layout).
+fn check_message_class(py: Python<'_>, cls: &Option<Py<PyType>>) -> PyResult<()> {
+    match cls {
+        Some(c) if !c.bind(py).is_subclass_of::<structs::Struct>()? => Err(PyTypeError::new_err(
+            format!("{} is not a nerve message class", c.bind(py).name()?),
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -328,31 +342,40 @@ struct Publisher {
 
 #[pymethods]
 impl Publisher {
-    /// Sends a fixed message: one memcpy of the object's buffer (a ctypes struct of the
-    /// topic's type) into the ring.
+    /// Sends a fixed message (an instance of the topic's message class): one memcpy of its
+    /// bytes into the ring.
     fn send(&self, py: Python<'_>, msg: &Bound<'_, PyAny>) -> PyResult<()> {
-        if let Some(cls) = &self.cls {
-            if !msg.get_type().is(cls.bind(py)) {
-                return Err(PyTypeError::new_err(format!(
-                    "topic '{}' carries {}, got a {}",
-                    self.raw.topic(),
-                    cls.bind(py).name()?,
-                    msg.get_type().name()?
-                )));
-            }
+        let Some(cls) = &self.cls else {
+            // Untyped: the bytes of any buffer (their length is checked against the topic's).
+            return with_buffer(msg, false, |b| self.raw.send_bytes(b))?.map_err(send_err);
+        };
+        if !msg.get_type().is(cls.bind(py)) {
+            return Err(PyTypeError::new_err(format!(
+                "topic '{}' carries {}, got a {}",
+                self.raw.topic(),
+                cls.bind(py).name()?,
+                msg.get_type().name()?
+            )));
         }
-        let reliable = self.reliable;
-        let raw = &self.raw;
-        with_buffer(msg, false, |bytes| {
-            if reliable {
-                // A reliable send may wait for room: let other Python threads run meanwhile.
-                let bytes: &[u8] = bytes;
-                py.detach(|| raw.send_bytes(bytes))
+        // The class is a message class (checked when the publisher was made).
+        let bytes = msg.downcast::<structs::Struct>()?.get().bytes();
+        if self.reliable {
+            // A reliable send may wait for room: let other Python threads run meanwhile, on a
+            // copy (they may write the message's fields while we wait).
+            let mut buf = [0u8; 1024];
+            let raw = &self.raw;
+            let r = if bytes.len() <= buf.len() {
+                let copy = &mut buf[..bytes.len()];
+                copy.copy_from_slice(bytes);
+                py.detach(|| raw.send_bytes(copy))
             } else {
-                raw.send_bytes(bytes)
-            }
-        })?
-        .map_err(send_err)
+                let copy = bytes.to_vec();
+                py.detach(|| raw.send_bytes(&copy))
+            };
+            r.map_err(send_err)
+        } else {
+            self.raw.send_bytes(bytes).map_err(send_err)
+        }
     }
 
     /// Publishes already-serialized bytes (MessagePack) through a chunk.
@@ -408,7 +431,7 @@ struct Loan {
 /// # Safety
 /// `view` must be the `Py_buffer` the interpreter passed to `bf_getbuffer`, and the bytes must
 /// stay valid while `obj` lives (the exporter holds what keeps them mapped).
-unsafe fn fill_buffer(
+pub(crate) unsafe fn fill_buffer(
     obj: &Bound<'_, PyAny>,
     view: *mut pyo3::ffi::Py_buffer,
     ptr: *const u8,
@@ -458,6 +481,26 @@ impl Loan {
     }
 
     unsafe fn __releasebuffer__(&self, _view: *mut pyo3::ffi::Py_buffer) {}
+
+    /// The chunk's header as an instance of the message class `cls`, viewing the chunk
+    /// (writes go straight into shared memory).
+    fn header_as<'py>(
+        slf: &Bound<'py, Self>,
+        cls: &Bound<'py, PyType>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let me = slf.get();
+        // SAFETY: the header bytes stay mapped while the loan (kept by the view) lives, and
+        // are written only by this loan's owner until it is sent.
+        unsafe {
+            structs::view_of(
+                cls,
+                me.header_ptr as *mut u8,
+                me.header_len,
+                false,
+                slf.as_any(),
+            )
+        }
+    }
 
     /// Publishes the chunk (no copy). A loan is sent at most once.
     fn send(&self) -> PyResult<()> {
@@ -512,6 +555,18 @@ impl Sample {
 
     unsafe fn __releasebuffer__(&self, _view: *mut pyo3::ffi::Py_buffer) {}
 
+    /// The chunk's header as a read-only instance of the message class `cls`, viewing the
+    /// chunk (pinned while the view lives).
+    fn header_as<'py>(
+        slf: &Bound<'py, Self>,
+        cls: &Bound<'py, PyType>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let h = slf.get().raw.header();
+        // SAFETY: the sample pins the chunk and keeps it mapped while it (kept by the view)
+        // lives; the view is read-only.
+        unsafe { structs::view_of(cls, h.as_ptr().cast_mut(), h.len(), true, slf.as_any()) }
+    }
+
     /// Address of the header: the start of the exported buffer.
     #[getter]
     fn header_ptr(&self) -> usize {
@@ -562,7 +617,8 @@ struct Subscriber {
     raw: RawSubscriber,
     kind: MessageKind,
     cls: Option<Py<PyType>>,
-    new: Option<Py<PyAny>>,
+    /// The size of `cls`'s instances.
+    cls_size: usize,
 }
 
 impl Subscriber {
@@ -571,25 +627,21 @@ impl Subscriber {
         Ok(Some(match got {
             Got::Fixed => {
                 let bytes = self.raw.fixed_buffer();
-                match (&self.cls, &self.new) {
-                    (Some(cls), Some(new)) => {
-                        let obj = new.bind(py).call1((cls.bind(py),))?;
-                        with_buffer(&obj, true, |dst| {
-                            if dst.len() == bytes.len() {
-                                dst.copy_from_slice(bytes);
-                                Ok(())
-                            } else {
-                                Err(PyTypeError::new_err(format!(
-                                    "{} is {} bytes, the topic's messages {}",
-                                    cls.bind(py).name()?,
-                                    dst.len(),
-                                    bytes.len()
-                                )))
-                            }
-                        })??;
-                        obj.unbind()
+                match &self.cls {
+                    Some(cls) => {
+                        let cls = cls.bind(py);
+                        let size = self.cls_size;
+                        if size != bytes.len() {
+                            return Err(PyTypeError::new_err(format!(
+                                "{} is {size} bytes, the topic's messages {}",
+                                cls.name()?,
+                                bytes.len()
+                            )));
+                        }
+                        // SAFETY: a message class (checked when the subscriber was made).
+                        unsafe { structs::Struct::new_owned(py, cls, bytes)? }.unbind()
                     }
-                    _ => PyBytes::new(py, bytes).into_any().unbind(),
+                    None => PyBytes::new(py, bytes).into_any().unbind(),
                 }
             }
             Got::Chunk(s) => {
@@ -726,6 +778,10 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(default_domain, m)?)?;
     m.add_function(wrap_pyfunction!(layout::message_types, m)?)?;
     m.add_function(wrap_pyfunction!(layout::structs, m)?)?;
+    m.add_class::<structs::Struct>()?;
+    m.add_class::<structs::Field>()?;
+    m.add_class::<structs::Spec>()?;
+    m.add_function(wrap_pyfunction!(structs::struct_classes, m)?)?;
     m.add("NerveError", py.get_type::<NerveError>())?;
     m.add("OpenError", py.get_type::<exc::OpenError>())?;
     m.add("InvalidName", py.get_type::<InvalidName>())?;

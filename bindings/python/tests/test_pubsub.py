@@ -52,11 +52,65 @@ def test_message_fields_and_defaults():
     assert o.child_frame_id == "base"
     with pytest.raises(ValueError, match="never truncated"):
         o.child_frame_id = "x" * 32
-    with pytest.raises(AttributeError):
+    with pytest.raises(TypeError, match='no field "linaer"; its fields: stamp_ns, linear'):
         nerve.CmdVel(linaer=1.0)
-    cov = np.ctypeslib.as_array(o.pose_covariance)
+    with pytest.raises(TypeError, match="keyword arguments only"):
+        nerve.CmdVel(1, 0.5)
+    with pytest.raises(AttributeError):
+        nerve.CmdVel().linaer = 1.0
+    cov = o.pose_covariance
     cov[0] = 3.0
     assert o.pose_covariance[0] == 3.0  # numpy view of the array field, no copy
+    assert np.shares_memory(o.pose_covariance, np.frombuffer(o, np.uint8))
+    o.pose_covariance = range(36)
+    assert list(o.pose_covariance[:3]) == [0.0, 1.0, 2.0]
+
+
+def test_message_field_errors_change_nothing():
+    m = nerve.CmdVel(stamp_ns=5, linear=0.5)
+    with pytest.raises(OverflowError, match="CmdVel.stamp_ns"):
+        m.stamp_ns = -1
+    with pytest.raises(TypeError, match="CmdVel.stamp_ns"):
+        m.stamp_ns = 1.5
+    with pytest.raises(TypeError, match="CmdVel.linear"):
+        m.linear = "fast"
+    with pytest.raises(TypeError, match="cannot be deleted"):
+        del m.linear
+    assert m == nerve.CmdVel(stamp_ns=5, linear=0.5)
+    cam = nerve.CameraInfo()
+    with pytest.raises(ValueError, match="CameraInfo.k: takes 9 values, got 2"):
+        cam.k = [1.0, 2.0]
+    with pytest.raises(TypeError, match="CameraInfo.k"):
+        cam.k = [1.0] * 8 + ["x"]
+    assert not cam.k.any()  # a bad element leaves the field unchanged
+    imu = nerve.Imu()
+    with pytest.raises(TypeError, match="Imu.orientation is a Quaternion, got a Vector3"):
+        imu.orientation = nerve.Vector3()
+    with pytest.raises(TypeError, match="not a nerve message class"):
+        nerve.Topic("t/x", nerve.CmdVel)._raw.publisher(int)
+    with pytest.raises(TypeError, match="base of nerve's message classes"):
+        nerve.Struct()
+
+
+def test_message_views_copies_and_pickle():
+    import copy
+    import pickle
+
+    imu = nerve.Imu()
+    h = imu.header  # a view: writes go to imu, and it keeps imu's bytes alive
+    del imu
+    h.stamp_ns = 9
+    imu2 = nerve.Imu(header=nerve.Header(stamp_ns=3, frame_id="imu_link"))
+    c = copy.copy(imu2)
+    c.header.stamp_ns = 4
+    assert imu2.header.stamp_ns == 3 and c.header.stamp_ns == 4
+    assert pickle.loads(pickle.dumps(imu2)) == imu2
+    assert nerve.Imu.from_bytes(imu2.to_bytes()) == imu2
+    with pytest.raises(ValueError, match="Imu is 344 bytes, got 3"):
+        nerve.Imu.from_bytes(b"abc")
+    assert nerve.sizeof(nerve.Imu) == 344 == nerve.Imu.dtype.itemsize
+    assert np.dtype(nerve.PointXYZ).names == ("x", "y", "z")
+    assert "w=1.0" in repr(nerve.Quaternion())
 
 
 def test_cross_process_python_to_python(domain):

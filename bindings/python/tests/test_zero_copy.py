@@ -34,6 +34,15 @@ def test_loan_and_fill_is_received_without_a_copy(domain):
     assert not img.data.flags.writeable
     with pytest.raises(ValueError):
         img.data[0, 0, 0] = 1
+    # The header is a read-only view of the chunk too; .copy() gives a writable one.
+    assert img.header.readonly
+    with pytest.raises(TypeError, match="ImageHeader.width: this message is read-only"):
+        img.header.width = 1
+    with pytest.raises(TypeError, match="read-only"):
+        img.header.header.stamp_ns = 1
+    mine = img.header.copy()
+    mine.width = 1
+    assert mine.width == 1 and img.width == 640 and not mine.readonly
     # DLPack (CPU) view of the same memory.
     assert img.__dlpack_device__() == (1, 0)
     d = np.from_dlpack(img)
