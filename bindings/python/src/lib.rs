@@ -21,6 +21,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyType};
 
 mod action;
+mod arrays;
 mod layout;
 mod rpc;
 mod structs;
@@ -502,6 +503,45 @@ impl Loan {
         }
     }
 
+    /// Where the payload starts, in bytes from the header's start.
+    #[getter]
+    fn data_offset(&self) -> usize {
+        self.data_ptr - self.header_ptr
+    }
+
+    /// A writable numpy array over the chunk, starting `offset` bytes after the header's start
+    /// (`strides` in bytes; C order when omitted; `dtype` a type string such as `"u1"` or a
+    /// numpy dtype).
+    #[pyo3(signature = (offset, shape, dtype, strides=None))]
+    fn array<'py>(
+        slf: &Bound<'py, Self>,
+        offset: usize,
+        shape: Vec<isize>,
+        dtype: &Bound<'py, PyAny>,
+        strides: Option<Vec<isize>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let me = slf.get();
+        let total = me.data_ptr + me.data_len - me.header_ptr;
+        let available = total.checked_sub(offset).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "offset {offset} lies past the chunk's {total} bytes"
+            ))
+        })?;
+        // SAFETY: the chunk's bytes from the header to the payload's end stay mapped while the
+        // loan (the array's base) lives; the loan's owner writes them until it sends.
+        unsafe {
+            arrays::view(
+                slf.as_any(),
+                (me.header_ptr + offset) as *mut u8,
+                available,
+                &shape,
+                strides.as_deref(),
+                dtype,
+                true,
+            )
+        }
+    }
+
     /// Publishes the chunk (no copy). A loan is sent at most once.
     fn send(&self) -> PyResult<()> {
         let loan = self
@@ -565,6 +605,45 @@ impl Sample {
         // SAFETY: the sample pins the chunk and keeps it mapped while it (kept by the view)
         // lives; the view is read-only.
         unsafe { structs::view_of(cls, h.as_ptr().cast_mut(), h.len(), true, slf.as_any()) }
+    }
+
+    /// Where the payload starts, in bytes from the header's start.
+    #[getter]
+    fn data_offset(&self) -> usize {
+        self.raw.data_ptr() as usize - self.raw.header().as_ptr() as usize
+    }
+
+    /// A read-only numpy array over the chunk, starting `offset` bytes after the header's
+    /// start (as `Loan.array`).
+    #[pyo3(signature = (offset, shape, dtype, strides=None))]
+    fn array<'py>(
+        slf: &Bound<'py, Self>,
+        offset: usize,
+        shape: Vec<isize>,
+        dtype: &Bound<'py, PyAny>,
+        strides: Option<Vec<isize>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let raw = &slf.get().raw;
+        let start = raw.header().as_ptr() as usize;
+        let total = raw.data_ptr() as usize + raw.data_len() - start;
+        let available = total.checked_sub(offset).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "offset {offset} lies past the chunk's {total} bytes"
+            ))
+        })?;
+        // SAFETY: the sample pins the chunk and keeps it mapped while it (the array's base)
+        // lives; the array is read-only.
+        unsafe {
+            arrays::view(
+                slf.as_any(),
+                (start + offset) as *mut u8,
+                available,
+                &shape,
+                strides.as_deref(),
+                dtype,
+                false,
+            )
+        }
     }
 
     /// Address of the header: the start of the exported buffer.
