@@ -281,7 +281,8 @@ fn error_row(message: &str, metric: &str, e: impl std::fmt::Display) -> BenchRow
 /// (a) 1 kHz and 500 Hz on SCHED_FIFO lanes pinned to cpu 1, 100 Hz and 10 Hz on the compute
 /// pool, and (unless `$NERVE_SCHED_LOAD` is `idle`) a spinning thread pinned to cpu 0 for the
 /// whole run. `$NERVE_SCHED_SPIN_US` sets how long the RT lanes spin before each planned start
-/// (the scheduler's `spin`; recorded in the rows' note).
+/// (the scheduler's `spin`; recorded in the rows' note); `$NERVE_SCHED_IDLE_POLL=1` turns on
+/// the scheduler's `idle_poll` (cpu 1 busy-polls at SCHED_IDLE between ticks; in the note).
 fn mixed_rates(secs: u64) -> Vec<BenchRow> {
     let busy_wanted = std::env::var("NERVE_SCHED_LOAD").map_or(true, |v| v != "idle");
     let cpu = if num_cpus() > 1 { Some(1) } else { None };
@@ -301,6 +302,8 @@ fn mixed_rates(secs: u64) -> Vec<BenchRow> {
     if let Some(us) = spin_us {
         b = b.spin(Duration::from_micros(us));
     }
+    let idle_poll = std::env::var("NERVE_SCHED_IDLE_POLL").is_ok_and(|v| v == "1");
+    b = b.idle_poll(idle_poll);
     for (hz, class, work_us) in spec {
         b = b
             .node(Work {
@@ -338,6 +341,11 @@ fn mixed_rates(secs: u64) -> Vec<BenchRow> {
     let rt_note = match spin_us {
         Some(us) => format!("{rt_note}; RT spin before start {us} us"),
         None => rt_note,
+    };
+    let rt_note = if idle_poll {
+        format!("{rt_note}; idle_poll on (cpu 1 polls at SCHED_IDLE between ticks)")
+    } else {
+        rt_note
     };
     s.stats()
         .iter()

@@ -136,6 +136,18 @@ pub(crate) fn set_other() -> Result<(), String> {
     }
 }
 
+/// `SCHED_IDLE` (below every normal thread) for the calling thread.
+pub(crate) fn set_idle() -> Result<(), String> {
+    let param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: pthread_self() is the calling thread; `param` is a valid sched_param.
+    let rc = unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_IDLE, &param) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::from_raw_os_error(rc).to_string())
+    }
+}
+
 /// Pins the calling thread to `cpu`.
 pub(crate) fn pin_to(cpu: usize) -> Result<(), String> {
     if cpu >= libc::CPU_SETSIZE as usize {

@@ -656,3 +656,85 @@ fn memory_is_locked_for_the_run_only() {
     // Left locked, every later allocation of the process would be faulted in and locked.
     assert_eq!(vm_locked_kb(), 0);
 }
+
+/// The scheduling policy and CPU of this process's threads named `name` (from /proc).
+fn threads_named(name: &str) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    for t in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+        let comm = std::fs::read_to_string(t.path().join("comm")).unwrap_or_default();
+        if comm.trim() != name {
+            continue;
+        }
+        let stat = std::fs::read_to_string(t.path().join("stat")).unwrap_or_default();
+        // Fields after the ")" that closes comm: 3 is the first; 39 = processor, 41 = policy.
+        let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        let at = |n: usize| {
+            f.get(n - 3)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(u32::MAX)
+        };
+        out.push((at(41), at(39)));
+    }
+    out
+}
+
+/// Looks for the idle poller of cpu 0 from inside a tick.
+struct PollerProbe {
+    seen: Arc<Mutex<Vec<(u32, u32)>>>,
+}
+
+impl Node for PollerProbe {
+    fn name(&self) -> &str {
+        "poller-probe"
+    }
+    fn tick(&mut self, _ctx: &mut Context<'_>) {
+        let mut seen = self.seen.lock().unwrap();
+        if seen.is_empty() {
+            *seen = threads_named("nerve-poll-c0");
+        }
+    }
+}
+
+#[test]
+fn idle_poll_runs_one_sched_idle_poller_on_each_pinned_rt_cpu_for_the_run_only() {
+    let _g = serial();
+    let run = |idle_poll: bool| {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let mut s = Scheduler::builder()
+            .print_stats(false)
+            .lock_memory(false)
+            .idle_poll(idle_poll)
+            .node(PollerProbe { seen: seen.clone() })
+            .rate(100.0)
+            .class(ExecClass::Rt {
+                priority: 10,
+                cpu: Some(0),
+            })
+            .node(Quiet)
+            .rate(100.0)
+            .build()
+            .unwrap();
+        s.run_for(Duration::from_millis(100)).unwrap();
+        let seen = seen.lock().unwrap().clone();
+        (seen, s.rt_report())
+    };
+    let (seen, rep) = run(true);
+    let poller: Vec<_> = rep
+        .actions
+        .iter()
+        .filter(|a| a.what.contains("idle poller on cpu 0"))
+        .collect();
+    assert_eq!(poller.len(), 1, "{rep}");
+    // Pinning and SCHED_IDLE need no privilege.
+    assert_eq!(poller[0].error, None, "{rep}");
+    assert_eq!(seen, vec![(libc::SCHED_IDLE as u32, 0)], "{rep}");
+    assert!(
+        threads_named("nerve-poll-c0").is_empty(),
+        "stopped with the run"
+    );
+    // Off by default; the unpinned compute lane never gets one.
+    let (seen, rep) = run(false);
+    assert!(seen.is_empty());
+    assert!(!rep.actions.iter().any(|a| a.what.contains("idle poller")));
+}
