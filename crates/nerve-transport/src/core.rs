@@ -1062,7 +1062,22 @@ impl SubCore {
                     || shared.ring.endpoint(w).state.load(Acquire) == ENDPOINT_FREE;
                 // The writer may have finished (and even exited cleanly) since we looked: it is
                 // only abandoned if the slot is *still* being written by the same gone writer.
-                gone && matches!(decode(&ep, self.cursor), Step::Writing(w2) if w2 == w)
+                // And `w` may be stale: a writer claims the slot (odd sequence) before it
+                // stores its index, so for that instant the slot names the slot's previous
+                // writer, which may have exited since. A live writer preempted there must not
+                // lose its message, so a gone writer's slot is only given up after it stayed
+                // so for `STUCK_AFTER` (a writer that died there is recovered all the same).
+                if gone && matches!(decode(&ep, self.cursor), Step::Writing(w2) if w2 == w) {
+                    match self.stuck_since {
+                        Some((c, t)) if c == self.cursor => t.elapsed() >= STUCK_AFTER,
+                        _ => {
+                            self.stuck_since = Some((self.cursor, Instant::now()));
+                            false
+                        }
+                    }
+                } else {
+                    false
+                }
             }
             // Claimed (head moved past it) but not even started: its publisher was preempted
             // between claiming and writing, or killed there. A preempted one resumes, so give
