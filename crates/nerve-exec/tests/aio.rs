@@ -50,7 +50,8 @@ fn interval_stream_select_and_join() {
                 _ = &mut stop => break,
             }
         }
-        assert!((3..=10).contains(&n), "{n} ticks");
+        // Real time: a stop that fires late under load lets a tick or two more through.
+        assert!((3..=13).contains(&n), "{n} ticks");
 
         // join!: the first future can only finish because the second runs concurrently.
         let (tx, rx) = tokio::sync::oneshot::channel::<u32>();
