@@ -29,22 +29,31 @@ fn type_number(s: &str) -> Option<NPY_TYPES> {
 }
 
 /// A numpy array of `shape` (`strides` in bytes, C order when `None`) and `dtype` (a type string
-/// as above, or a numpy dtype object) over the memory at `ptr`, of which `available` bytes
-/// are valid, with `owner` as its base (it keeps the memory alive). Writable iff `writable`.
+/// as above, or a numpy dtype object) starting `offset` bytes into the chunk of `total` bytes at
+/// `start`, with `owner` as its base (it keeps the memory alive). Writable iff `writable`.
 ///
 /// # Safety
-/// `ptr..ptr + available` must stay valid while `owner` lives, and be writable (by the array's
+/// `start..start + total` must stay valid while `owner` lives, and be writable (by the array's
 /// users, with the GIL held) if `writable`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn view<'py>(
     owner: &Bound<'py, PyAny>,
-    ptr: *mut u8,
-    available: usize,
+    start: *mut u8,
+    total: usize,
+    offset: usize,
     shape: &[isize],
     strides: Option<&[isize]>,
     dtype: &Bound<'py, PyAny>,
     writable: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let py = owner.py();
+    let available = total.checked_sub(offset).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "offset {offset} lies past the chunk's {total} bytes"
+        ))
+    })?;
+    // SAFETY: `offset <= total`, so the pointer stays within (or one past) the chunk.
+    let ptr = unsafe { start.add(offset) };
     // A new reference to the descriptor (PyArray_NewFromDescr steals it).
     let descr: *mut npyffi::PyArray_Descr = if let Ok(s) = dtype.downcast::<PyString>() {
         let s = s.to_str()?;

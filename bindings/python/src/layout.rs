@@ -110,13 +110,6 @@ fn stored<T: Message>() -> Stored {
     (t.name, t.kind, t.size, t.align, t.elem_size, t.layout_hash)
 }
 
-/// Every Pod struct: `(name, size, align, [(field, offset, kind)], default bytes)`,
-/// dependencies first.
-#[pyfunction]
-pub fn structs() -> Vec<StructDesc> {
-    all_structs()
-}
-
 /// Every message type: `(class name, stored type, header struct, element kind)`; fixed
 /// messages have their own struct as header and no element kind. Plus `"Msgpack"`.
 #[pyfunction]

@@ -460,6 +460,16 @@ pub(crate) unsafe fn fill_buffer(
     }
 }
 
+impl Loan {
+    /// The chunk's bytes from the header's start to the payload's end: (start, length).
+    fn chunk(&self) -> (*mut u8, usize) {
+        (
+            self.header_ptr as *mut u8,
+            self.data_ptr + self.data_len - self.header_ptr,
+        )
+    }
+}
+
 #[pymethods]
 impl Loan {
     /// The buffer protocol: the chunk's bytes from the header to the end of the payload,
@@ -469,13 +479,7 @@ impl Loan {
         view: *mut pyo3::ffi::Py_buffer,
         flags: std::os::raw::c_int,
     ) -> PyResult<()> {
-        let (ptr, len) = {
-            let me = slf.get();
-            (
-                me.header_ptr as *const u8,
-                me.data_ptr + me.data_len - me.header_ptr,
-            )
-        };
+        let (ptr, len) = slf.get().chunk();
         // SAFETY: `view` comes from the interpreter; `mapping` keeps the chunk mapped while
         // `slf` (referenced by the view) lives.
         unsafe { fill_buffer(slf.as_any(), view, ptr, len, false, flags) }
@@ -520,20 +524,15 @@ impl Loan {
         dtype: &Bound<'py, PyAny>,
         strides: Option<Vec<isize>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let me = slf.get();
-        let total = me.data_ptr + me.data_len - me.header_ptr;
-        let available = total.checked_sub(offset).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "offset {offset} lies past the chunk's {total} bytes"
-            ))
-        })?;
+        let (start, total) = slf.get().chunk();
         // SAFETY: the chunk's bytes from the header to the payload's end stay mapped while the
         // loan (the array's base) lives; the loan's owner writes them until it sends.
         unsafe {
             arrays::view(
                 slf.as_any(),
-                (me.header_ptr + offset) as *mut u8,
-                available,
+                start,
+                total,
+                offset,
                 &shape,
                 strides.as_deref(),
                 dtype,
@@ -571,6 +570,15 @@ struct Sample {
     raw: RawSample,
 }
 
+impl Sample {
+    /// The chunk's bytes from the header's start to the payload's end: (start, length).
+    fn chunk(&self) -> (*mut u8, usize) {
+        let start = self.raw.header().as_ptr();
+        let len = self.raw.data_ptr() as usize + self.raw.data_len() - start as usize;
+        (start.cast_mut(), len)
+    }
+}
+
 #[pymethods]
 impl Sample {
     /// The buffer protocol: the chunk's bytes from the header to the end of the payload,
@@ -580,14 +588,7 @@ impl Sample {
         view: *mut pyo3::ffi::Py_buffer,
         flags: std::os::raw::c_int,
     ) -> PyResult<()> {
-        let (ptr, len) = {
-            let raw = &slf.get().raw;
-            let start = raw.header().as_ptr();
-            (
-                start,
-                raw.data_ptr() as usize + raw.data_len() - start as usize,
-            )
-        };
+        let (ptr, len) = slf.get().chunk();
         // SAFETY: `view` comes from the interpreter; the sample pins the chunk and keeps the
         // mapping alive while `slf` (referenced by the view) lives.
         unsafe { fill_buffer(slf.as_any(), view, ptr, len, true, flags) }
@@ -610,7 +611,7 @@ impl Sample {
     /// Where the payload starts, in bytes from the header's start.
     #[getter]
     fn data_offset(&self) -> usize {
-        self.raw.data_ptr() as usize - self.raw.header().as_ptr() as usize
+        self.raw.data_ptr() as usize - self.chunk().0 as usize
     }
 
     /// A read-only numpy array over the chunk, starting `offset` bytes after the header's
@@ -623,21 +624,15 @@ impl Sample {
         dtype: &Bound<'py, PyAny>,
         strides: Option<Vec<isize>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let raw = &slf.get().raw;
-        let start = raw.header().as_ptr() as usize;
-        let total = raw.data_ptr() as usize + raw.data_len() - start;
-        let available = total.checked_sub(offset).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "offset {offset} lies past the chunk's {total} bytes"
-            ))
-        })?;
+        let (start, total) = slf.get().chunk();
         // SAFETY: the sample pins the chunk and keeps it mapped while it (the array's base)
         // lives; the array is read-only.
         unsafe {
             arrays::view(
                 slf.as_any(),
-                (start + offset) as *mut u8,
-                available,
+                start,
+                total,
+                offset,
                 &shape,
                 strides.as_deref(),
                 dtype,
@@ -856,9 +851,7 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(topics, m)?)?;
     m.add_function(wrap_pyfunction!(default_domain, m)?)?;
     m.add_function(wrap_pyfunction!(layout::message_types, m)?)?;
-    m.add_function(wrap_pyfunction!(layout::structs, m)?)?;
     m.add_class::<structs::Struct>()?;
-    m.add_class::<structs::Field>()?;
     m.add_class::<structs::Spec>()?;
     m.add_function(wrap_pyfunction!(structs::struct_classes, m)?)?;
     m.add("NerveError", py.get_type::<NerveError>())?;

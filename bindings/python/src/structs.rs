@@ -177,8 +177,8 @@ impl Kind {
 }
 
 /// One field of a message class: where it lies and what it holds. The class reads and writes
-/// it through a getset descriptor whose closure is this `Field`.
-#[pyclass(module = "nerve._nerve", frozen)]
+/// it through a getset descriptor whose closure is this `Field` (in the class's spec, which is
+/// never changed nor freed, so its address never changes).
 pub struct Field {
     owner: String,
     name: String,
@@ -332,30 +332,6 @@ impl Field {
     }
 }
 
-#[pymethods]
-impl Field {
-    #[getter]
-    fn name(&self) -> &str {
-        &self.name
-    }
-    #[getter]
-    fn offset(&self) -> usize {
-        self.offset
-    }
-    /// `u64`, `f32[9]`, `Header`, ...
-    #[getter]
-    fn kind(&self) -> &str {
-        &self.kind_name
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "<field {}.{}: {} at byte {}>",
-            self.owner, self.name, self.kind_name, self.offset
-        )
-    }
-}
-
 /// A message class's layout: its fields, size and default bytes (Rust's `Default`).
 #[pyclass(module = "nerve._nerve", frozen)]
 pub struct Spec {
@@ -363,7 +339,8 @@ pub struct Spec {
     size: usize,
     align: usize,
     template: Vec<u8>,
-    fields: Vec<Py<Field>>,
+    /// Never changed after the class is built: the getset closures point at its elements.
+    fields: Vec<Field>,
     /// The fields' names, interned: keyword names at call sites are the same objects, so the
     /// lookup is a pointer comparison (string comparison as a fallback).
     names: Vec<Py<PyString>>,
@@ -372,13 +349,13 @@ pub struct Spec {
 impl Spec {
     fn field(&self, key: &Bound<'_, PyAny>) -> PyResult<&Field> {
         if let Some(i) = self.names.iter().position(|n| n.is(key)) {
-            return Ok(self.fields[i].get());
+            return Ok(&self.fields[i]);
         }
         let name = key.downcast::<PyString>()?.to_str()?;
-        match self.fields.iter().find(|f| f.get().name == name) {
-            Some(f) => Ok(f.get()),
+        match self.fields.iter().find(|f| f.name == name) {
+            Some(f) => Ok(f),
             None => {
-                let known: Vec<&str> = self.fields.iter().map(|f| &*f.get().name).collect();
+                let known: Vec<&str> = self.fields.iter().map(|f| &*f.name).collect();
                 Err(PyTypeError::new_err(format!(
                     "{}() has no field {name:?}; its fields: {}",
                     self.name,
@@ -408,10 +385,7 @@ impl Spec {
     fn fields(&self) -> Vec<(String, usize, String)> {
         self.fields
             .iter()
-            .map(|f| {
-                let f = f.get();
-                (f.name.clone(), f.offset, f.kind_name.clone())
-            })
+            .map(|f| (f.name.clone(), f.offset, f.kind_name.clone()))
             .collect()
     }
     /// The default bytes.
@@ -550,23 +524,17 @@ impl Struct {
 
 #[pymethods]
 impl Struct {
-    /// `Message(field=value, ...)`: Rust's defaults (zeroes, identity rotations) for the
-    /// fields not given.
+    /// Message classes are built with their own `tp_new` (`message_new`); this one only
+    /// answers `Struct(...)` and classes derived from `Struct` without a layout.
     #[new]
     #[classmethod]
-    #[pyo3(signature = (**fields))]
-    fn new(cls: &Bound<'_, PyType>, fields: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let spec = spec_of(cls)?;
-        let spec = spec.get();
-        let s = Struct::owned(&spec.template);
-        if let Some(fields) = fields {
-            for (k, v) in fields.iter() {
-                let field = spec.field(&k)?;
-                // SAFETY: `s` owns its fresh bytes; nothing else references them yet.
-                unsafe { field.set(s.ptr.as_ptr(), &v)? };
-            }
-        }
-        Ok(s)
+    #[pyo3(signature = (**_fields))]
+    fn new(cls: &Bound<'_, PyType>, _fields: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        spec_of(cls)?;
+        Err(PyTypeError::new_err(format!(
+            "{} has no message layout: create a message class's instance",
+            cls.name()?
+        )))
     }
 
     /// A message of this class from its bytes (a copy).
@@ -632,7 +600,6 @@ impl Struct {
         let spec = spec_of(&slf.get_type())?;
         let mut parts = Vec::new();
         for f in &spec.get().fields {
-            let f = f.get();
             if f.name.starts_with("_pad") {
                 continue;
             }
@@ -739,16 +706,13 @@ pub fn struct_classes(py: Python<'_>) -> PyResult<Vec<(String, Py<PyType>)>> {
                     "nerve: {name}.{f} lies outside the struct"
                 )));
             }
-            let field = Py::new(
-                py,
-                Field {
-                    owner: name.to_string(),
-                    name: f.to_string(),
-                    offset: off,
-                    kind_name,
-                    kind,
-                },
-            )?;
+            let field = Field {
+                owner: name.to_string(),
+                name: f.to_string(),
+                offset: off,
+                kind_name,
+                kind,
+            };
             let key = PyString::intern(py, f);
             fs.push(field);
             names.push(key.unbind());
@@ -928,15 +892,12 @@ fn make_class<'py>(
         .get()
         .fields
         .iter()
-        .map(|f| {
-            let field = f.get();
-            ffi::PyGetSetDef {
-                name: leak(field.name.clone()),
-                get: Some(field_get),
-                set: Some(field_set),
-                doc: leak(format!("{} at byte {}", field.kind_name, field.offset)),
-                closure: (field as *const Field).cast_mut().cast(),
-            }
+        .map(|field| ffi::PyGetSetDef {
+            name: leak(field.name.clone()),
+            get: Some(field_get),
+            set: Some(field_set),
+            doc: leak(format!("{} at byte {}", field.kind_name, field.offset)),
+            closure: (field as *const Field).cast_mut().cast(),
         })
         .collect();
     getsets.push(ffi::PyGetSetDef::default());
