@@ -1045,6 +1045,18 @@ impl SubCore {
         }
     }
 
+    /// Whether the message at the cursor has been stuck for `limit` since this subscriber first
+    /// saw it stuck (the first call starts the clock).
+    fn stuck_for(&mut self, limit: Duration) -> bool {
+        match self.stuck_since {
+            Some((c, t)) if c == self.cursor => t.elapsed() >= limit,
+            _ => {
+                self.stuck_since = Some((self.cursor, Instant::now()));
+                false
+            }
+        }
+    }
+
     /// Skips the message at the cursor if its publisher died before finishing it, or if it has
     /// been claimed but unwritten for `STUCK_AFTER` while newer messages exist.
     fn check_stuck<T>(&mut self, decode: &mut impl FnMut(&Arc<Endpoint>, u64) -> Step<T>) -> bool {
@@ -1067,35 +1079,17 @@ impl SubCore {
                 // writer, which may have exited since. A live writer preempted there must not
                 // lose its message, so a gone writer's slot is only given up after it stayed
                 // so for `STUCK_AFTER` (a writer that died there is recovered all the same).
-                if gone && matches!(decode(&ep, self.cursor), Step::Writing(w2) if w2 == w) {
-                    match self.stuck_since {
-                        Some((c, t)) if c == self.cursor => t.elapsed() >= STUCK_AFTER,
-                        _ => {
-                            self.stuck_since = Some((self.cursor, Instant::now()));
-                            false
-                        }
-                    }
-                } else {
-                    false
-                }
+                gone && matches!(decode(&ep, self.cursor), Step::Writing(w2) if w2 == w)
+                    && self.stuck_for(STUCK_AFTER)
             }
             // Claimed (head moved past it) but not even started: its publisher was preempted
             // between claiming and writing, or killed there. A preempted one resumes, so give
             // up quickly only when a publisher of the topic is known dead.
-            Step::Empty => match self.stuck_since {
-                Some((c, t)) if c == self.cursor => {
-                    let limit = if shared.dead_publisher() {
-                        STUCK_AFTER
-                    } else {
-                        STUCK_AFTER_LIVE
-                    };
-                    t.elapsed() >= limit
-                }
-                _ => {
-                    self.stuck_since = Some((self.cursor, Instant::now()));
-                    false
-                }
-            },
+            Step::Empty => self.stuck_for(if shared.dead_publisher() {
+                STUCK_AFTER
+            } else {
+                STUCK_AFTER_LIVE
+            }),
             _ => return true,
         };
         if skip {
