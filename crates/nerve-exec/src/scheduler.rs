@@ -1682,7 +1682,8 @@ struct IdlePoller;
 
 impl IdlePoller {
     /// Starts the poller for `cpu`; it spins until `done` is set, and only once it is pinned
-    /// and at `SCHED_IDLE` (each step recorded in the RT report).
+    /// and at `SCHED_IDLE` (each step recorded in the RT report). Returns once the thread has
+    /// tried both, so no lane runs beside a poller still at normal priority.
     fn start(
         cpu: usize,
         shared: &Arc<Shared>,
@@ -1690,6 +1691,7 @@ impl IdlePoller {
     ) -> Option<std::thread::JoinHandle<()>> {
         let (sh, done) = (shared.clone(), done.clone());
         let what = format!("idle poller on cpu {cpu} at SCHED_IDLE (idle_poll)");
+        let (ready_tx, ready_rx) = std::sync::mpsc::sync_channel::<()>(1);
         let r = std::thread::Builder::new()
             .name(format!("nerve-poll-c{cpu}"))
             .spawn(move || {
@@ -1699,13 +1701,18 @@ impl IdlePoller {
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .push(what, r);
+                let _ = ready_tx.send(());
                 // Relaxed: the flag carries no data, and a late look only polls a little longer.
                 while ok && !done.load(Ordering::Relaxed) {
                     std::hint::spin_loop();
                 }
             });
         match r {
-            Ok(h) => Some(h),
+            Ok(h) => {
+                // An Err only means the thread died before it could say so; it is joined later.
+                let _ = ready_rx.recv();
+                Some(h)
+            }
             Err(e) => {
                 shared
                     .rt_report
