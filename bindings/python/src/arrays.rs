@@ -46,36 +46,80 @@ pub(crate) unsafe fn view<'py>(
     dtype: &Bound<'py, PyAny>,
     writable: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let py = owner.py();
-    let available = total.checked_sub(offset).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "offset {offset} lies past the chunk's {total} bytes"
-        ))
-    })?;
-    // SAFETY: `offset <= total`, so the pointer stays within (or one past) the chunk.
-    let ptr = unsafe { start.add(offset) };
-    // A new reference to the descriptor (PyArray_NewFromDescr steals it).
-    let descr: *mut npyffi::PyArray_Descr = if let Ok(s) = dtype.downcast::<PyString>() {
+    if let Ok(s) = dtype.downcast::<PyString>() {
         let s = s.to_str()?;
         let t = type_number(s)
             .ok_or_else(|| PyTypeError::new_err(format!("unsupported dtype string {s:?}")))?;
-        // SAFETY: numpy's API table is loaded by `PY_ARRAY_API` (importing numpy); the type
-        // number is valid; returns a new reference.
-        unsafe { PY_ARRAY_API.PyArray_DescrFromType(py, t as i32) }
-    } else {
-        // SAFETY: as above; an `isinstance` check against numpy's dtype type.
-        let descr_type = unsafe { PY_ARRAY_API.get_type_object(py, NpyTypes::PyArrayDescr_Type) };
-        // SAFETY: both are valid object pointers.
-        if unsafe { pyo3::ffi::PyObject_TypeCheck(dtype.as_ptr(), descr_type) } == 0 {
-            return Err(PyTypeError::new_err(
-                "dtype must be a type string or a numpy dtype",
-            ));
-        }
-        dtype.clone().into_ptr().cast()
+        // SAFETY: per this function's contract.
+        return unsafe { view_of_type(owner, start, total, offset, shape, strides, t, writable) };
+    }
+    let py = owner.py();
+    // SAFETY: numpy's API table is loaded by `PY_ARRAY_API` (importing numpy); an `isinstance`
+    // check against numpy's dtype type, on valid object pointers.
+    let is_descr = unsafe {
+        let descr_type = PY_ARRAY_API.get_type_object(py, NpyTypes::PyArrayDescr_Type);
+        pyo3::ffi::PyObject_TypeCheck(dtype.as_ptr(), descr_type) != 0
     };
+    if !is_descr {
+        return Err(PyTypeError::new_err(
+            "dtype must be a type string or a numpy dtype",
+        ));
+    }
+    let descr = dtype.clone().into_ptr().cast();
+    // SAFETY: per this function's contract; `descr` is a new reference to a descriptor.
+    unsafe { view_of_descr(owner, start, total, offset, shape, strides, descr, writable) }
+}
+
+/// [`view`] with the dtype given as a numpy type number (no string or object to convert).
+///
+/// # Safety
+/// As [`view`].
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn view_of_type<'py>(
+    owner: &Bound<'py, PyAny>,
+    start: *mut u8,
+    total: usize,
+    offset: usize,
+    shape: &[isize],
+    strides: Option<&[isize]>,
+    t: NPY_TYPES,
+    writable: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    // SAFETY: numpy's API table is loaded by `PY_ARRAY_API` (importing numpy); the type
+    // number is valid; returns a new reference (to a cached builtin descriptor).
+    let descr = unsafe { PY_ARRAY_API.PyArray_DescrFromType(owner.py(), t as i32) };
+    // SAFETY: per this function's contract; `descr` is a new reference (or null, checked).
+    unsafe { view_of_descr(owner, start, total, offset, shape, strides, descr, writable) }
+}
+
+/// [`view`] with a descriptor, whose reference this takes over (also on error).
+///
+/// # Safety
+/// As [`view`]; `descr` is null (an error is set) or a new reference to a descriptor.
+#[allow(clippy::too_many_arguments)]
+unsafe fn view_of_descr<'py>(
+    owner: &Bound<'py, PyAny>,
+    start: *mut u8,
+    total: usize,
+    offset: usize,
+    shape: &[isize],
+    strides: Option<&[isize]>,
+    descr: *mut npyffi::PyArray_Descr,
+    writable: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let py = owner.py();
     if descr.is_null() {
         return Err(PyErr::fetch(py));
     }
+    let Some(available) = total.checked_sub(offset) else {
+        // SAFETY: drops our reference to the descriptor.
+        unsafe { pyo3::ffi::Py_DECREF(descr.cast()) };
+        return Err(PyValueError::new_err(format!(
+            "offset {offset} lies past the chunk's {total} bytes"
+        )));
+    };
+    // SAFETY: `offset <= total`, so the pointer stays within (or one past) the chunk.
+    let ptr = unsafe { start.add(offset) };
     // SAFETY: `descr` is a valid descriptor (new reference, owned here until handed over).
     let itemsize = unsafe { npyffi::PyDataType_ELSIZE(py, descr) } as isize;
     let mut dims: Vec<npyffi::npy_intp> = shape.to_vec();
@@ -148,4 +192,47 @@ pub(crate) unsafe fn view<'py>(
         }
         Ok(arr)
     }
+}
+
+/// The numpy layout of an image's pixels from its header: (type, shape, strides).
+/// `(height, width)` for one channel, `(height, width, channels)` otherwise, rows `step` bytes
+/// apart; a flat byte array of `step × height` for an encoding nerve does not know.
+pub(crate) fn image_layout(h: &nerve::msgs::ImageHeader) -> (NPY_TYPES, Vec<isize>, Vec<isize>) {
+    use nerve::msgs::Encoding;
+    let (rows, cols, step) = (h.height as isize, h.width as isize, h.step as isize);
+    let Some(e) = h.encoding() else {
+        return (NPY_TYPES::NPY_UBYTE, vec![step * rows], vec![1]);
+    };
+    let ch = e.channels() as isize;
+    let item = e.bytes_per_pixel() as isize / ch;
+    let t = match e {
+        Encoding::Mono16 | Encoding::U16C1 => NPY_TYPES::NPY_USHORT,
+        Encoding::F32C1 => NPY_TYPES::NPY_FLOAT,
+        _ => NPY_TYPES::NPY_UBYTE,
+    };
+    if ch == 1 {
+        (t, vec![rows, cols], vec![step, item])
+    } else {
+        (t, vec![rows, cols, ch], vec![step, item * ch, item])
+    }
+}
+
+/// Makes `array` read-only (numpy's `PyArray_CLEARFLAGS(array, NPY_ARRAY_WRITEABLE)`); views
+/// taken from it before stay as they were.
+pub(crate) fn seal(array: &Bound<'_, PyAny>) -> PyResult<()> {
+    let py = array.py();
+    // SAFETY: numpy's API table is loaded; a type check on valid object pointers.
+    let is_array = unsafe {
+        let t = PY_ARRAY_API.get_type_object(py, NpyTypes::PyArray_Type);
+        pyo3::ffi::PyObject_TypeCheck(array.as_ptr(), t) != 0
+    };
+    if !is_array {
+        return Err(PyTypeError::new_err("seal: not a numpy array"));
+    }
+    // SAFETY: an ndarray (checked above), whose object starts with `PyArrayObject`'s fields
+    // (stable across numpy 1.x and 2.x); the GIL is held, so nobody else changes its flags.
+    unsafe {
+        (*array.as_ptr().cast::<npyffi::PyArrayObject>()).flags &= !npyffi::NPY_ARRAY_WRITEABLE
+    };
+    Ok(())
 }

@@ -17,6 +17,7 @@ use nerve::raw::{
 };
 use nerve::{OpenError, RecvError, Reliability, SendError, TransportPath};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyType};
 
@@ -302,23 +303,44 @@ impl Topic {
         })
     }
 
-    #[pyo3(signature = (cls=None, history=0))]
+    /// A subscriber. `cls`: the message class of a fixed topic (received as its instances).
+    /// `chunk`: the class of a chunked topic's messages, made from each received `Sample` by
+    /// `chunk._from_sample(sample)`, or, given `image_header` (its header class), here as
+    /// `chunk(header view, pixel array, sample)`. Neither: bytes or a `Sample`.
+    #[pyo3(signature = (cls=None, history=0, chunk=None, image_header=None))]
     fn subscriber(
         &self,
         py: Python<'_>,
         cls: Option<Py<PyType>>,
         history: u64,
+        chunk: Option<Bound<'_, PyType>>,
+        image_header: Option<Py<PyType>>,
     ) -> PyResult<Subscriber> {
         check_message_class(py, &cls)?;
+        check_message_class(py, &image_header)?;
         let cls_size = match &cls {
             Some(c) => structs::size_of(c.bind(py))?,
             None => 0,
+        };
+        let make = match (chunk, image_header) {
+            (Some(cls), Some(header_cls)) => Some(Make::Image {
+                cls: cls.unbind(),
+                header_cls,
+            }),
+            (Some(cls), None) => Some(Make::Other {
+                from_sample: cls.getattr(intern!(py, "_from_sample"))?.unbind(),
+            }),
+            (None, None) => None,
+            (None, Some(_)) => {
+                return Err(PyTypeError::new_err("image_header needs the chunk class"))
+            }
         };
         Ok(Subscriber {
             raw: self.raw.subscriber(history).map_err(open_err)?,
             kind: self.raw.kind(),
             cls,
             cls_size,
+            make,
         })
     }
 }
@@ -387,6 +409,100 @@ impl Publisher {
     /// Loans a chunk with `header_bytes` of header (zeroed: a recycled chunk still holds the
     /// previous message's) and `payload_bytes` of payload (as it was).
     fn loan(&self, header_bytes: usize, payload_bytes: usize) -> PyResult<Loan> {
+        self.loan_zeroed(header_bytes, payload_bytes)
+    }
+
+    /// Loans a chunk for an image and writes its header, in one call: `(loan, header view,
+    /// pixel array)`. `header_cls` is `ImageHeader`, or `DepthImageHeader` when `depth_scale`
+    /// is given (then the encoding must be `16UC1` or `32FC1`). Rows are packed (`step` =
+    /// width × bytes per pixel).
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (header_cls, width, height, encoding, stamp_ns, frame_id, depth_scale=None))]
+    fn loan_image<'py>(
+        &self,
+        py: Python<'py>,
+        header_cls: &Bound<'py, PyType>,
+        width: u32,
+        height: u32,
+        encoding: u32,
+        stamp_ns: u64,
+        frame_id: &str,
+        depth_scale: Option<f32>,
+    ) -> PyResult<(Bound<'py, Loan>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        use nerve::msgs::{DepthImageHeader, Encoding, Header, ImageHeader};
+        let topic = self.raw.topic();
+        let enc = Encoding::from_raw(encoding).ok_or_else(|| {
+            PyValueError::new_err(format!("topic '{topic}': unknown encoding code {encoding}"))
+        })?;
+        let header = Header::new(stamp_ns, 0, frame_id)
+            .map_err(|e| PyValueError::new_err(format!("topic '{topic}': frame_id: {e}")))?;
+        let img = ImageHeader::new(header, width, height, enc);
+        if img.step as usize != width as usize * enc.bytes_per_pixel() {
+            return Err(PyValueError::new_err(format!(
+                "topic '{topic}': a {width}-pixel row of {enc} does not fit 4 GiB"
+            )));
+        }
+        let payload = img.data_len();
+        let loan = match depth_scale {
+            None => {
+                let l = self.loan_zeroed(size_of::<ImageHeader>(), payload)?;
+                // SAFETY: the loan owns its chunk's header (at least `ImageHeader`'s size,
+                // checked by `loan`) until sent; headers are written unaligned.
+                unsafe { (l.header_ptr as *mut ImageHeader).write_unaligned(img) };
+                l
+            }
+            Some(depth_scale) => {
+                if !matches!(enc, Encoding::U16C1 | Encoding::F32C1) {
+                    return Err(PyValueError::new_err(format!(
+                        "topic '{topic}': {}",
+                        nerve::msgs::NotADepthEncoding(enc)
+                    )));
+                }
+                let h = DepthImageHeader {
+                    header,
+                    width,
+                    height,
+                    step: img.step,
+                    encoding,
+                    depth_scale,
+                    _pad: 0,
+                };
+                let l = self.loan_zeroed(size_of::<DepthImageHeader>(), payload)?;
+                // SAFETY: as above, for `DepthImageHeader`.
+                unsafe { (l.header_ptr as *mut DepthImageHeader).write_unaligned(h) };
+                l
+            }
+        };
+        let loan = Bound::new(py, loan)?;
+        let header = Loan::header_as(&loan, header_cls)?;
+        let (t, shape, strides) = arrays::image_layout(&img);
+        let (start, total) = loan.get().chunk();
+        let offset = loan.get().data_offset();
+        // SAFETY: the chunk stays mapped while the loan (the array's base) lives; the loan's
+        // owner writes it until it sends.
+        let data = unsafe {
+            arrays::view_of_type(
+                loan.as_any(),
+                start,
+                total,
+                offset,
+                &shape,
+                Some(&strides),
+                t,
+                true,
+            )?
+        };
+        Ok((loan, header, data))
+    }
+
+    #[getter]
+    fn topic(&self) -> &str {
+        self.raw.topic()
+    }
+}
+
+impl Publisher {
+    fn loan_zeroed(&self, header_bytes: usize, payload_bytes: usize) -> PyResult<Loan> {
         let loan = self
             .raw
             .loan(header_bytes, payload_bytes)
@@ -402,11 +518,6 @@ impl Publisher {
             _mapping: loan.mapping(),
             raw: std::sync::Mutex::new(Some(loan)),
         })
-    }
-
-    #[getter]
-    fn topic(&self) -> &str {
-        self.raw.topic()
     }
 }
 
@@ -541,15 +652,18 @@ impl Loan {
         }
     }
 
-    /// Publishes the chunk (no copy). A loan is sent at most once.
-    fn send(&self) -> PyResult<()> {
+    /// Publishes the chunk (no copy). A loan is sent at most once. `seal`: a numpy array
+    /// over the chunk made read-only once it is sent (subscribers read it from then on).
+    #[pyo3(signature = (seal=None))]
+    fn send(&self, seal: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
         let loan = self
             .raw
             .lock()
             .map_err(|_| PyRuntimeError::new_err("loan lock poisoned"))?
             .take()
             .ok_or_else(|| PyRuntimeError::new_err("this loan was already sent or discarded"))?;
-        loan.send().map_err(send_err)
+        loan.send().map_err(send_err)?;
+        seal.map_or(Ok(()), arrays::seal)
     }
     /// Returns the chunk to the pool unsent.
     fn discard(&self) {
@@ -685,7 +799,60 @@ const SERIALIZED_COPY_MAX: usize = 64 * 1024;
 /// Longest a blocking receive waits with the GIL released before checking for signals.
 const SIGNAL_SLICE: Duration = Duration::from_millis(50);
 
-/// Receives untyped messages.
+/// How a subscriber of a chunked topic makes its messages from received samples.
+enum Make {
+    /// An image class: the header view and the pixel array are made here (from the header's
+    /// size and encoding), then `cls(header, data, sample)`.
+    Image {
+        cls: Py<PyType>,
+        header_cls: Py<PyType>,
+    },
+    /// Any other chunked class: `cls._from_sample(sample)`.
+    Other { from_sample: Py<PyAny> },
+}
+
+impl Make {
+    fn make<'py>(&self, sample: Bound<'py, Sample>, topic: &str) -> PyResult<Bound<'py, PyAny>> {
+        let py = sample.py();
+        match self {
+            Make::Other { from_sample } => from_sample.bind(py).call1((sample,)),
+            Make::Image { cls, header_cls } => {
+                let header = Sample::header_as(&sample, header_cls.bind(py))?;
+                let me = sample.get();
+                let h = me.raw.header();
+                let Some(bytes) = h.get(..size_of::<nerve::msgs::ImageHeader>()) else {
+                    return Err(PyValueError::new_err(format!(
+                        "topic '{topic}': an image header of {} bytes is too short",
+                        h.len()
+                    )));
+                };
+                let img: nerve::msgs::ImageHeader = bytemuck::pod_read_unaligned(bytes);
+                let (t, shape, strides) = arrays::image_layout(&img);
+                let (start, total) = me.chunk();
+                let offset = me.data_offset();
+                // SAFETY: the sample pins the chunk and keeps it mapped while it (the array's
+                // base) lives; the array is read-only. Its extent is checked against the
+                // chunk, whatever the header says.
+                let data = unsafe {
+                    arrays::view_of_type(
+                        sample.as_any(),
+                        start,
+                        total,
+                        offset,
+                        &shape,
+                        Some(&strides),
+                        t,
+                        false,
+                    )?
+                };
+                cls.bind(py).call1((header, data, sample))
+            }
+        }
+    }
+}
+
+/// Receives messages: fixed ones as instances of their class (or bytes), chunked ones as
+/// their class's instances (or `Sample`s), serialized ones as bytes or `Sample`s.
 #[pyclass(module = "nerve._nerve")]
 struct Subscriber {
     raw: RawSubscriber,
@@ -693,6 +860,7 @@ struct Subscriber {
     cls: Option<Py<PyType>>,
     /// The size of `cls`'s instances.
     cls_size: usize,
+    make: Option<Make>,
 }
 
 impl Subscriber {
@@ -722,7 +890,11 @@ impl Subscriber {
                 if self.kind == MessageKind::Serialized && s.data_len() <= SERIALIZED_COPY_MAX {
                     PyBytes::new(py, s.data()).into_any().unbind()
                 } else {
-                    Py::new(py, Sample { raw: s })?.into_any()
+                    let sample = Bound::new(py, Sample { raw: s })?;
+                    match &self.make {
+                        Some(make) => make.make(sample, self.raw.topic())?.unbind(),
+                        None => sample.into_any().unbind(),
+                    }
                 }
             }
         }))

@@ -51,6 +51,40 @@ def test_send_and_recv_errors(domain):
         d.send({"x": object()})
 
 
+def test_image_loans_reject_bad_arguments_and_take_no_chunk(domain):
+    t = nerve.Topic("e/limg", nerve.Image, chunks=1)
+    p = t.publisher()
+    with pytest.raises(ValueError, match="unknown encoding 'rgb9'"):
+        p.loan_image(4, 4, "rgb9")
+    with pytest.raises(ValueError, match="'e/limg': frame_id"):
+        p.loan_image(4, 4, "rgb8", frame_id="x" * 200)
+    with pytest.raises(OverflowError):
+        p.loan_image(4, 4, "rgb8", stamp_ns=-1)
+    with pytest.raises(TypeError, match="'e/lpc' carries PointCloud, not images"):
+        nerve.Topic("e/lpc", nerve.PointCloud).publisher().loan_image(4, 4)
+    d = nerve.Topic("e/ldepth", nerve.DepthImage).publisher()
+    with pytest.raises(ValueError, match="'e/ldepth': rgb8 is not a depth encoding"):
+        d.loan_image(4, 4, "rgb8")
+    # None of the refused loans kept the topic's only chunk.
+    p.loan_image(4, 4, "rgb8").discard()
+
+
+def test_an_image_header_that_overstates_its_pixels_is_refused_on_receive(domain):
+    # A publisher writes a header claiming more pixels than the chunk holds: the subscriber
+    # raises (naming the sizes) instead of exposing memory past the chunk.
+    t = nerve.Topic("e/lie", nerve.Image)
+    p, s = t.publisher(), t.subscriber()
+    loan = p.loan(16)
+    loan.header.width, loan.header.height, loan.header.step = 1000, 1000, 3000
+    loan.header.encoding = 1  # rgb8
+    loan.send()
+    with pytest.raises(ValueError, match="does not fit"):
+        s.try_recv()
+    # The next honest image arrives.
+    p.loan_image(2, 2, "rgb8", stamp_ns=5).send()
+    assert s.try_recv().header.header.stamp_ns == 5
+
+
 def test_rust_logs_reach_python_logging(domain, caplog):
     caplog.set_level(logging.DEBUG)
     t = nerve.Topic("e/log", nerve.Image, max_message_bytes=1000)

@@ -24,6 +24,9 @@ def test_loan_and_fill_is_received_without_a_copy(domain):
     loan.data[10, 20] = (1, 2, 3)
     loan_ptr = ptr(loan.data)
     loan.send()
+    assert not loan.data.flags.writeable, "sent: subscribers read it from now on"
+    with pytest.raises(RuntimeError, match="already sent"):
+        loan.send()
     img = s.try_recv()
     assert isinstance(img, nerve.Image)
     assert (img.width, img.height, img.encoding) == (640, 480, "rgb8")

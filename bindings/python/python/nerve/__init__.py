@@ -391,8 +391,7 @@ class Loan:
 
     def send(self) -> None:
         """Publishes the chunk: O(1) in its size."""
-        self._raw.send()
-        self.data.flags.writeable = False
+        self._raw.send(self.data)  # and makes `data` read-only
 
     def discard(self) -> None:
         """Returns the chunk unsent."""
@@ -457,34 +456,23 @@ class Publisher:
 
     def loan_image(self, width: int, height: int, encoding: str = "rgb8", *,
                    stamp_ns: int = 0, frame_id: str = "", depth_scale: float = 1.0) -> Loan:
-        """Loans a chunk for an image; ``loan.data`` is ``(height, width[, channels])``."""
-        if encoding not in ENCODINGS:
-            raise ValueError(f"unknown encoding {encoding!r}: use one of {list(ENCODINGS)}")
-        code, dt, ch = ENCODINGS[encoding]
-        item = _ITEMSIZE[dt]
-        step = width * ch * item
+        """Loans a chunk for an image; ``loan.data`` is ``(height, width[, channels])``.
+        One Rust call writes the header and makes the header view and the pixel array."""
+        try:
+            code = ENCODINGS[encoding][0]
+        except (KeyError, TypeError):
+            raise ValueError(
+                f"unknown encoding {encoding!r}: use one of {list(ENCODINGS)}") from None
         cls = self._cls
-        if cls is not Image and cls is not DepthImage:
-            raise TypeError(f"topic '{self.topic}' carries {cls.__name__}, not images")
-        raw = self._raw.loan(cls._header_size, step * height)
-        # The loan zeroed the header (image headers have no non-zero defaults).
-        h = raw.header_as(cls._header_cls)
-        h.width = width
-        h.height = height
-        h.step = step
-        h.encoding = code
-        hh = h.header
-        hh.stamp_ns = stamp_ns
-        if frame_id:
-            hh.frame_id = frame_id
-        if cls is DepthImage:
-            h.depth_scale = depth_scale
-        if ch == 1:
-            shape: tuple[int, ...] = (height, width)
-            strides: tuple[int, ...] = (step, item)
+        if cls is Image:
+            raw, h, data = self._raw.loan_image(ImageHeader, width, height, code, stamp_ns,
+                                                frame_id)
+        elif cls is DepthImage:
+            raw, h, data = self._raw.loan_image(DepthImageHeader, width, height, code,
+                                                stamp_ns, frame_id, depth_scale)
         else:
-            shape, strides = (height, width, ch), (step, item * ch, item)
-        return Loan(raw, cls, h, raw.array(raw.data_offset, shape, dt, strides))
+            raise TypeError(f"topic '{self.topic}' carries {cls.__name__}, not images")
+        return Loan(raw, cls, h, data)
 
     def loan_points(self, n: int, format: str = "xyz") -> Loan:
         """Loans a chunk for ``n`` points (``xyz``, ``xyzi`` or ``xyzrgb``)."""
@@ -501,14 +489,22 @@ class Subscriber:
         self._topic = topic
         self._kind = topic._kind
         self._cls = topic._cls
-        self._raw = topic._raw.subscriber(topic._cls if topic._kind == _FIXED else None, history)
+        kind, cls = topic._kind, topic._cls
+        if kind == _FIXED:
+            self._raw = topic._raw.subscriber(cls, history)
+        elif kind == _CHUNK:
+            # Received chunks become `cls` instances in Rust (images wholly there).
+            image = cls._header_cls if issubclass(cls, Image) else None
+            self._raw = topic._raw.subscriber(None, history, cls, image)
+        else:
+            self._raw = topic._raw.subscriber(None, history)
         self._pending: list[Any] = []
         # The wait of the last async receive (it runs in an executor thread).
         self._inflight: asyncio.Future[Any] | None = None
-        if self._kind == _FIXED:
-            # Fixed messages need no conversion: `try_recv` is the Rust method itself while
-            # nothing is pending (an async receive cancelled mid-wait stashes its message in
-            # `_pending` and removes this shortcut, see `_stash`).
+        if self._kind != _SERIALIZED:
+            # Fixed and chunked messages are made in Rust: `try_recv` is the Rust method itself
+            # while nothing is pending (an async receive cancelled mid-wait stashes its message
+            # in `_pending` and removes this shortcut, see `_stash`).
             self.try_recv = self._raw.try_recv  # type: ignore[method-assign]
 
     @property
@@ -516,13 +512,11 @@ class Subscriber:
         return str(self._raw.topic)
 
     def _convert(self, m: Any) -> Any:
-        if m is None or self._kind == _FIXED:
-            return m
-        if self._kind == _SERIALIZED:
-            if isinstance(m, bytes):
-                return codec.unpackb(m)
-            return codec.unpackb(_array(m, m.data_offset, (m.data_len,), "u1"))
-        return self._cls._from_sample(m)
+        if m is None or self._kind != _SERIALIZED:
+            return m  # made in Rust
+        if isinstance(m, bytes):
+            return codec.unpackb(m)
+        return codec.unpackb(_array(m, m.data_offset, (m.data_len,), "u1"))
 
     def try_recv(self) -> Any | None:
         """The next message, or None if there is none. Never blocks."""
