@@ -20,6 +20,7 @@
 //! ~0.2 µs against ~1.2 µs for the ctypes structs this replaces; `Imu()` with three nested
 //! fields set ~0.5 µs against ~4.7 µs.
 
+use std::cell::UnsafeCell;
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::ptr::NonNull;
@@ -198,7 +199,7 @@ impl Field {
         let s = obj.get();
         // SAFETY: `offset + kind.size() <= s.size` (checked when the class was built) and the
         // struct's bytes stay valid while `obj` lives.
-        let p = unsafe { s.ptr.as_ptr().add(self.offset) };
+        let p = unsafe { s.base().add(self.offset) };
         match &self.kind {
             // SAFETY: see above.
             Kind::Prim(t) => Ok(unsafe { t.read(py, p) }),
@@ -223,6 +224,7 @@ impl Field {
                     size: *size,
                     readonly: s.readonly,
                     _keep: Keep::Parent(obj.clone().into_any().unbind()),
+                    inline: UnsafeCell::new([0; INLINE_BYTES / 8]),
                 };
                 // SAFETY: nested classes are message classes, built from `Struct`.
                 unsafe { new_of_type(py, cls.bind(py), view) }
@@ -258,7 +260,7 @@ impl Field {
                 let src = value.downcast::<Struct>()?.get();
                 // SAFETY: `src` holds `size` bytes (same class); `copy` allows the overlap of
                 // `m.header = m.header`.
-                unsafe { std::ptr::copy(src.ptr.as_ptr(), p, *size) };
+                unsafe { std::ptr::copy(src.base(), p, *size) };
                 Ok(())
             }
         };
@@ -321,7 +323,7 @@ impl Field {
         if let Kind::Array(t, n) = &self.kind {
             let py = obj.py();
             // SAFETY: as in `get`.
-            let p = unsafe { obj.get().ptr.as_ptr().add(self.offset) };
+            let p = unsafe { obj.get().base().add(self.offset) };
             let items = (0..*n)
                 // SAFETY: element `i` lies within the field.
                 .map(|i| unsafe { t.read(py, p.add(i * t.size())) })
@@ -397,6 +399,9 @@ impl Spec {
 
 /// What keeps a struct's bytes alive.
 enum Keep {
+    /// They are `Struct::inline` (an owned struct of at most `INLINE_BYTES`: most fixed
+    /// messages, such as CmdVel or Twist, need no allocation of their own).
+    Inline,
     /// Its own 8-aligned allocation (`Box<[u64]>` of this many words, freed on drop).
     Heap(usize),
     /// A parent struct (nested view) or a chunk (`Loan`, `Sample`) that keeps the memory
@@ -407,11 +412,18 @@ enum Keep {
 /// Base of every nerve message class: the struct's bytes, owned or viewed.
 #[pyclass(module = "nerve._nerve", subclass, frozen)]
 pub struct Struct {
+    /// The bytes, unless `Keep::Inline` (then dangling: see `base`).
     ptr: NonNull<u8>,
     size: usize,
     readonly: bool,
     _keep: Keep,
+    /// The bytes of a `Keep::Inline` struct. Their address is only taken once the struct is
+    /// in its Python object (which never moves), by `base`.
+    inline: UnsafeCell<[u64; INLINE_BYTES / 8]>,
 }
+
+/// Owned structs up to this size keep their bytes inside their Python object.
+const INLINE_BYTES: usize = 64;
 
 // SAFETY: the bytes are only read or written with the GIL held (every access is a Python
 // method or descriptor call; the publisher copies them before releasing the GIL), like a
@@ -452,6 +464,76 @@ unsafe fn new_of_type<'py>(
     }
 }
 
+/// The specs of the standard message classes by type address, filled by `struct_classes`
+/// (whose classes and specs are never freed): open addressing, a miss falls back to the
+/// class attribute. `spec_of` runs for every message made; the attribute lookup through the
+/// type's MRO cost as much as the rest of a small message's `tp_new`.
+static SPECS: [SpecSlot; 128] = [const { SpecSlot::new() }; 128];
+
+struct SpecSlot {
+    ty: std::sync::atomic::AtomicUsize,
+    spec: std::sync::atomic::AtomicPtr<Spec>,
+}
+
+impl SpecSlot {
+    const fn new() -> Self {
+        Self {
+            ty: std::sync::atomic::AtomicUsize::new(0),
+            spec: std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()),
+        }
+    }
+}
+
+fn spec_home(ty: usize) -> usize {
+    (ty >> 4).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 57 // 7 bits: 0..128
+}
+
+/// Records `cls`'s spec. Both must live for the rest of the process.
+fn remember_spec(cls: &Bound<'_, PyType>, spec: &'static Spec) {
+    use std::sync::atomic::Ordering;
+    let ty = cls.as_ptr() as usize;
+    for i in 0..SPECS.len() {
+        let slot = &SPECS[(spec_home(ty) + i) % SPECS.len()];
+        if slot.ty.load(Ordering::Relaxed) == 0 {
+            // Release: a reader that sees `ty` sees `spec` (stored first). Writers hold the
+            // GIL (`struct_classes`), so no two race for a slot.
+            slot.spec
+                .store(std::ptr::from_ref(spec).cast_mut(), Ordering::Relaxed);
+            slot.ty.store(ty, Ordering::Release);
+            return;
+        }
+    }
+}
+
+fn remembered_spec(cls: &Bound<'_, PyType>) -> Option<&'static Spec> {
+    use std::sync::atomic::Ordering;
+    let ty = cls.as_ptr() as usize;
+    for i in 0..SPECS.len() {
+        let slot = &SPECS[(spec_home(ty) + i) % SPECS.len()];
+        // Acquire: pairs with the Release in `remember_spec`.
+        match slot.ty.load(Ordering::Acquire) {
+            0 => return None,
+            t if t == ty => {
+                // SAFETY: stored from a `&'static Spec` before `ty` was published.
+                return Some(unsafe { &*slot.spec.load(Ordering::Relaxed) });
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The spec of a message class (`_nerve_spec_`).
+fn spec_ref<'py>(cls: &Bound<'py, PyType>) -> PyResult<&'py Spec> {
+    if let Some(s) = remembered_spec(cls) {
+        return Ok(s);
+    }
+    let spec = spec_of(cls)?;
+    // SAFETY: specs are never freed: each one made by `struct_classes` is leaked (and a
+    // class's attribute holds its spec while the class lives; a caller holds the class).
+    Ok(unsafe { &*std::ptr::from_ref(spec.get()) })
+}
+
 fn spec_of<'py>(cls: &Bound<'py, PyType>) -> PyResult<Bound<'py, Spec>> {
     match cls.getattr(intern!(cls.py(), "_nerve_spec_")) {
         Ok(s) => Ok(s.downcast_into::<Spec>()?),
@@ -465,6 +547,17 @@ fn spec_of<'py>(cls: &Bound<'py, PyType>) -> PyResult<Bound<'py, Spec>> {
 impl Struct {
     /// A struct owning a copy of `bytes`.
     pub(crate) fn owned(bytes: &[u8]) -> Self {
+        if bytes.len() <= INLINE_BYTES {
+            let mut inline = [0u64; INLINE_BYTES / 8];
+            bytemuck::cast_slice_mut::<u64, u8>(&mut inline)[..bytes.len()].copy_from_slice(bytes);
+            return Struct {
+                ptr: NonNull::dangling(),
+                size: bytes.len(),
+                readonly: false,
+                _keep: Keep::Inline,
+                inline: UnsafeCell::new(inline),
+            };
+        }
         let words = bytes.len().div_ceil(8).max(1);
         let raw = Box::into_raw(vec![0u64; words].into_boxed_slice()).cast::<u8>();
         // SAFETY: the allocation holds `words * 8 >= bytes.len()` bytes, fresh.
@@ -474,6 +567,7 @@ impl Struct {
             size: bytes.len(),
             readonly: false,
             _keep: Keep::Heap(words),
+            inline: UnsafeCell::new([0; INLINE_BYTES / 8]),
         }
     }
 
@@ -488,6 +582,16 @@ impl Struct {
             size,
             readonly,
             _keep: Keep::Parent(keep),
+            inline: UnsafeCell::new([0; INLINE_BYTES / 8]),
+        }
+    }
+
+    /// Where the struct's bytes start: valid for `size` bytes while `self` lives (in place, in
+    /// its Python object, for an inline struct); read and written only with the GIL held.
+    pub(crate) fn base(&self) -> *mut u8 {
+        match self._keep {
+            Keep::Inline => self.inline.get().cast(),
+            _ => self.ptr.as_ptr(),
         }
     }
 
@@ -495,7 +599,7 @@ impl Struct {
     pub(crate) fn bytes(&self) -> &[u8] {
         // SAFETY: `ptr..ptr + size` is valid while `self` lives (owned, or kept by `_keep`);
         // writers hold the GIL, as does every reader of this slice.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.size) }
+        unsafe { std::slice::from_raw_parts(self.base(), self.size) }
     }
 
     fn check_writable(&self, owner: &str, field: &str) -> PyResult<()> {
@@ -642,7 +746,7 @@ impl Struct {
     ) -> PyResult<()> {
         let (ptr, len, ro) = {
             let s = slf.get();
-            (s.ptr.as_ptr().cast_const(), s.size, s.readonly)
+            (s.base().cast_const(), s.size, s.readonly)
         };
         // SAFETY: `view` comes from the interpreter; the bytes live while `slf` (referenced by
         // the view) lives.
@@ -728,6 +832,10 @@ pub fn struct_classes(py: Python<'_>) -> PyResult<Vec<(String, Py<PyType>)>> {
         let spec = Py::new(py, spec)?;
         let cls = make_class(py, &base, name, size, &spec)?;
         cls.setattr("_nerve_spec_", &spec)?;
+        // The class lives for ever (one leaked reference), as does its spec (`make_class`).
+        std::mem::forget(cls.clone());
+        // SAFETY: the spec is leaked by `make_class`.
+        remember_spec(&cls, unsafe { &*std::ptr::from_ref(spec.get()) });
         made.insert(name, (cls.clone().unbind(), size));
         out.push((name.to_string(), cls.unbind()));
     }
@@ -796,8 +904,7 @@ unsafe extern "C" fn message_new(
         slot(std::ptr::null_mut(), |py| {
             let cls =
                 Bound::from_borrowed_ptr(py, subtype.cast()).downcast_into_unchecked::<PyType>();
-            let spec = spec_of(&cls)?;
-            let spec = spec.get();
+            let spec = spec_ref(&cls)?;
             if !args.is_null() && ffi::PyTuple_Size(args) != 0 {
                 return Err(PyTypeError::new_err(format!(
                     "{}() takes keyword arguments only (field=value)",
@@ -815,7 +922,7 @@ unsafe extern "C" fn message_new(
                     let key = Bound::from_borrowed_ptr(py, k);
                     let value = Bound::from_borrowed_ptr(py, v);
                     // `s` owns its fresh bytes; nothing else references them yet.
-                    spec.field(&key)?.set(s.ptr.as_ptr(), &value)?;
+                    spec.field(&key)?.set(s.base(), &value)?;
                 }
             }
             // `subtype` is a message class (this slot is only installed on them), laid out
@@ -864,7 +971,7 @@ unsafe extern "C" fn field_set(
                 )));
             }
             s.check_writable(&field.owner, &field.name)?;
-            field.set(s.ptr.as_ptr(), &Bound::from_borrowed_ptr(py, value))?;
+            field.set(s.base(), &Bound::from_borrowed_ptr(py, value))?;
             Ok(0)
         })
     }
