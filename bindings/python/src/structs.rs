@@ -425,9 +425,10 @@ pub struct Struct {
 /// Owned structs up to this size keep their bytes inside their Python object.
 const INLINE_BYTES: usize = 64;
 
-// SAFETY: the bytes are only read or written with the GIL held (every access is a Python
-// method or descriptor call; the publisher copies them before releasing the GIL), like a
-// `bytearray`'s, and what keeps them alive (`Keep`) is itself Send + Sync.
+// SAFETY: the bytes (behind `ptr`, or in `inline`'s cell) are only read or written with the
+// GIL held (every access is a Python method or descriptor call; the publisher copies them
+// before releasing the GIL), like a `bytearray`'s, and what keeps them alive (`Keep`) is itself
+// Send + Sync.
 unsafe impl Send for Struct {}
 // SAFETY: as above.
 unsafe impl Sync for Struct {}
