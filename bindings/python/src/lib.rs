@@ -20,6 +20,7 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyType};
+use pyo3::PyClass;
 
 mod action;
 mod arrays;
@@ -474,24 +475,8 @@ impl Publisher {
             }
         };
         let loan = Bound::new(py, loan)?;
-        let header = Loan::header_as(&loan, header_cls)?;
-        let (t, shape, strides) = arrays::image_layout(&img);
-        let (start, total) = loan.get().chunk();
-        let offset = loan.get().data_offset();
-        // SAFETY: the chunk stays mapped while the loan (the array's base) lives; the loan's
-        // owner writes it until it sends.
-        let data = unsafe {
-            arrays::view_of_type(
-                loan.as_any(),
-                start,
-                total,
-                offset,
-                &shape,
-                Some(&strides),
-                t,
-                true,
-            )?
-        };
+        let header = header_view(&loan, header_cls)?;
+        let data = image_array(&loan, &img)?;
         Ok((loan, header, data))
     }
 
@@ -571,14 +556,143 @@ pub(crate) unsafe fn fill_buffer(
     }
 }
 
-impl Loan {
+/// A chunk that Python views are made of: a loan being filled (writable) or a received
+/// sample (read-only). Every view has the chunk's Python object as its base, so the views of
+/// both are made by the same functions below.
+///
+/// # Safety
+/// The bytes `chunk()` and `header()` return must stay mapped while the object lives, and be
+/// written by nobody else while it does if `WRITABLE` (the loan's owner fills them, with the
+/// GIL held) or by nobody at all if not (a received chunk is pinned).
+unsafe trait Chunk: PyClass<Frozen = pyo3::pyclass::boolean_struct::True> + Sync {
+    const WRITABLE: bool;
+    /// The header's bytes: (start, length).
+    fn header(&self) -> (*mut u8, usize);
     /// The chunk's bytes from the header's start to the payload's end: (start, length).
+    fn chunk(&self) -> (*mut u8, usize);
+    /// Where the payload starts, in bytes from the header's start.
+    fn payload_offset(&self) -> usize;
+}
+
+// SAFETY: `_mapping` keeps the chunk mapped while the loan lives (also after `send`); until it
+// is sent, only the loan's owner writes it.
+unsafe impl Chunk for Loan {
+    const WRITABLE: bool = true;
+    fn header(&self) -> (*mut u8, usize) {
+        (self.header_ptr as *mut u8, self.header_len)
+    }
     fn chunk(&self) -> (*mut u8, usize) {
         (
             self.header_ptr as *mut u8,
             self.data_ptr + self.data_len - self.header_ptr,
         )
     }
+    fn payload_offset(&self) -> usize {
+        self.data_ptr - self.header_ptr
+    }
+}
+
+// SAFETY: the sample pins its chunk (nobody writes it) and keeps it mapped while it lives.
+unsafe impl Chunk for Sample {
+    const WRITABLE: bool = false;
+    fn header(&self) -> (*mut u8, usize) {
+        let h = self.raw.header();
+        (h.as_ptr().cast_mut(), h.len())
+    }
+    fn chunk(&self) -> (*mut u8, usize) {
+        let start = self.raw.header().as_ptr();
+        let len = self.raw.data_ptr() as usize + self.raw.data_len() - start as usize;
+        (start.cast_mut(), len)
+    }
+    fn payload_offset(&self) -> usize {
+        self.raw.data_ptr() as usize - self.raw.header().as_ptr() as usize
+    }
+}
+
+/// The chunk's header as an instance of the message class `cls` (read-only unless a loan).
+fn header_view<'py, C: Chunk>(
+    slf: &Bound<'py, C>,
+    cls: &Bound<'py, PyType>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (ptr, len) = slf.get().header();
+    // SAFETY: `Chunk`'s contract; the view keeps `slf` alive.
+    unsafe { structs::view_of(cls, ptr, len, !C::WRITABLE, slf.as_any()) }
+}
+
+/// A numpy array over the chunk `offset` bytes after the header's start (see `arrays::view`).
+fn chunk_array<'py, C: Chunk>(
+    slf: &Bound<'py, C>,
+    offset: usize,
+    shape: &[isize],
+    strides: Option<&[isize]>,
+    dtype: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (start, total) = slf.get().chunk();
+    // SAFETY: `Chunk`'s contract; `slf` becomes the array's base.
+    unsafe {
+        arrays::view(
+            slf.as_any(),
+            start,
+            total,
+            offset,
+            shape,
+            strides,
+            dtype,
+            C::WRITABLE,
+        )
+    }
+}
+
+/// The pixels of the image whose header is `img`, as a numpy array (`arrays::image_layout`),
+/// its extent checked against the chunk whatever the header says.
+fn image_array<'py, C: Chunk>(
+    slf: &Bound<'py, C>,
+    img: &nerve::msgs::ImageHeader,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (t, shape, strides) = arrays::image_layout(img);
+    let me = slf.get();
+    let (start, total) = me.chunk();
+    // SAFETY: `Chunk`'s contract; `slf` becomes the array's base.
+    unsafe {
+        arrays::view_of_type(
+            slf.as_any(),
+            start,
+            total,
+            me.payload_offset(),
+            &shape,
+            Some(&strides),
+            t,
+            C::WRITABLE,
+        )
+    }
+}
+
+/// The pixels of the image in the chunk, laid out as its own header says (`image_array`).
+fn image_in<'py, C: Chunk>(slf: &Bound<'py, C>) -> PyResult<Bound<'py, PyAny>> {
+    let (ptr, len) = slf.get().header();
+    let need = size_of::<nerve::msgs::ImageHeader>();
+    if len < need {
+        return Err(PyValueError::new_err(format!(
+            "the chunk's header holds {len} bytes; an image header is {need}"
+        )));
+    }
+    // SAFETY: `Chunk`'s contract: `len >= need` header bytes at `ptr`, mapped; read unaligned.
+    let img = unsafe { ptr.cast::<nerve::msgs::ImageHeader>().read_unaligned() };
+    image_array(slf, &img)
+}
+
+/// The buffer protocol for a chunk: its bytes from the header to the payload's end.
+///
+/// # Safety
+/// `view` must be the `Py_buffer` the interpreter passed to `bf_getbuffer`.
+unsafe fn chunk_buffer<C: Chunk>(
+    slf: &Bound<'_, C>,
+    view: *mut pyo3::ffi::Py_buffer,
+    flags: std::os::raw::c_int,
+) -> PyResult<()> {
+    let (ptr, len) = slf.get().chunk();
+    // SAFETY: per the contract and `Chunk`'s; the view holds `slf`.
+    unsafe { fill_buffer(slf.as_any(), view, ptr, len, !C::WRITABLE, flags) }
 }
 
 #[pymethods]
@@ -590,10 +704,8 @@ impl Loan {
         view: *mut pyo3::ffi::Py_buffer,
         flags: std::os::raw::c_int,
     ) -> PyResult<()> {
-        let (ptr, len) = slf.get().chunk();
-        // SAFETY: `view` comes from the interpreter; `mapping` keeps the chunk mapped while
-        // `slf` (referenced by the view) lives.
-        unsafe { fill_buffer(slf.as_any(), view, ptr, len, false, flags) }
+        // SAFETY: `view` comes from the interpreter.
+        unsafe { chunk_buffer(&slf, view, flags) }
     }
 
     unsafe fn __releasebuffer__(&self, _view: *mut pyo3::ffi::Py_buffer) {}
@@ -604,24 +716,13 @@ impl Loan {
         slf: &Bound<'py, Self>,
         cls: &Bound<'py, PyType>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let me = slf.get();
-        // SAFETY: the header bytes stay mapped while the loan (kept by the view) lives, and
-        // are written only by this loan's owner until it is sent.
-        unsafe {
-            structs::view_of(
-                cls,
-                me.header_ptr as *mut u8,
-                me.header_len,
-                false,
-                slf.as_any(),
-            )
-        }
+        header_view(slf, cls)
     }
 
     /// Where the payload starts, in bytes from the header's start.
     #[getter]
     fn data_offset(&self) -> usize {
-        self.data_ptr - self.header_ptr
+        self.payload_offset()
     }
 
     /// A writable numpy array over the chunk, starting `offset` bytes after the header's start
@@ -635,21 +736,13 @@ impl Loan {
         dtype: &Bound<'py, PyAny>,
         strides: Option<Vec<isize>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (start, total) = slf.get().chunk();
-        // SAFETY: the chunk's bytes from the header to the payload's end stay mapped while the
-        // loan (the array's base) lives; the loan's owner writes them until it sends.
-        unsafe {
-            arrays::view(
-                slf.as_any(),
-                start,
-                total,
-                offset,
-                &shape,
-                strides.as_deref(),
-                dtype,
-                true,
-            )
-        }
+        chunk_array(slf, offset, &shape, strides.as_deref(), dtype)
+    }
+
+    /// The payload as the pixels of the image the chunk's header describes (shape and dtype
+    /// from its size and encoding; flat bytes for an unknown encoding).
+    fn image_array<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        image_in(slf)
     }
 
     /// Publishes the chunk (no copy). A loan is sent at most once. `seal`: a numpy array
@@ -684,15 +777,6 @@ struct Sample {
     raw: RawSample,
 }
 
-impl Sample {
-    /// The chunk's bytes from the header's start to the payload's end: (start, length).
-    fn chunk(&self) -> (*mut u8, usize) {
-        let start = self.raw.header().as_ptr();
-        let len = self.raw.data_ptr() as usize + self.raw.data_len() - start as usize;
-        (start.cast_mut(), len)
-    }
-}
-
 #[pymethods]
 impl Sample {
     /// The buffer protocol: the chunk's bytes from the header to the end of the payload,
@@ -702,10 +786,8 @@ impl Sample {
         view: *mut pyo3::ffi::Py_buffer,
         flags: std::os::raw::c_int,
     ) -> PyResult<()> {
-        let (ptr, len) = slf.get().chunk();
-        // SAFETY: `view` comes from the interpreter; the sample pins the chunk and keeps the
-        // mapping alive while `slf` (referenced by the view) lives.
-        unsafe { fill_buffer(slf.as_any(), view, ptr, len, true, flags) }
+        // SAFETY: `view` comes from the interpreter.
+        unsafe { chunk_buffer(&slf, view, flags) }
     }
 
     unsafe fn __releasebuffer__(&self, _view: *mut pyo3::ffi::Py_buffer) {}
@@ -716,16 +798,13 @@ impl Sample {
         slf: &Bound<'py, Self>,
         cls: &Bound<'py, PyType>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let h = slf.get().raw.header();
-        // SAFETY: the sample pins the chunk and keeps it mapped while it (kept by the view)
-        // lives; the view is read-only.
-        unsafe { structs::view_of(cls, h.as_ptr().cast_mut(), h.len(), true, slf.as_any()) }
+        header_view(slf, cls)
     }
 
     /// Where the payload starts, in bytes from the header's start.
     #[getter]
     fn data_offset(&self) -> usize {
-        self.raw.data_ptr() as usize - self.chunk().0 as usize
+        self.payload_offset()
     }
 
     /// A read-only numpy array over the chunk, starting `offset` bytes after the header's
@@ -738,21 +817,13 @@ impl Sample {
         dtype: &Bound<'py, PyAny>,
         strides: Option<Vec<isize>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (start, total) = slf.get().chunk();
-        // SAFETY: the sample pins the chunk and keeps it mapped while it (the array's base)
-        // lives; the array is read-only.
-        unsafe {
-            arrays::view(
-                slf.as_any(),
-                start,
-                total,
-                offset,
-                &shape,
-                strides.as_deref(),
-                dtype,
-                false,
-            )
-        }
+        chunk_array(slf, offset, &shape, strides.as_deref(), dtype)
+    }
+
+    /// The payload as the pixels of the image the chunk's header describes (shape and dtype
+    /// from its size and encoding; flat bytes for an unknown encoding).
+    fn image_array<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        image_in(slf)
     }
 
     /// Address of the header: the start of the exported buffer.
@@ -817,34 +888,11 @@ impl Make {
         match self {
             Make::Other { from_sample } => from_sample.bind(py).call1((sample,)),
             Make::Image { cls, header_cls } => {
-                let header = Sample::header_as(&sample, header_cls.bind(py))?;
-                let me = sample.get();
-                let h = me.raw.header();
-                let Some(bytes) = h.get(..size_of::<nerve::msgs::ImageHeader>()) else {
-                    return Err(PyValueError::new_err(format!(
-                        "topic '{topic}': an image header of {} bytes is too short",
-                        h.len()
-                    )));
+                let in_topic = |e: PyErr| {
+                    PyErr::from_type(e.get_type(py), format!("topic '{topic}': {}", e.value(py)))
                 };
-                let img: nerve::msgs::ImageHeader = bytemuck::pod_read_unaligned(bytes);
-                let (t, shape, strides) = arrays::image_layout(&img);
-                let (start, total) = me.chunk();
-                let offset = me.data_offset();
-                // SAFETY: the sample pins the chunk and keeps it mapped while it (the array's
-                // base) lives; the array is read-only. Its extent is checked against the
-                // chunk, whatever the header says.
-                let data = unsafe {
-                    arrays::view_of_type(
-                        sample.as_any(),
-                        start,
-                        total,
-                        offset,
-                        &shape,
-                        Some(&strides),
-                        t,
-                        false,
-                    )?
-                };
+                let header = header_view(&sample, header_cls.bind(py)).map_err(in_topic)?;
+                let data = image_in(&sample).map_err(in_topic)?;
                 cls.bind(py).call1((header, data, sample))
             }
         }

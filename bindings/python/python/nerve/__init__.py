@@ -143,23 +143,9 @@ ENCODINGS: dict[str, tuple[int, str, int]] = {
     "rgb8": (1, "u1", 3), "bgr8": (2, "u1", 3), "rgba8": (3, "u1", 4), "bgra8": (4, "u1", 4),
     "mono8": (5, "u1", 1), "mono16": (6, "<u2", 1), "16UC1": (7, "<u2", 1), "32FC1": (8, "<f4", 1),
 }
-_ITEMSIZE = {dt: np.dtype(dt).itemsize for _c, dt, _ch in ENCODINGS.values()}
 _ENCODING_BY_CODE = {code: (name, dt, ch) for name, (code, dt, ch) in ENCODINGS.items()}
 _POINT_FORMATS = {"xyz": (1, PointXYZ), "xyzi": (2, PointXYZI), "xyzrgb": (3, PointXYZRGB)}
 _POINT_BY_CODE = {code: cls for code, cls in _POINT_FORMATS.values()}
-
-
-def _image_array(owner: Any, offset: int, hdr: Any, readonly: bool) -> np.ndarray:
-    name, dt, ch = _ENCODING_BY_CODE.get(hdr.encoding, ("", "u1", 0))
-    if not ch:
-        return _array(owner, offset, (hdr.step * hdr.height,), "u1", readonly=readonly)
-    item = _ITEMSIZE[dt]
-    if ch == 1:
-        shape: tuple[int, ...] = (hdr.height, hdr.width)
-        strides: tuple[int, ...] = (hdr.step, item)
-    else:
-        shape, strides = (hdr.height, hdr.width, ch), (hdr.step, item * ch, item)
-    return _array(owner, offset, shape, dt, strides, readonly)
 
 
 class _Chunked:
@@ -227,7 +213,7 @@ class Image(_Chunked):
     @classmethod
     def _view(cls, owner: Any, offset: int, nbytes: int, header: Any,
               readonly: bool) -> np.ndarray:
-        return _image_array(owner, offset, header, readonly)
+        return owner.image_array()  # laid out in Rust from the chunk's header
 
     @property
     def width(self) -> int:
