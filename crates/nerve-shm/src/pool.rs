@@ -188,9 +188,11 @@ impl Pool {
             chunk_count: h.chunk_count,
             words_per_endpoint: words_per_endpoint(h.chunk_count),
             max_endpoints: h.max_endpoints,
-            // SAFETY (all three): offsets validated to lie inside the area.
+            // SAFETY: offsets validated above to lie inside the area.
             refs: unsafe { area.add(refs) } as *const AtomicU64,
+            // SAFETY: as for `refs`.
             holders: unsafe { area.add(holders) } as *const AtomicU64,
+            // SAFETY: as for `refs`.
             data: unsafe { area.add(data) },
             hint: AtomicU32::new(0),
         })
@@ -333,9 +335,9 @@ impl Pool {
         let mut n = 0;
         for wi in 0..self.words_per_endpoint {
             let i = endpoint as usize * self.words_per_endpoint + wi;
-            // SAFETY: i is inside the validated holders array (endpoint < max_endpoints is
-            // checked by holder_word's callers; re-checked here).
+            // endpoint < max_endpoints is checked by holder_word's callers; re-checked here.
             assert!(endpoint < self.max_endpoints);
+            // SAFETY: i is inside the validated holders array (endpoint checked just above).
             let w = unsafe { &*self.holders.add(i) };
             let bits = w.swap(0, AcqRel);
             for b in 0..64 {

@@ -10,6 +10,7 @@ mod msgpack;
 pub mod name;
 pub mod raw;
 pub mod registry;
+pub mod sys;
 pub mod time;
 mod topic;
 

@@ -196,3 +196,14 @@ pub fn clean(domain: u32) -> std::io::Result<CleanReport> {
 pub fn domain_dir(domain: u32) -> PathBuf {
     segment::domain_dir(domain)
 }
+
+/// Removes topic `name`'s segment file from `domain` (its memory is freed once the last process
+/// that maps it closes it). For topics that belong to one process alone, such as a service
+/// client's response topic, so that short-lived owners leave nothing behind. A missing file is
+/// not an error.
+pub fn remove_topic(domain: u32, name: &str) -> std::io::Result<()> {
+    match std::fs::remove_file(segment::domain_dir(domain).join(segment::topic_file(name))) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}

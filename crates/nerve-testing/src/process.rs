@@ -1,0 +1,171 @@
+//! Child processes for cross-process tests: the test binary re-executes itself, running one
+//! test function (the *entry*) in a *role* named by `NERVE_TEST_ROLE`. The entry does the
+//! role's work when the variable is set and returns at once otherwise:
+//!
+//! ```no_run
+//! # use nerve_testing::process;
+//! #[test]
+//! fn child_entry() {
+//!     let Some(role) = process::role() else { return };
+//!     println!("READY {role}");
+//! }
+//!
+//! #[test]
+//! fn parent() {
+//!     let mut child = process::spawn_self("child_entry", "echo", 7, &[]);
+//!     assert_eq!(child.wait_line("READY"), "READY echo");
+//! }
+//! ```
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
+
+/// The variable naming a child's role.
+pub const ROLE_VAR: &str = "NERVE_TEST_ROLE";
+
+/// The role this process was re-executed for, if any.
+pub fn role() -> Option<String> {
+    std::env::var(ROLE_VAR).ok()
+}
+
+/// An environment variable a child needs, or a panic naming it.
+pub fn env(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| panic!("{name} not set"))
+}
+
+/// [`env`] parsed as a number.
+pub fn env_u64(name: &str) -> u64 {
+    env(name)
+        .parse()
+        .unwrap_or_else(|_| panic!("{name} is not a number"))
+}
+
+/// Re-executes this test binary running only test `entry`, in `role`, on `NERVE_DOMAIN =
+/// domain`, with `vars` added to its environment. Its stdout is piped (read it with
+/// [`ChildGuard::wait_line`]); its stderr goes to the test's.
+pub fn spawn_self(entry: &str, role: &str, domain: u32, vars: &[(&str, String)]) -> ChildGuard {
+    let mut cmd = Command::new(std::env::current_exe().expect("the test binary's path"));
+    cmd.args([entry, "--exact", "--nocapture", "--test-threads=1"])
+        .env(ROLE_VAR, role)
+        .env("NERVE_DOMAIN", domain.to_string())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    ChildGuard::new(cmd.spawn().expect("spawn the test binary"))
+}
+
+/// A child process killed (SIGKILL) and reaped when dropped, with a buffered reader on its
+/// stdout that keeps what it read ahead between calls.
+pub struct ChildGuard {
+    child: Option<Child>,
+    stdout: Option<BufReader<ChildStdout>>,
+}
+
+impl ChildGuard {
+    /// Guards `child` (its stdout, if piped, is read through the guard).
+    pub fn new(mut child: Child) -> Self {
+        let stdout = child.stdout.take().map(BufReader::new);
+        ChildGuard {
+            child: Some(child),
+            stdout,
+        }
+    }
+
+    fn child(&mut self) -> &mut Child {
+        self.child.as_mut().expect("the child is still guarded")
+    }
+
+    /// The child's pid.
+    pub fn id(&self) -> u32 {
+        self.child
+            .as_ref()
+            .expect("the child is still guarded")
+            .id()
+    }
+
+    /// Reads the child's stdout until a line containing `prefix`; returns that line from
+    /// `prefix` on, trimmed (libtest prints "test entry ... " without a newline before the
+    /// child's first line). Panics if the child closes its stdout first.
+    pub fn wait_line(&mut self, prefix: &str) -> String {
+        let out = self.stdout.as_mut().expect("the child's stdout is piped");
+        let mut line = String::new();
+        loop {
+            line.clear();
+            if out.read_line(&mut line).expect("read the child's stdout") == 0 {
+                panic!("child exited before printing {prefix}");
+            }
+            if let Some(at) = line.find(prefix) {
+                return line[at..].trim().to_owned();
+            }
+        }
+    }
+
+    /// Waits for the `RESULT` line, then for a successful exit; returns the line.
+    pub fn finish(mut self) -> String {
+        let line = self.wait_line("RESULT");
+        let status = self.wait();
+        assert!(status.success(), "child failed: {status}");
+        line
+    }
+
+    /// Waits for the child to exit.
+    pub fn wait(&mut self) -> ExitStatus {
+        self.child().wait().expect("wait for the child")
+    }
+
+    /// Reads the rest of the child's stdout, then waits for it to exit.
+    pub fn wait_with_output(mut self) -> (ExitStatus, String) {
+        let mut rest = String::new();
+        if let Some(out) = self.stdout.as_mut() {
+            let _ = out.read_to_string(&mut rest);
+        }
+        (self.wait(), rest)
+    }
+
+    /// `kill -9`, then reaps it.
+    pub fn kill9(&mut self) {
+        let child = self.child();
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
+    /// Sends `signal` (e.g. `libc::SIGINT`) without waiting.
+    pub fn signal(&self, signal: i32) {
+        // SAFETY: kill(2) with a pid we spawned and have not reaped yet (the guard holds it).
+        unsafe { libc::kill(self.id() as i32, signal) };
+    }
+
+    /// Whether the child has exited (reaping it if so).
+    pub fn try_wait(&mut self) -> Option<ExitStatus> {
+        self.child().try_wait().ok().flatten()
+    }
+}
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        if let Some(c) = &mut self.child {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// The value of `name=VALUE` in a `RESULT a=1 b=2` line.
+pub fn field(line: &str, name: &str) -> u64 {
+    line.split_whitespace()
+        .find_map(|kv| kv.strip_prefix(&format!("{name}=")))
+        .unwrap_or_else(|| panic!("{name} missing in {line}"))
+        .parse()
+        .unwrap_or_else(|_| panic!("{name} is not a number in {line}"))
+}
+
+/// Stress scale: `NERVE_STRESS_SCALE` (default 1.0) multiplies every message count.
+pub fn scaled(n: u64) -> u64 {
+    let s: f64 = std::env::var("NERVE_STRESS_SCALE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1.0);
+    ((n as f64) * s).max(1.0) as u64
+}
