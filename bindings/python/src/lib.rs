@@ -988,7 +988,7 @@ impl Subscriber {
             };
             let raw = &mut self.raw;
             let got = py
-                .detach(|| raw.recv_timeout(Some(slice)).map(own))
+                .detach(|| raw.recv_timeout(slice).map(own))
                 .map_err(recv_err)?;
             if got.is_some() {
                 return self.convert(py, got);

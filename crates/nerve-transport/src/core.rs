@@ -158,9 +158,7 @@ fn heap_topics() -> &'static Mutex<HashMap<HeapKey, Weak<Shared>>> {
 
 /// In-process topics alive in this process (for the registry).
 pub(crate) fn heap_topic_list() -> Vec<Arc<Shared>> {
-    heap_topics()
-        .lock()
-        .unwrap()
+    crate::sys::lock(heap_topics())
         .values()
         .filter_map(Weak::upgrade)
         .collect()
@@ -192,7 +190,7 @@ impl Shared {
             .map(|bytes| (bytes, spec.chunks.unwrap_or(capacity * 2 + 8)));
         let topic = || spec.name.clone();
         let shared = if spec.in_process {
-            let mut map = heap_topics().lock().unwrap();
+            let mut map = crate::sys::lock(heap_topics());
             let key = (spec.domain, spec.name.clone());
             if let Some(existing) = map.get(&key).and_then(Weak::upgrade) {
                 existing

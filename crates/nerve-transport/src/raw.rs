@@ -452,18 +452,29 @@ impl RawSubscriber {
         Ok(self.wrap(got))
     }
 
-    /// Waits up to `timeout` (`None`: forever); `Ok(None)` when nothing arrived.
-    pub fn recv_timeout(
-        &mut self,
-        timeout: Option<Duration>,
-    ) -> Result<Option<RawMessage<'_>>, RecvError> {
+    /// Waits for the next message: spins briefly, then sleeps on a futex (≈0 % CPU).
+    pub fn recv(&mut self) -> Result<RawMessage<'_>, RecvError> {
         let got = loop {
-            let got = self.run(Some(timeout));
-            if got.is_some() || timeout.is_some() {
+            if let Some(got) = self.run(Some(None)) {
                 break got;
             }
         };
+        Ok(self.wrap(Some(got)).expect("a message was received"))
+    }
+
+    /// Waits up to `timeout`; `Ok(None)` when nothing arrived.
+    pub fn recv_timeout(&mut self, timeout: Duration) -> Result<Option<RawMessage<'_>>, RecvError> {
+        let got = self.run(Some(Some(timeout)));
         Ok(self.wrap(got))
+    }
+
+    /// Like `recv_timeout`, but a timeout is an error naming the topic.
+    pub fn recv_deadline(&mut self, timeout: Duration) -> Result<RawMessage<'_>, RecvError> {
+        let got = self.run(Some(Some(timeout)));
+        if got.is_none() {
+            return Err(self.core.timeout_error(timeout));
+        }
+        Ok(self.wrap(got).expect("a message was received"))
     }
 
     /// The last fixed message received (the buffer `RawMessage::Fixed` borrows); zeroes before
