@@ -4,9 +4,19 @@
 #![warn(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
-mod core;
-pub mod error;
+// The cores every front end stands on (dependency order: each file uses only those above it).
+mod endpoint;
+mod heap;
+mod loan;
 mod msgpack;
+mod open;
+mod publish;
+mod sample;
+mod shared;
+mod solo;
+mod subscribe;
+// The front ends: typed topics, untyped topics, discovery.
+pub mod error;
 pub mod name;
 pub mod raw;
 pub mod registry;
@@ -14,16 +24,16 @@ pub mod sys;
 pub mod time;
 mod topic;
 
-pub use crate::core::{
-    SubscriberStats, TransportPath, DEFAULT_CHUNK_BYTES, DEFAULT_DEPTH, DEFAULT_MAX_ENDPOINTS,
-    DEFAULT_SPIN,
-};
+pub use crate::loan::Loan;
+pub use crate::sample::Sample;
+pub use crate::shared::{TransportPath, DEFAULT_CHUNK_BYTES, DEFAULT_DEPTH, DEFAULT_MAX_ENDPOINTS};
+pub use crate::subscribe::{Codec, Received, SubscriberStats, DEFAULT_SPIN};
 pub use error::{LoanError, OpenError, RecvError, SendError};
 pub use msgpack::Msgpack;
 pub use nerve_msgs as msgs;
 pub use nerve_msgs::{fixed_message, ChunkedMessage, FixedMessage, Message};
 pub use nerve_shm::Reliability;
-pub use topic::{default_domain, Codec, Loan, Publisher, Sample, Subscriber, Topic, TopicBuilder};
+pub use topic::{default_domain, Publisher, Subscriber, Topic, TopicBuilder};
 
 /// Whether this process can use the single-publisher fast path (a lone publisher claims
 /// messages with plain stores). It needs `membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED)` (Linux

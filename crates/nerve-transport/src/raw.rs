@@ -23,15 +23,21 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use nerve_msgs::{Message, MessageKind};
-use nerve_shm::{ChunkId, Reliability};
+use nerve_shm::Reliability;
 
 pub use nerve_shm::StoredType;
 
-use crate::core::{
-    self, data_offset, read_chunk, read_fixed, Descriptor, Endpoint, OpenSpec, PubCore, Shared,
-    Step, SubCore, SubscriberStats, TransportPath,
-};
+pub use crate::loan::{MappingGuard, RawLoan};
+pub use crate::sample::RawSample;
+
+use crate::endpoint::Endpoint;
 use crate::error::{OpenError, RecvError, SendError};
+use crate::open::OpenSpec;
+use crate::publish::PubCore;
+use crate::shared::{
+    Shared, TransportPath, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_ENDPOINTS, DESCRIPTOR_BYTES,
+};
+use crate::subscribe::{read_chunk, read_fixed, Step, SubCore, SubscriberStats};
 use crate::topic::default_domain;
 
 /// The stored type of Rust message type `T` (a fixed, chunked or `Msgpack` message).
@@ -56,7 +62,7 @@ pub struct RawTopicBuilder {
 }
 
 impl RawTopicBuilder {
-    crate::core::topic_builder_options!();
+    crate::open::topic_builder_options!();
 
     /// Opens the topic, creating it if needed.
     pub fn open(self) -> Result<RawTopic, OpenError> {
@@ -92,13 +98,13 @@ impl RawTopic {
                 slot_payload: if fixed {
                     stored_type.size
                 } else {
-                    core::DESCRIPTOR_BYTES
+                    DESCRIPTOR_BYTES
                 },
                 stored_type,
                 reliability: None,
                 depth: None,
-                max_endpoints: core::DEFAULT_MAX_ENDPOINTS,
-                chunk_bytes: (!fixed).then_some(core::DEFAULT_CHUNK_BYTES),
+                max_endpoints: DEFAULT_MAX_ENDPOINTS,
+                chunk_bytes: (!fixed).then_some(DEFAULT_CHUNK_BYTES),
                 chunks: None,
                 in_process: false,
             },
@@ -235,15 +241,7 @@ impl RawPublisher {
                 ),
             });
         }
-        let id = self.core.loan(header_bytes, payload_bytes)?;
-        Ok(RawLoan {
-            core: self.core.clone(),
-            id,
-            header: header_bytes,
-            bytes: payload_bytes,
-            len: (payload_bytes / elem) as u64,
-            sent: false,
-        })
+        RawLoan::new(self.core.clone(), header_bytes, payload_bytes, elem)
     }
 
     /// Serializes nothing: publishes `bytes` (already MessagePack) through a chunk.
@@ -251,141 +249,6 @@ impl RawPublisher {
         let mut loan = self.loan(0, bytes.len())?;
         loan.data_mut().copy_from_slice(bytes);
         loan.send()
-    }
-}
-
-/// Keeps a topic's shared memory mapped while held: for views into a chunk that may outlive
-/// the loan or sample they came from (Python arrays, for instance). Holding it pins no chunk.
-#[derive(Clone)]
-pub struct MappingGuard(#[allow(dead_code)] Arc<Shared>);
-
-/// A loaned chunk being filled; dropping it unsent returns the chunk.
-pub struct RawLoan {
-    core: Arc<PubCore>,
-    id: ChunkId,
-    header: usize,
-    bytes: usize,
-    len: u64,
-    sent: bool,
-}
-
-impl RawLoan {
-    fn base(&self) -> *mut u8 {
-        self.core
-            .shared()
-            .pool
-            .as_ref()
-            .expect("chunked topic has a pool")
-            .chunk_ptr(self.id.index)
-    }
-    /// The header bytes, in shared memory.
-    pub fn header_mut(&mut self) -> &mut [u8] {
-        // SAFETY: the chunk is ours alone until sent and holds the header (checked in loan).
-        unsafe { std::slice::from_raw_parts_mut(self.base(), self.header) }
-    }
-    /// The payload bytes, in shared memory (previous content unspecified).
-    pub fn data_mut(&mut self) -> &mut [u8] {
-        // SAFETY: as for header_mut; `bytes` fit after the 64-byte aligned data offset.
-        unsafe {
-            std::slice::from_raw_parts_mut(self.base().add(data_offset(self.header)), self.bytes)
-        }
-    }
-    /// Pointer to the header (valid until `send` or drop; for Python and C views).
-    pub fn header_ptr(&self) -> *mut u8 {
-        self.base()
-    }
-    /// A guard that keeps the chunk's memory mapped after the loan is sent or dropped.
-    pub fn mapping(&self) -> MappingGuard {
-        MappingGuard(self.core.ep.shared.clone())
-    }
-    /// Pointer to the payload (64-byte aligned; valid until `send` or drop).
-    pub fn data_ptr(&self) -> *mut u8 {
-        // SAFETY: the data offset lies inside the chunk (checked in loan).
-        unsafe { self.base().add(data_offset(self.header)) }
-    }
-    /// Payload bytes.
-    pub fn data_len(&self) -> usize {
-        self.bytes
-    }
-    /// Publishes the chunk: O(1) in its size.
-    pub fn send(mut self) -> Result<(), SendError<()>> {
-        self.sent = true;
-        if self.core.send_chunk(self.id, self.len) {
-            Ok(())
-        } else {
-            self.core.release_loan(self.id);
-            Err(self.core.full_error(()))
-        }
-    }
-}
-
-impl Drop for RawLoan {
-    fn drop(&mut self) {
-        if !self.sent {
-            self.core.release_loan(self.id);
-        }
-    }
-}
-
-/// A received chunk, read in place; holding it pins the chunk (it may outlive its subscriber).
-pub struct RawSample {
-    ep: Arc<Endpoint>,
-    desc: Descriptor,
-    header: usize,
-    bytes: usize,
-}
-
-impl RawSample {
-    fn base(&self) -> *const u8 {
-        self.ep
-            .shared
-            .pool
-            .as_ref()
-            .expect("chunked topic has a pool")
-            .chunk_ptr(self.desc.id.index)
-    }
-    /// Pointer to the header (valid while the sample lives).
-    pub fn header_ptr(&self) -> *const u8 {
-        self.base()
-    }
-    /// Header bytes.
-    pub fn header_len(&self) -> usize {
-        self.header
-    }
-    /// Pointer to the payload, 64-byte aligned (valid while the sample lives).
-    pub fn data_ptr(&self) -> *const u8 {
-        // SAFETY: the data offset lies inside the chunk (validated in read_chunk).
-        unsafe { self.base().add(data_offset(self.header)) }
-    }
-    /// Payload bytes.
-    pub fn data_len(&self) -> usize {
-        self.bytes
-    }
-    /// Number of elements.
-    pub fn len(&self) -> usize {
-        self.desc.len as usize
-    }
-    /// True when there are no elements.
-    pub fn is_empty(&self) -> bool {
-        self.desc.len == 0
-    }
-    /// The header.
-    pub fn header(&self) -> &[u8] {
-        // SAFETY: pinned while the sample lives; nobody writes a published chunk.
-        unsafe { std::slice::from_raw_parts(self.header_ptr(), self.header) }
-    }
-    /// The payload.
-    pub fn data(&self) -> &[u8] {
-        // SAFETY: as for header; `bytes` fit in the chunk (validated in read_chunk).
-        unsafe { std::slice::from_raw_parts(self.data_ptr(), self.bytes) }
-    }
-}
-
-impl Drop for RawSample {
-    fn drop(&mut self) {
-        if let Some(pool) = &self.ep.shared.pool {
-            pool.release(self.desc.id, self.ep.index);
-        }
     }
 }
 
@@ -424,14 +287,8 @@ impl RawSubscriber {
             if fixed {
                 return read_fixed(shared, c, scratch).map(|()| Got::Fixed);
             }
-            read_chunk(shared, c, ep.index, header, elem).map(|desc| {
-                Got::Chunk(RawSample {
-                    ep: ep.clone(),
-                    desc,
-                    header,
-                    bytes: desc.len as usize * elem,
-                })
-            })
+            read_chunk(ep, c, header, elem)
+                .map(|chunk| Got::Chunk(RawSample::new(chunk, header, elem)))
         };
         match wait {
             None => self.core.try_recv(decode),

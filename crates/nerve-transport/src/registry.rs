@@ -10,7 +10,8 @@ use nerve_shm::{ProcessId, Reliability, Ring};
 
 pub use nerve_shm::segment::CleanReport;
 
-use crate::core::{heap_topic_list, TransportPath};
+use crate::heap;
+use crate::shared::TransportPath;
 
 /// One endpoint of a topic.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -158,7 +159,7 @@ pub fn list(domain: u32) -> Vec<TopicInfo> {
             }
         }
     }
-    for shared in heap_topic_list() {
+    for shared in heap::list() {
         if shared.domain != domain {
             continue;
         }

@@ -1,21 +1,20 @@
-//! Typed topics: `Topic<T>`, its builder, publishers, subscribers, loans and samples.
-
-// `Codec::decode` takes crate-private types on purpose: it cannot be called or implemented
-// outside this crate, which keeps the three codecs the only ones.
-#![allow(private_interfaces, private_bounds)]
+//! Typed topics: `Topic<T>`, its builder, and its publishers and subscribers — a thin layer
+//! over the untyped cores of `publish.rs` and `subscribe.rs` that the raw API shares.
 
 use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 
-use nerve_msgs::{Chunked, ChunkedMessage, Fixed, FixedMessage, Message, Serialized};
-use nerve_shm::{ChunkId, Reliability, StoredType};
+use nerve_msgs::{ChunkedMessage, FixedMessage, Message};
+use nerve_shm::{Reliability, StoredType};
 
-use crate::core::{
-    self, Descriptor, OpenSpec, PubCore, Shared, Step, SubCore, SubscriberStats, TransportPath,
-};
 use crate::error::{OpenError, RecvError, SendError};
+use crate::loan::Loan;
 use crate::msgpack::Msgpack;
+use crate::open::OpenSpec;
+use crate::publish::PubCore;
+use crate::shared::{Shared, TransportPath, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_ENDPOINTS};
+use crate::subscribe::{Codec, Received, SubCore, SubscriberStats};
 
 /// The domain from `$NERVE_DOMAIN`, or 0.
 pub fn default_domain() -> u32 {
@@ -36,101 +35,6 @@ pub(crate) fn stored_type(fp: &nerve_msgs::Fingerprint) -> StoredType {
     }
 }
 
-/// How each kind of message crosses the ring: implemented for the markers
-/// [`Fixed`], [`Chunked`] and [`Serialized`].
-pub trait Codec<T: Message>: nerve_msgs::kind::Kind + Sized {
-    /// What a subscriber receives.
-    type Received;
-    /// Bytes of the ring slot.
-    fn slot_payload() -> u32;
-    /// Whether the topic needs a chunk pool.
-    fn chunked() -> bool;
-    /// Reads the message at cursor `c`.
-    #[doc(hidden)]
-    fn decode(
-        sub: &Arc<crate::core::Endpoint>,
-        shared: &Shared,
-        c: u64,
-    ) -> Step<Result<Self::Received, RecvError>>;
-}
-
-impl<T: FixedMessage> Codec<T> for Fixed {
-    type Received = T;
-    fn slot_payload() -> u32 {
-        std::mem::size_of::<T>() as u32
-    }
-    fn chunked() -> bool {
-        false
-    }
-    fn decode(
-        _: &Arc<crate::core::Endpoint>,
-        shared: &Shared,
-        c: u64,
-    ) -> Step<Result<T, RecvError>> {
-        let mut msg = T::zeroed();
-        core::read_fixed(shared, c, bytemuck::bytes_of_mut(&mut msg)).map(|()| Ok(msg))
-    }
-}
-
-impl<T: ChunkedMessage> Codec<T> for Chunked {
-    type Received = Sample<T>;
-    fn slot_payload() -> u32 {
-        core::DESCRIPTOR_BYTES
-    }
-    fn chunked() -> bool {
-        true
-    }
-    fn decode(
-        ep: &Arc<crate::core::Endpoint>,
-        shared: &Shared,
-        c: u64,
-    ) -> Step<Result<Sample<T>, RecvError>> {
-        let (header, elem) = (
-            std::mem::size_of::<T::Header>(),
-            std::mem::size_of::<T::Elem>(),
-        );
-        core::read_chunk(shared, c, ep.index, header, elem).map(|desc| {
-            Ok(Sample {
-                ep: ep.clone(),
-                desc,
-                _t: PhantomData,
-            })
-        })
-    }
-}
-
-impl<V> Codec<Msgpack<V>> for Serialized
-where
-    V: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static,
-{
-    type Received = V;
-    fn slot_payload() -> u32 {
-        core::DESCRIPTOR_BYTES
-    }
-    fn chunked() -> bool {
-        true
-    }
-    fn decode(
-        ep: &Arc<crate::core::Endpoint>,
-        shared: &Shared,
-        c: u64,
-    ) -> Step<Result<V, RecvError>> {
-        core::read_chunk(shared, c, ep.index, 0, 1).map(|d| {
-            let pool = shared.pool.as_ref().expect("serialized topic has a pool");
-            // SAFETY: the chunk is pinned (retained above) and `d.len` bytes were checked to
-            // fit in it; the publisher finished writing before publishing the descriptor.
-            let bytes =
-                unsafe { std::slice::from_raw_parts(pool.chunk_ptr(d.id.index), d.len as usize) };
-            let value = rmp_serde::from_slice(bytes).map_err(|e| RecvError::Decode {
-                topic: shared.name.clone(),
-                reason: e.to_string(),
-            });
-            pool.release(d.id, ep.index);
-            value
-        })
-    }
-}
-
 /// Builds or joins a topic. Options left unset adopt the existing topic's settings.
 #[must_use = "a builder does nothing until .open()"]
 pub struct TopicBuilder<T> {
@@ -142,7 +46,7 @@ impl<T: Message> TopicBuilder<T>
 where
     T::Kind: Codec<T>,
 {
-    crate::core::topic_builder_options!();
+    crate::open::topic_builder_options!();
 
     /// Opens the topic, creating it if needed.
     pub fn open(self) -> Result<Topic<T>, OpenError> {
@@ -183,8 +87,8 @@ where
                 reliability: None,
                 depth: None,
                 slot_payload: <T::Kind as Codec<T>>::slot_payload(),
-                max_endpoints: core::DEFAULT_MAX_ENDPOINTS,
-                chunk_bytes: chunked.then_some(core::DEFAULT_CHUNK_BYTES),
+                max_endpoints: DEFAULT_MAX_ENDPOINTS,
+                chunk_bytes: chunked.then_some(DEFAULT_CHUNK_BYTES),
                 chunks: None,
                 in_process: false,
             },
@@ -291,8 +195,10 @@ impl<T> Publisher<T> {
 }
 
 impl<T: FixedMessage> Publisher<T> {
-    /// Test hook: claims the next slot, writes half of `msg`, and never finishes — what a
-    /// publisher killed mid-write leaves behind. Only for crash-recovery tests.
+    /// Test hook (feature `test-support`): claims the next slot, writes half of `msg`, and
+    /// never finishes — what a publisher killed mid-write leaves behind. Only for
+    /// crash-recovery tests.
+    #[cfg(feature = "test-support")]
     #[doc(hidden)]
     pub fn __stall_mid_write(&self, msg: &T) {
         self.core.stall_mid_write(bytemuck::bytes_of(msg));
@@ -379,14 +285,7 @@ impl std::io::Write for SliceWriter<'_> {
 impl<T: ChunkedMessage> Publisher<T> {
     /// Loans a shared chunk for a message of `len` elements: fill it in place, then `send()`.
     pub fn loan(&self, len: usize) -> Result<Loan<'_, T>, SendError<()>> {
-        let bytes = len.saturating_mul(std::mem::size_of::<T::Elem>());
-        let id = self.core.loan(std::mem::size_of::<T::Header>(), bytes)?;
-        Ok(Loan {
-            publisher: self,
-            id,
-            len,
-            sent: false,
-        })
+        Loan::new(&self.core, len)
     }
 
     /// Largest payload in elements this topic accepts.
@@ -398,130 +297,18 @@ impl<T: ChunkedMessage> Publisher<T> {
     }
 }
 
-/// A chunk loaned from the topic's pool, being filled in place. Dropping it unsent returns the
-/// chunk.
-pub struct Loan<'a, T: ChunkedMessage> {
-    publisher: &'a Publisher<T>,
-    id: ChunkId,
-    len: usize,
-    sent: bool,
-}
-
-impl<T: ChunkedMessage> Loan<'_, T> {
-    fn base(&self) -> *mut u8 {
-        self.publisher
-            .core
-            .shared()
-            .pool
-            .as_ref()
-            .expect("chunked topic has a pool")
-            .chunk_ptr(self.id.index)
-    }
-    /// The header, in shared memory.
-    pub fn header_mut(&mut self) -> &mut T::Header {
-        // SAFETY: the chunk is ours alone until sent, page-aligned (so aligned for the header),
-        // large enough (checked in `loan`), and any bit pattern is a valid Pod header.
-        unsafe { &mut *(self.base() as *mut T::Header) }
-    }
-    /// The elements, in shared memory (their previous content is unspecified).
-    pub fn data_mut(&mut self) -> &mut [T::Elem] {
-        let off = core::data_offset(std::mem::size_of::<T::Header>());
-        // SAFETY: as for header_mut; elements start 64-byte aligned at `off` and `len` of them
-        // fit (checked in `loan`); Pod elements accept any bit pattern.
-        unsafe { std::slice::from_raw_parts_mut(self.base().add(off) as *mut T::Elem, self.len) }
-    }
-    /// Publishes the chunk: O(1) in its size.
-    pub fn send(mut self) -> Result<(), SendError<()>> {
-        self.sent = true;
-        if self.publisher.core.send_chunk(self.id, self.len as u64) {
-            Ok(())
-        } else {
-            self.publisher.core.release_loan(self.id);
-            Err(self.publisher.core.full_error(()))
-        }
-    }
-}
-
-impl<T: ChunkedMessage> Drop for Loan<'_, T> {
-    fn drop(&mut self) {
-        if !self.sent {
-            self.publisher.core.release_loan(self.id);
-        }
-    }
-}
-
-/// A received chunked message, read in place in shared memory. Holding it pins its chunk.
-pub struct Sample<T: ChunkedMessage> {
-    ep: Arc<crate::core::Endpoint>,
-    desc: Descriptor,
-    _t: PhantomData<fn() -> T>,
-}
-
-impl<T: ChunkedMessage> Sample<T> {
-    fn base(&self) -> *const u8 {
-        self.ep
-            .shared
-            .pool
-            .as_ref()
-            .expect("chunked topic has a pool")
-            .chunk_ptr(self.desc.id.index)
-    }
-    /// The header.
-    pub fn header(&self) -> &T::Header {
-        // SAFETY: the chunk is pinned while the sample lives and no one writes it after
-        // publication; the length was validated against the chunk size on receipt.
-        unsafe { &*(self.base() as *const T::Header) }
-    }
-    /// The elements, without a copy.
-    pub fn data(&self) -> &[T::Elem] {
-        let off = core::data_offset(std::mem::size_of::<T::Header>());
-        // SAFETY: as for `header`; `len` elements fit after `off` (validated in read_chunk).
-        unsafe {
-            std::slice::from_raw_parts(
-                self.base().add(off) as *const T::Elem,
-                self.desc.len as usize,
-            )
-        }
-    }
-    /// Number of elements.
-    pub fn len(&self) -> usize {
-        self.desc.len as usize
-    }
-    /// True when the message has no elements.
-    pub fn is_empty(&self) -> bool {
-        self.desc.len == 0
-    }
-}
-
-impl<T: ChunkedMessage> Drop for Sample<T> {
-    fn drop(&mut self) {
-        if let Some(pool) = &self.ep.shared.pool {
-            pool.release(self.desc.id, self.ep.index);
-        }
-    }
-}
-
 /// Receives messages of type `T`.
 pub struct Subscriber<T> {
     core: SubCore,
     _t: PhantomData<fn() -> T>,
 }
 
-type Received<T> = <<T as Message>::Kind as Codec<T>>::Received;
-
 impl<T: Message> Subscriber<T>
 where
     T::Kind: Codec<T>,
 {
-    fn decode() -> impl FnMut(&Shared, u64) -> Step<Result<Received<T>, RecvError>> {
-        |_, _| unreachable!()
-    }
-
     fn run(&mut self, wait: Option<Option<Duration>>) -> Option<Result<Received<T>, RecvError>> {
-        let decode = |ep: &Arc<crate::core::Endpoint>, c: u64| {
-            <T::Kind as Codec<T>>::decode(ep, &ep.shared, c)
-        };
-        let _ = Self::decode;
+        let decode = <T::Kind as Codec<T>>::decode;
         match wait {
             None => self.core.try_recv(decode),
             Some(t) => self.core.recv_until(t, decode),

@@ -58,21 +58,62 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![warn(missing_docs)]
-#![deny(unsafe_op_in_unsafe_fn)]
 
-pub use nerve_transport::*;
+/// Topics: typed publishers and subscribers, loans and samples, QoS and counters.
+pub mod topic {
+    pub use nerve_transport::error::{LoanError, OpenError, RecvError, SendError};
+    pub use nerve_transport::{
+        default_domain, solo_publishing_available, Codec, Loan, Msgpack, Publisher, Received,
+        Reliability, Sample, Subscriber, SubscriberStats, Topic, TopicBuilder, TransportPath,
+        DEFAULT_CHUNK_BYTES, DEFAULT_DEPTH, DEFAULT_MAX_ENDPOINTS, DEFAULT_SPIN,
+    };
+}
+
+/// Standard messages (`Header`, `Imu`, `Image`, …), the message traits, and the macros that
+/// define new message types.
+pub mod msgs {
+    pub use nerve_transport::msgs::*;
+}
+
+pub use nerve_transport::{error, name, raw, registry, time};
+
+pub use nerve_transport::msgs::{chunked_message, fixed_message};
+pub use nerve_transport::msgs::{ChunkedMessage, FixedMessage, Message};
+pub use topic::{
+    default_domain, solo_publishing_available, Codec, Loan, LoanError, Msgpack, OpenError,
+    Publisher, RecvError, Reliability, Sample, SendError, Subscriber, SubscriberStats, Topic,
+    TopicBuilder, TransportPath, DEFAULT_CHUNK_BYTES, DEFAULT_DEPTH, DEFAULT_MAX_ENDPOINTS,
+    DEFAULT_SPIN,
+};
 
 /// Nodes, the scheduler, e-stop, deterministic mode and async tasks.
 pub mod exec {
-    pub use nerve_exec::*;
+    pub use nerve_exec::aio;
+    pub use nerve_exec::{
+        format_table, trigger_remote_estop, BuildError, Context, EStop, EStopMsg, ExecClass,
+        FailurePolicy, HangPolicy, Histogram, Inbox, MissPolicy, Node, NodeEntry, NodeError,
+        NodeStats, Notify, Received, RtAction, RtReport, RunError, Scheduler, SchedulerBuilder,
+        SchedulerHandle, SimClock, StopReason, Summary, TopicSource, WakeSource, ESTOP_REASON_LEN,
+        ESTOP_TOPIC,
+    };
+
+    /// The types most programs with nodes need: `use nerve::exec::prelude::*;`.
+    pub mod prelude {
+        pub use nerve_exec::prelude::*;
+    }
 }
 
 /// Services, actions and parameters.
 pub mod rpc {
-    pub use nerve_rpc::*;
+    pub use nerve_rpc::{action, param};
+    pub use nerve_rpc::{
+        ActionClient, ActionError, ActionServer, CallError, Client, Failure, GoalHandle,
+        GoalOutcome, GoalResult, GoalStatus, ParamClient, ParamDescriptor, ParamError, ParamValue,
+        Parameters, RawClient, RawResult, ServeError, Server, ServerStats, Service, ServiceConfig,
+    };
 }
 
-/// Everything a node usually needs.
+/// Everything a node usually needs: `use nerve::prelude::*;`.
 pub mod prelude {
     pub use nerve_exec::prelude::*;
     pub use nerve_transport::prelude::*;

@@ -2,16 +2,15 @@
 //! crash recovery (`kill -9` of publishers and subscribers, stale and corrupt segments).
 //!
 //! The test binary re-executes itself as the child processes: `child_entry` does the work of
-//! one role when `NERVE_CHILD_ROLE` is set and nothing otherwise.
-
-mod common;
+//! one role when `NERVE_TEST_ROLE` is set (`nerve_testing::process`) and nothing otherwise.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use nerve::prelude::*;
+use nerve_testing::domain;
+use nerve_testing::payload::{fill as blob_fill, fnv1a as fnv, mix};
+use nerve_testing::process::{self, env_u64, field, scaled, ChildGuard};
 
 nerve::fixed_message! {
     /// 64-byte stress message: every word derived from (publisher, seq), plus a checksum.
@@ -47,14 +46,6 @@ nerve::msgs::chunked_message! {
     }
 }
 
-fn mix(p: u32, seq: u64, i: u64) -> u64 {
-    let mut x = (p as u64) << 48
-        ^ seq.wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        ^ i.wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x ^= x >> 31;
-    x.wrapping_mul(0x94D0_49BB_1331_11EB)
-}
-
 fn stress_msg(p: u32, seq: u64) -> Stress {
     let data = std::array::from_fn(|i| mix(p, seq, i as u64));
     let check = data
@@ -71,30 +62,6 @@ fn stress_msg(p: u32, seq: u64) -> Stress {
 
 fn stress_ok(m: &Stress) -> bool {
     *m == stress_msg(m.publisher, m.seq)
-}
-
-fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
-fn blob_fill(p: u32, seq: u64, data: &mut [u8]) {
-    let mut x = mix(p, seq, 0);
-    for chunk in data.chunks_mut(8) {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        chunk.copy_from_slice(&x.to_le_bytes()[..chunk.len()]);
-    }
-}
-
-fn env(name: &str) -> String {
-    std::env::var(name).unwrap_or_else(|_| panic!("{name} not set"))
-}
-
-fn env_u64(name: &str) -> u64 {
-    env(name).parse().unwrap()
 }
 
 fn open_stress(domain: u32, reliable: bool, depth: u32) -> Topic<Stress> {
@@ -117,10 +84,10 @@ fn open_blob(domain: u32, depth: u32) -> Topic<Blob> {
 /// Child process roles.
 #[test]
 fn child_entry() {
-    let Ok(role) = std::env::var("NERVE_CHILD_ROLE") else {
+    let Some(role) = process::role() else {
         return;
     };
-    let domain = env_u64("NERVE_TEST_DOMAIN") as u32;
+    let domain = env_u64("NERVE_DOMAIN") as u32;
     let reliable = std::env::var("NERVE_TEST_RELIABLE").is_ok();
     match role.as_str() {
         "pub" => {
@@ -254,63 +221,9 @@ fn child_entry() {
     }
 }
 
-fn spawn(role: &str, domain: u32, vars: &[(&str, String)]) -> Child {
-    let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args(["--exact", "child_entry", "--nocapture", "--test-threads=1"])
-        .env("NERVE_CHILD_ROLE", role)
-        .env("NERVE_TEST_DOMAIN", domain.to_string())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
-    for (k, v) in vars {
-        cmd.env(k, v);
-    }
-    cmd.spawn().unwrap()
-}
-
-/// Reads the child's stdout until a line starting with `prefix`.
-fn wait_line(child: &mut Child, prefix: &str) -> String {
-    let out = child.stdout.as_mut().unwrap();
-    let mut reader = BufReader::new(out);
-    let mut line = String::new();
-    loop {
-        line.clear();
-        if reader.read_line(&mut line).unwrap() == 0 {
-            panic!("child exited before printing {prefix}");
-        }
-        // libtest prints "test child_entry ... " without a newline before the child's output.
-        if let Some(at) = line.find(prefix) {
-            return line[at..].trim().to_owned();
-        }
-    }
-}
-
-fn finish(mut child: Child) -> String {
-    let line = wait_line(&mut child, "RESULT");
-    assert!(child.wait().unwrap().success());
-    line
-}
-
-fn field(line: &str, name: &str) -> u64 {
-    line.split_whitespace()
-        .find_map(|kv| kv.strip_prefix(&format!("{name}=")))
-        .unwrap_or_else(|| panic!("{name} missing in {line}"))
-        .parse()
-        .unwrap()
-}
-
-/// Stress scale: `NERVE_STRESS_SCALE` (default 1.0) multiplies every message count.
-fn scaled(n: u64) -> u64 {
-    let s: f64 = std::env::var("NERVE_STRESS_SCALE")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1.0);
-    ((n as f64) * s).max(1.0) as u64
-}
-
-fn kill9(child: &mut Child) {
-    // SAFETY: kill with a pid we spawned.
-    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
-    let _ = child.wait();
+/// This test binary re-executed in `role` on `domain`.
+fn spawn(role: &str, domain: u32, vars: &[(&str, String)]) -> ChildGuard {
+    process::spawn_self("child_entry", role, domain, vars)
 }
 
 /// P publisher processes, S subscriber processes, `per_pub` messages each. Returns the number
@@ -322,7 +235,7 @@ fn run_topology(
     reliable: bool,
     depth: u32,
 ) -> u64 {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let _keep = open_stress(d, reliable, depth);
     let total = per_pub * publishers as u64;
     let mut vars = vec![
@@ -332,11 +245,11 @@ fn run_topology(
     if reliable {
         vars.push(("NERVE_TEST_RELIABLE", "1".into()));
     }
-    let mut subs: Vec<Child> = (0..subscribers).map(|_| spawn("sub", d, &vars)).collect();
+    let mut subs: Vec<ChildGuard> = (0..subscribers).map(|_| spawn("sub", d, &vars)).collect();
     for s in &mut subs {
-        wait_line(s, "READY");
+        s.wait_line("READY");
     }
-    let pubs: Vec<Child> = (0..publishers)
+    let pubs: Vec<ChildGuard> = (0..publishers)
         .map(|id| {
             let mut v = vars.clone();
             v.push(("NERVE_TEST_ID", id.to_string()));
@@ -345,11 +258,11 @@ fn run_topology(
         })
         .collect();
     for p in pubs {
-        finish(p);
+        p.finish();
     }
     let mut checked = 0;
     for s in subs {
-        let r = finish(s);
+        let r = s.finish();
         let (received, lost, dropped) = (
             field(&r, "received"),
             field(&r, "lost"),
@@ -407,15 +320,15 @@ fn stress_3_to_3_best_effort() {
 
 #[test]
 fn stress_chunks_every_byte_checked() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let _keep = open_blob(d, 8);
     let (count, size) = (scaled(20_000), 64 << 10);
     let vars = vec![("NERVE_TEST_TOTAL", (2 * count).to_string())];
-    let mut subs: Vec<Child> = (0..2).map(|_| spawn("blob_sub", d, &vars)).collect();
+    let mut subs: Vec<ChildGuard> = (0..2).map(|_| spawn("blob_sub", d, &vars)).collect();
     for s in &mut subs {
-        wait_line(s, "READY");
+        s.wait_line("READY");
     }
-    let pubs: Vec<Child> = (0..2)
+    let pubs: Vec<ChildGuard> = (0..2)
         .map(|id| {
             let mut v = vars.clone();
             v.extend([
@@ -427,10 +340,10 @@ fn stress_chunks_every_byte_checked() {
         })
         .collect();
     for p in pubs {
-        finish(p);
+        p.finish();
     }
     for s in subs {
-        let r = finish(s);
+        let r = s.finish();
         eprintln!("chunks: {r}");
         assert_eq!(field(&r, "corrupt"), 0, "{r}");
         assert_eq!(field(&r, "received"), 2 * count, "{r}");
@@ -444,18 +357,18 @@ fn stress_chunks_every_byte_checked() {
 
 #[test]
 fn killed_publisher_mid_write_is_skipped_and_others_continue() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let topic = open_stress(d, false, 16);
     let mut s = topic.subscriber().unwrap();
     let mut child = spawn("stall_writer", d, &[]);
-    wait_line(&mut child, "READY");
+    child.wait_line("READY");
     assert_eq!(
         s.recv_deadline(Duration::from_secs(5)).unwrap(),
         stress_msg(9, 0)
     );
     // Message 1 is half-written by a live process: nothing to receive.
     assert_eq!(s.recv_timeout(Duration::from_millis(300)).unwrap(), None);
-    kill9(&mut child);
+    child.kill9();
     // Another publisher carries on; the subscriber skips the abandoned message and counts it.
     let p = topic.publisher().unwrap();
     p.send(&stress_msg(2, 0)).unwrap();
@@ -474,14 +387,14 @@ fn killed_publisher_mid_write_is_skipped_and_others_continue() {
 
 #[test]
 fn random_kill9_of_a_flat_out_publisher_never_corrupts() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let topic = open_stress(d, false, 16);
     let mut s = topic.subscriber().unwrap();
     for round in 0..10u64 {
         let mut child = spawn("publish_forever", d, &[]);
-        wait_line(&mut child, "READY");
+        child.wait_line("READY");
         std::thread::sleep(Duration::from_micros(2_000 + round * 1_700));
-        kill9(&mut child);
+        child.kill9();
         while let Some(m) = s.recv_timeout(Duration::from_millis(300)).unwrap() {
             assert!(
                 stress_ok(&m),
@@ -504,7 +417,7 @@ fn random_kill9_of_a_flat_out_publisher_never_corrupts() {
 
 #[test]
 fn killed_subscriber_holding_a_chunk_is_reclaimed() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let topic = Topic::<Blob>::builder("crash/hold")
         .domain(d)
         .depth(4)
@@ -513,12 +426,12 @@ fn killed_subscriber_holding_a_chunk_is_reclaimed() {
         .unwrap();
     let p = topic.publisher().unwrap();
     let mut child = spawn("hold_sample", d, &[]);
-    wait_line(&mut child, "READY");
+    child.wait_line("READY");
     let mut loan = p.loan(1024).unwrap();
     loan.header_mut().seq = 77;
     loan.send().unwrap();
-    assert_eq!(wait_line(&mut child, "HOLDING"), "HOLDING 77");
-    kill9(&mut child);
+    assert_eq!(child.wait_line("HOLDING"), "HOLDING 77");
+    child.kill9();
     // The ring holds one reference, the dead subscriber another.
     assert_eq!(topic.chunks_in_use(), Some((1, 8)));
     // Publishing through the whole pool many times over works: the dead reference is reclaimed
@@ -538,10 +451,10 @@ fn killed_subscriber_holding_a_chunk_is_reclaimed() {
 
 #[test]
 fn a_topic_left_by_killed_processes_starts_clean() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let mut child = spawn("create_and_die", d, &[]);
-    wait_line(&mut child, "READY");
-    kill9(&mut child);
+    child.wait_line("READY");
+    child.kill9();
     // Same name, different type: the stale segment is reclaimed, not a type mismatch.
     let t = Topic::<CmdVel>::builder("stress/fixed")
         .domain(d)
@@ -559,7 +472,7 @@ fn a_topic_left_by_killed_processes_starts_clean() {
 
 #[test]
 fn garbage_and_lying_segments_are_rejected_never_followed() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let dir = nerve::registry::domain_dir(d);
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("bad%garbage.topic");
@@ -627,7 +540,7 @@ fn garbage_and_lying_segments_are_rejected_never_followed() {
 /// them any more, and named with their live users when somebody still does.
 #[test]
 fn a_segment_of_another_layout_version_is_rebuilt_when_its_users_are_gone() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let dir = nerve::registry::domain_dir(d);
     let file = dir.join("old%layout.topic");
     let t = Topic::<CmdVel>::builder("old/layout")

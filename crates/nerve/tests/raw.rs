@@ -1,7 +1,5 @@
 //! The untyped API interoperates with typed endpoints on the same topic, both ways.
 
-mod common;
-
 use std::time::Duration;
 
 use nerve::prelude::*;
@@ -18,7 +16,7 @@ fn raw_types_cross_threads() {
 
 #[test]
 fn typed_fixed_to_raw_and_back() {
-    let (d, _g) = common::domain();
+    let (d, _g) = nerve_testing::domain();
     let typed = Topic::<CmdVel>::builder("r/fixed")
         .domain(d)
         .open()
@@ -60,7 +58,7 @@ fn typed_fixed_to_raw_and_back() {
 
 #[test]
 fn wrong_size_and_wrong_type_are_clear_errors() {
-    let (d, _g) = common::domain();
+    let (d, _g) = nerve_testing::domain();
     let raw = RawTopic::builder("r/size", raw::stored_type::<CmdVel>())
         .domain(d)
         .open()
@@ -81,7 +79,7 @@ fn wrong_size_and_wrong_type_are_clear_errors() {
 
 #[test]
 fn raw_loan_to_typed_sample_and_typed_loan_to_raw_sample() {
-    let (d, _g) = common::domain();
+    let (d, _g) = nerve_testing::domain();
     let typed = Topic::<LaserScan>::builder("r/scan")
         .domain(d)
         .open()
@@ -162,7 +160,7 @@ fn serialized_bytes_interoperate_with_msgpack() {
         name: String,
         level: u32,
     }
-    let (d, _g) = common::domain();
+    let (d, _g) = nerve_testing::domain();
     let typed = Topic::<Msgpack<Status>>::builder("r/mp")
         .domain(d)
         .open()
@@ -195,7 +193,7 @@ fn serialized_bytes_interoperate_with_msgpack() {
 
 #[test]
 fn blocking_raw_recv_times_out() {
-    let (d, _g) = common::domain();
+    let (d, _g) = nerve_testing::domain();
     let raw = RawTopic::builder("r/block", raw::stored_type::<CmdVel>())
         .domain(d)
         .open()

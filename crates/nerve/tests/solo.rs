@@ -2,8 +2,6 @@
 //! it, how a second publisher or thread revokes it without losing or tearing a message, and
 //! that a subscriber sleeping on the futex is always woken by a solo publisher.
 
-mod common;
-
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Barrier};
@@ -87,7 +85,7 @@ fn two_senders(
 #[test]
 fn a_lone_publisher_is_solo_until_a_second_one_appears() {
     for in_process in [false, true] {
-        let (d, _g) = common::domain();
+        let (d, _g) = nerve_testing::domain();
         let mut b = Topic::<CmdVel>::builder("solo/second").domain(d).depth(256);
         if in_process {
             b = b.in_process();
@@ -121,7 +119,7 @@ fn a_lone_publisher_is_solo_until_a_second_one_appears() {
 
 #[test]
 fn a_dropped_solo_publisher_hands_the_right_back() {
-    let (d, _g) = common::domain();
+    let (d, _g) = nerve_testing::domain();
     let topic = Topic::<CmdVel>::builder("solo/handback")
         .domain(d)
         .open()
@@ -143,7 +141,7 @@ fn a_dropped_solo_publisher_hands_the_right_back() {
 fn revoking_under_load_loses_nothing() {
     const N: u64 = 300_000;
     for round in 0..3 {
-        let (d, _g) = common::domain();
+        let (d, _g) = nerve_testing::domain();
         let topic = reliable_topic(d, "solo/revoke", 1024);
         let mut sub = topic.subscriber().unwrap();
         let p1 = topic.publisher().unwrap();
@@ -184,7 +182,7 @@ fn revoking_under_load_loses_nothing() {
 #[test]
 fn a_publisher_handed_between_threads_keeps_the_fast_path() {
     const N: u64 = 100_000;
-    let (d, _g) = common::domain();
+    let (d, _g) = nerve_testing::domain();
     let topic = reliable_topic(d, "solo/handed", 512);
     let mut sub = topic.subscriber().unwrap();
     let p = Arc::new(std::sync::Mutex::new(topic.publisher().unwrap()));
@@ -201,7 +199,7 @@ fn a_publisher_handed_between_threads_keeps_the_fast_path() {
 #[test]
 fn a_raw_publisher_sent_from_two_threads_revokes_the_right() {
     const N: u64 = 200_000;
-    let (d, _g) = common::domain();
+    let (d, _g) = nerve_testing::domain();
     let topic = reliable_topic(d, "solo/threads", 512);
     let mut sub = topic.subscriber().unwrap();
     let raw = nerve::raw::RawTopic::builder("solo/threads", nerve::raw::stored_type::<CmdVel>())
@@ -225,7 +223,7 @@ fn a_raw_publisher_sent_from_two_threads_revokes_the_right() {
 #[test]
 fn a_sleeping_subscriber_is_always_woken_by_a_solo_publisher() {
     const ROUNDS: u32 = 3_000;
-    let (d, _g) = common::domain();
+    let (d, _g) = nerve_testing::domain();
     let open = |name: &str| {
         Topic::<CmdVel>::builder(name)
             .domain(d)

@@ -1,7 +1,5 @@
 //! Topic behaviour within one process (both the shm and the heap path).
 
-mod common;
-
 use std::time::Duration;
 
 use nerve::prelude::*;
@@ -18,7 +16,7 @@ fn cmd(i: u64) -> CmdVel {
 #[test]
 fn fixed_messages_reach_every_subscriber_in_order() {
     for in_process in [false, true] {
-        let (d, _g) = common::domain();
+        let (d, _g) = nerve_testing::domain();
         let mut b = Topic::<CmdVel>::builder("t/fixed").domain(d).depth(64);
         if in_process {
             b = b.in_process();
@@ -49,7 +47,7 @@ fn fixed_messages_reach_every_subscriber_in_order() {
 
 #[test]
 fn lapped_subscriber_counts_every_loss() {
-    let (d, _g) = common::domain();
+    let (d, _g) = nerve_testing::domain();
     let topic = Topic::<CmdVel>::builder("t/lap")
         .domain(d)
         .depth(8)
@@ -76,7 +74,7 @@ fn lapped_subscriber_counts_every_loss() {
 
 #[test]
 fn reliable_publisher_reports_full_and_gives_the_message_back() {
-    let (d, _g) = common::domain();
+    let (d, _g) = nerve_testing::domain();
     let topic = Topic::<CmdVel>::builder("t/rel")
         .domain(d)
         .depth(4)
@@ -107,7 +105,7 @@ fn reliable_publisher_reports_full_and_gives_the_message_back() {
 
 #[test]
 fn latest_only_skips_to_the_newest() {
-    let (d, _g) = common::domain();
+    let (d, _g) = nerve_testing::domain();
     let topic = Topic::<CmdVel>::builder("t/latest")
         .domain(d)
         .latest_only()
@@ -125,7 +123,7 @@ fn latest_only_skips_to_the_newest() {
 
 #[test]
 fn late_joiner_gets_history() {
-    let (d, _g) = common::domain();
+    let (d, _g) = nerve_testing::domain();
     let topic = Topic::<CmdVel>::builder("t/hist")
         .domain(d)
         .depth(16)
@@ -144,7 +142,7 @@ fn late_joiner_gets_history() {
 
 #[test]
 fn type_mismatch_names_both_types_and_the_topic() {
-    let (d, _g) = common::domain();
+    let (d, _g) = nerve_testing::domain();
     let _t = Topic::<CmdVel>::builder("t/type").domain(d).open().unwrap();
     let _p = _t.publisher().unwrap();
     let err = match Topic::<Msgpack<u32>>::builder("t/type").domain(d).open() {
@@ -161,7 +159,7 @@ fn type_mismatch_names_both_types_and_the_topic() {
 
 #[test]
 fn explicit_qos_mismatch_is_an_error() {
-    let (d, _g) = common::domain();
+    let (d, _g) = nerve_testing::domain();
     let t = Topic::<CmdVel>::builder("t/qos")
         .domain(d)
         .depth(8)
@@ -190,7 +188,7 @@ fn invalid_names_are_rejected_with_advice() {
 
 #[test]
 fn blocking_recv_wakes_on_publish_and_times_out() {
-    let (d, _g) = common::domain();
+    let (d, _g) = nerve_testing::domain();
     let topic = Topic::<CmdVel>::builder("t/block")
         .domain(d)
         .open()
@@ -221,7 +219,7 @@ fn msgpack_values_round_trip_without_size_caps() {
         name: String,
         values: Vec<f64>,
     }
-    let (d, _g) = common::domain();
+    let (d, _g) = nerve_testing::domain();
     let topic = Topic::<Msgpack<Status>>::builder("t/msgpack")
         .domain(d)
         .open()
@@ -254,7 +252,7 @@ fn msgpack_values_round_trip_without_size_caps() {
 
 #[test]
 fn chunked_messages_are_zero_copy_and_released() {
-    let (d, _g) = common::domain();
+    let (d, _g) = nerve_testing::domain();
     let topic = Topic::<Image>::builder("t/image")
         .domain(d)
         .depth(4)
@@ -310,7 +308,7 @@ fn thread_cpu() -> Duration {
 
 #[test]
 fn a_subscriber_blocked_in_recv_uses_under_one_percent_cpu() {
-    let (d, _g) = common::domain();
+    let (d, _g) = nerve_testing::domain();
     let topic = Topic::<CmdVel>::builder("t/idle").domain(d).open().unwrap();
     let _p = topic.publisher().unwrap();
     let mut s = topic.subscriber().unwrap();
@@ -332,7 +330,7 @@ fn a_subscriber_blocked_in_recv_uses_under_one_percent_cpu() {
 #[test]
 fn segments_are_private_to_the_user() {
     use std::os::unix::fs::PermissionsExt;
-    let (d, _g) = common::domain();
+    let (d, _g) = nerve_testing::domain();
     let topic = Topic::<CmdVel>::builder("t/perm").domain(d).open().unwrap();
     let TransportPath::Shm(path) = topic.path().clone() else {
         panic!("expected a shm topic")
@@ -350,7 +348,7 @@ fn segments_are_private_to_the_user() {
 
 #[test]
 fn registry_lists_type_counts_path_and_owners() {
-    let (d, _g) = common::domain();
+    let (d, _g) = nerve_testing::domain();
     let shm = Topic::<CmdVel>::builder("t/reg/shm")
         .domain(d)
         .open()
@@ -395,7 +393,7 @@ fn registry_lists_type_counts_path_and_owners() {
 
 #[test]
 fn the_last_user_closing_a_topic_removes_its_segment() {
-    let (d, _g) = common::domain();
+    let (d, _g) = nerve_testing::domain();
     let a = Topic::<CmdVel>::builder("t/close")
         .domain(d)
         .open()

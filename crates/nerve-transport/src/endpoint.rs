@@ -1,0 +1,111 @@
+//! The endpoint table of a topic: claiming a record for a publisher or subscriber of this
+//! process, finding and reclaiming the records of processes that died.
+
+use std::ptr::NonNull;
+use std::sync::atomic::Ordering::*;
+use std::sync::Arc;
+
+use nerve_shm::layout::{
+    EndpointRecord, ENDPOINT_FREE, ENDPOINT_HANDLE, ENDPOINT_PUBLISHER, ENDPOINT_RECLAIMING,
+    ENDPOINT_SUBSCRIBER,
+};
+use nerve_shm::ProcessId;
+
+use crate::error::OpenError;
+use crate::shared::Shared;
+
+impl Shared {
+    /// Whether endpoint record `i` names a process that is gone.
+    pub(crate) fn record_dead(&self, i: u32) -> bool {
+        let e = self.ring.endpoint(i);
+        let id = ProcessId {
+            pid: e.pid.load(Relaxed),
+            start_time: e.start_time.load(Relaxed),
+        };
+        id.pid != 0 && !id.is_alive()
+    }
+
+    /// Whether the endpoint table holds a publisher whose process died.
+    pub(crate) fn dead_publisher(&self) -> bool {
+        (0..self.ring.endpoint_count()).any(|i| {
+            self.ring.endpoint(i).state.load(Acquire) == ENDPOINT_PUBLISHER && self.record_dead(i)
+        })
+    }
+
+    /// Frees the records (and chunk references) of endpoints whose process died. Returns how
+    /// many were reclaimed.
+    pub(crate) fn reclaim_dead(&self) -> usize {
+        let mut n = 0;
+        for i in 0..self.ring.endpoint_count() {
+            let e = self.ring.endpoint(i);
+            let state = e.state.load(Acquire);
+            if matches!(
+                state,
+                ENDPOINT_PUBLISHER | ENDPOINT_SUBSCRIBER | ENDPOINT_HANDLE
+            ) && self.record_dead(i)
+            {
+                // Only one reclaimer wins the record.
+                if e.state
+                    .compare_exchange(state, ENDPOINT_RECLAIMING, AcqRel, Relaxed)
+                    .is_ok()
+                {
+                    let chunks = self.pool.as_ref().map_or(0, |p| p.reclaim_endpoint(i));
+                    tracing::info!(topic = %self.name, endpoint = i, pid = e.pid.load(Relaxed), chunks, "reclaimed the endpoint of a dead process");
+                    e.pid.store(0, Relaxed);
+                    e.state.store(ENDPOINT_FREE, Release);
+                    n += 1;
+                }
+            }
+        }
+        n
+    }
+
+    pub(crate) fn claim_endpoint(self: &Arc<Self>, kind: u32) -> Result<Arc<Endpoint>, OpenError> {
+        let index = match self.ring.claim_endpoint(kind) {
+            Some(i) => Some(i),
+            None if self.reclaim_dead() > 0 => self.ring.claim_endpoint(kind),
+            None => None,
+        };
+        match index {
+            Some(index) => Ok(Arc::new(Endpoint {
+                record: NonNull::from(self.ring.endpoint(index)),
+                shared: self.clone(),
+                index,
+            })),
+            None => Err(OpenError::TooManyEndpoints {
+                topic: self.name.clone(),
+                max: self.ring.endpoint_count(),
+            }),
+        }
+    }
+}
+
+/// An endpoint record owned by this process; freed when the last user (the endpoint or one of
+/// its samples) drops.
+pub struct Endpoint {
+    pub shared: Arc<Shared>,
+    pub index: u32,
+    /// Our record in the segment, located once (it is touched on every message).
+    record: NonNull<EndpointRecord>,
+}
+
+// SAFETY: `record` points into the mapping `shared` keeps alive, and the record is only
+// accessed through its atomics.
+unsafe impl Send for Endpoint {}
+// SAFETY: as above.
+unsafe impl Sync for Endpoint {}
+
+impl Endpoint {
+    #[inline]
+    pub(crate) fn record(&self) -> &EndpointRecord {
+        // SAFETY: the record lies in the segment `self.shared` keeps mapped for as long as we
+        // live (see the field).
+        unsafe { self.record.as_ref() }
+    }
+}
+
+impl Drop for Endpoint {
+    fn drop(&mut self) {
+        self.shared.ring.release_endpoint(self.index);
+    }
+}

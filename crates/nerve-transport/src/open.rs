@@ -1,0 +1,301 @@
+//! Opening a topic: validating the name, creating or joining its memory (a `/dev/shm`
+//! segment, or the heap for in-process topics), and checking that what exists is what was asked
+//! for (type, QoS, slot size, pool). Also the options every topic builder shares.
+
+use std::sync::Arc;
+
+use nerve_shm::segment::{self, SegmentError};
+use nerve_shm::{
+    HeapRegion, Pool, Region, Reliability, Ring, StoredType, TopicConfig, TopicParams,
+};
+
+use crate::error::OpenError;
+use crate::heap;
+use crate::shared::{Memory, Shared, TransportPath, DEFAULT_DEPTH};
+
+/// What `open` needs to know, from the builder.
+#[derive(Clone, Debug)]
+pub(crate) struct OpenSpec {
+    pub name: String,
+    pub domain: u32,
+    pub stored_type: StoredType,
+    pub reliability: Option<Reliability>,
+    pub depth: Option<u32>,
+    pub slot_payload: u32,
+    pub max_endpoints: u32,
+    pub chunk_bytes: Option<usize>,
+    pub chunks: Option<u32>,
+    pub in_process: bool,
+}
+
+/// The options every topic builder shares, typed and raw: defined once, expanded into each
+/// builder (which holds an `OpenSpec` in `self.spec`).
+macro_rules! topic_builder_options {
+    () => {
+        /// Ring depth (history kept for slow or late subscribers); rounded up to a power of
+        /// two.
+        pub fn depth(mut self, depth: u32) -> Self {
+            self.spec.depth = Some(depth);
+            self
+        }
+        /// Reliability QoS; see [`best_effort`](Self::best_effort), [`reliable`](Self::reliable)
+        /// and [`latest_only`](Self::latest_only).
+        pub fn reliability(mut self, r: nerve_shm::Reliability) -> Self {
+            self.spec.reliability = Some(r);
+            self
+        }
+        /// Oldest messages are overwritten; lapped subscribers count their loss (default).
+        pub fn best_effort(self) -> Self {
+            self.reliability(nerve_shm::Reliability::BestEffort)
+        }
+        /// Publishers wait (up to their send timeout) while the slowest live subscriber is
+        /// `depth` messages behind, then fail with `SendError::Full`.
+        pub fn reliable(self) -> Self {
+            self.reliability(nerve_shm::Reliability::Reliable)
+        }
+        /// Subscribers always get the newest message; older ones are skipped (counted as lost).
+        pub fn latest_only(self) -> Self {
+            self.reliability(nerve_shm::Reliability::LatestOnly)
+        }
+        /// Domain (default `$NERVE_DOMAIN` or 0): topics of different domains never meet.
+        pub fn domain(mut self, domain: u32) -> Self {
+            self.spec.domain = domain;
+            self
+        }
+        /// Keep the topic in this process's heap instead of `/dev/shm` (no other process can
+        /// join).
+        pub fn in_process(mut self) -> Self {
+            self.spec.in_process = true;
+            self
+        }
+        /// Largest chunked/serialized message in bytes (default 8 MiB), set when the topic is
+        /// created. Ignored for fixed-size types.
+        pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+            if self.spec.chunk_bytes.is_some() {
+                self.spec.chunk_bytes =
+                    Some(bytes + $crate::shared::data_offset(self.spec.stored_type.size as usize));
+            }
+            self
+        }
+        /// Chunks in the pool (default 2 × depth + 8): messages in the ring plus samples held
+        /// by subscribers plus loans in flight.
+        pub fn chunks(mut self, chunks: u32) -> Self {
+            self.spec.chunks = Some(chunks);
+            self
+        }
+        /// Endpoint records (default 64), set when the topic is created.
+        pub fn max_endpoints(mut self, n: u32) -> Self {
+            self.spec.max_endpoints = n;
+            self
+        }
+    };
+}
+pub(crate) use topic_builder_options;
+
+fn describe_qos(r: Reliability, capacity: u32) -> String {
+    format!("{r:?} depth {capacity}")
+}
+
+impl OpenSpec {
+    /// The reliability asked for, or best effort.
+    fn reliability(&self) -> Reliability {
+        self.reliability.unwrap_or(Reliability::BestEffort)
+    }
+
+    /// The depth asked for, or the default of the reliability (1 for latest-only).
+    fn depth(&self) -> u32 {
+        match self.reliability() {
+            Reliability::LatestOnly => self.depth.unwrap_or(1),
+            _ => self.depth.unwrap_or(DEFAULT_DEPTH),
+        }
+    }
+
+    /// The ring capacity the depth rounds up to.
+    fn capacity(&self) -> u32 {
+        self.depth().max(1).next_power_of_two()
+    }
+
+    /// The layout a new topic gets.
+    fn config(&self) -> TopicConfig {
+        TopicConfig {
+            stored_type: self.stored_type.clone(),
+            reliability: self.reliability(),
+            depth: self.depth(),
+            slot_payload: self.slot_payload,
+            max_endpoints: self.max_endpoints,
+            pool_len: 0,
+        }
+    }
+
+    /// (chunk bytes, chunk count) of the pool, for chunked and serialized types.
+    fn chunks(&self) -> Option<(usize, u32)> {
+        let default = self.capacity() * 2 + 8;
+        self.chunk_bytes
+            .map(|bytes| (bytes, self.chunks.unwrap_or(default)))
+    }
+}
+
+impl Shared {
+    /// Opens (creating if needed) the topic `spec` describes, then checks that what exists is
+    /// what was asked for.
+    pub(crate) fn open(spec: &OpenSpec) -> Result<Arc<Shared>, OpenError> {
+        crate::name::validate(&spec.name)?;
+        let shared = if spec.in_process {
+            heap::get_or_create(spec.domain, &spec.name, || Self::create_on_heap(spec))?
+        } else {
+            Self::open_segment(spec)?
+        };
+        shared.check_against(spec)?;
+        Ok(shared)
+    }
+
+    /// A new in-process topic on a heap region.
+    fn create_on_heap(spec: &OpenSpec) -> Result<Arc<Shared>, OpenError> {
+        let invalid = |e: nerve_shm::layout::LayoutError| OpenError::InvalidConfig {
+            topic: spec.name.clone(),
+            reason: e.to_string(),
+        };
+        let chunks = spec.chunks();
+        let header = segment::plan(&spec.config(), chunks).map_err(invalid)?;
+        let region = HeapRegion::new(header.total_size as usize);
+        // SAFETY: a fresh, zeroed, page-aligned heap region nobody else sees yet, as long as
+        // the planned layout.
+        let params = unsafe { segment::initialize(region.base(), region.len(), &header, chunks) }
+            .map_err(invalid)?;
+        Ok(Arc::new(Self::assemble(
+            spec,
+            TransportPath::Heap,
+            params,
+            Memory::Heap(region),
+        )?))
+    }
+
+    /// Creates or joins the topic's `/dev/shm` segment.
+    fn open_segment(spec: &OpenSpec) -> Result<Arc<Shared>, OpenError> {
+        let topic = || spec.name.clone();
+        let dir = segment::domain_dir(spec.domain);
+        let file = segment::topic_file(&spec.name);
+        let seg = segment::open_or_create(&dir, &file, &spec.config(), spec.chunks()).map_err(
+            |e| match e {
+                SegmentError::Corrupt { path, source } => OpenError::Corrupt {
+                    topic: topic(),
+                    path,
+                    reason: source.to_string(),
+                    domain: spec.domain,
+                },
+                SegmentError::TypeMismatch { expected, found } => OpenError::TypeMismatch {
+                    topic: topic(),
+                    expected: expected.describe(),
+                    found: found.describe(),
+                },
+                SegmentError::Full { .. } => OpenError::TooManyEndpoints {
+                    topic: topic(),
+                    max: spec.max_endpoints,
+                },
+                SegmentError::Io { source, .. } => OpenError::Io {
+                    topic: topic(),
+                    source,
+                },
+            },
+        )?;
+        let path = TransportPath::Shm(seg.region.path().to_owned());
+        if !seg.created {
+            tracing::debug!(topic = %spec.name, "joined existing topic");
+        }
+        let handle = seg.handle;
+        let mut shared = Self::assemble(spec, path, seg.params, Memory::Shm(seg.region))?;
+        shared.handle = Some(handle);
+        Ok(Arc::new(shared))
+    }
+
+    /// Checks an open topic against what `spec` asked for: QoS given explicitly, the type, and
+    /// that the segment's slots and pool fit the type (a header may be self-consistent yet
+    /// wrong for this type: another program, or a lie).
+    fn check_against(&self, spec: &OpenSpec) -> Result<(), OpenError> {
+        let topic = || spec.name.clone();
+        let p = &self.params;
+        if spec.reliability.is_some_and(|r| r != p.reliability)
+            || spec
+                .depth
+                .is_some_and(|d| d.max(1).next_power_of_two() != p.capacity)
+        {
+            return Err(OpenError::QosMismatch {
+                topic: topic(),
+                requested: describe_qos(spec.reliability(), spec.capacity()),
+                found: describe_qos(p.reliability, p.capacity),
+            });
+        }
+        if p.stored_type != spec.stored_type {
+            return Err(OpenError::TypeMismatch {
+                topic: topic(),
+                expected: spec.stored_type.describe(),
+                found: p.stored_type.describe(),
+            });
+        }
+        let pool_missing = spec.chunk_bytes.is_some() && self.pool.is_none();
+        if p.slot_payload != spec.slot_payload || pool_missing {
+            let reason = if pool_missing {
+                "the segment has no chunk pool for a chunked message type".to_owned()
+            } else {
+                format!(
+                    "its slots hold {} bytes, the message needs {}",
+                    p.slot_payload, spec.slot_payload
+                )
+            };
+            return Err(OpenError::Corrupt {
+                topic: topic(),
+                path: self.display_path(),
+                reason,
+                domain: spec.domain,
+            });
+        }
+        if let Some(bytes) = spec.chunk_bytes {
+            let have = self.pool.as_ref().map_or(0, Pool::chunk_size);
+            if have < bytes {
+                tracing::warn!(topic = %spec.name, requested = bytes, have, "topic already exists with smaller chunks; messages above its limit will be refused");
+            }
+        }
+        Ok(())
+    }
+
+    /// Views the ring and the pool of validated `params` in `memory`.
+    fn assemble(
+        spec: &OpenSpec,
+        path: TransportPath,
+        params: TopicParams,
+        memory: Memory,
+    ) -> Result<Shared, OpenError> {
+        let region = memory.region();
+        // SAFETY: params were validated against this region, which `Shared` keeps alive for as
+        // long as the ring and pool views exist (field order).
+        let ring = unsafe { Ring::new(region.base(), &params) };
+        let pool = if params.pool_len > 0 {
+            // SAFETY: the pool area was validated to lie inside the region.
+            let pool = unsafe {
+                Pool::attach(
+                    region.base().as_ptr().add(params.pool_offset),
+                    params.pool_len,
+                    params.max_endpoints,
+                )
+            };
+            Some(pool.map_err(|e| OpenError::Corrupt {
+                topic: spec.name.clone(),
+                path: path.display_path(),
+                reason: e.to_string(),
+                domain: spec.domain,
+            })?)
+        } else {
+            None
+        };
+        Ok(Shared {
+            name: spec.name.clone(),
+            domain: spec.domain,
+            path,
+            params,
+            ring,
+            pool,
+            handle: None,
+            memory,
+        })
+    }
+}

@@ -1,0 +1,348 @@
+//! The publisher core every front end shares (typed `Publisher<T>`, `RawPublisher`, and so
+//! Python and C): claiming a slot (plain stores on the solo path, a locked claim otherwise,
+//! waiting for room on reliable topics), writing and committing it, and loaning, sending and
+//! returning chunks of the pool.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::*};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use nerve_shm::layout::{ENDPOINT_FREE, ENDPOINT_PUBLISHER, ENDPOINT_SUBSCRIBER};
+use nerve_shm::{barrier, ChunkId, Claimed, Reliability};
+
+use crate::endpoint::Endpoint;
+use crate::error::{OpenError, SendError};
+use crate::shared::{Descriptor, Shared};
+use crate::solo::thread_tag;
+
+/// Publisher half of the core.
+pub struct PubCore {
+    pub ep: Arc<Endpoint>,
+    /// Reliable mode: lowest subscriber cursor seen at the last scan.
+    min_cursor: AtomicU64,
+    pub timeout: Duration,
+    sent: AtomicU64,
+    /// Our solo tag (see ring.rs), 0 if we never held the right.
+    solo_tag: u64,
+    /// The thread allowed to use the solo path (see `thread_tag`), 0 until the first send.
+    /// Another thread sending through this publisher revokes the right for the topic. Unused
+    /// when `exclusive`.
+    solo_thread: AtomicUsize,
+    /// The owner is never used by two threads at once (the typed `Publisher`, which is not
+    /// `Sync`): any thread may take the solo path, since handing the publisher to another
+    /// thread synchronises. Shared owners (`RawPublisher`) keep to one thread instead.
+    exclusive: bool,
+}
+
+/// How long a reliable publisher waits for room by default.
+pub const DEFAULT_SEND_TIMEOUT: Duration = Duration::from_secs(1);
+
+impl PubCore {
+    /// `exclusive`: the owner guarantees no two threads send at once (see the field).
+    pub(crate) fn new(shared: &Arc<Shared>, exclusive: bool) -> Result<Self, OpenError> {
+        let ep = shared.claim_endpoint(ENDPOINT_PUBLISHER)?;
+        let solo_tag = shared.join_solo(ep.index);
+        Ok(PubCore {
+            ep,
+            min_cursor: AtomicU64::new(0),
+            timeout: DEFAULT_SEND_TIMEOUT,
+            sent: AtomicU64::new(0),
+            solo_tag,
+            solo_thread: AtomicUsize::new(0),
+            exclusive,
+        })
+    }
+
+    /// Whether this publisher claims by plain stores (no other publisher has appeared yet).
+    pub(crate) fn is_solo(&self) -> bool {
+        self.solo_tag != 0 && self.shared().ring.solo().load(Relaxed) == self.solo_tag
+    }
+
+    /// Reliable topics: whether message `h` fits without overwriting one a live subscriber has
+    /// not read (rescanning the cursors only when the cached minimum says no).
+    fn has_room(&self, h: u64) -> bool {
+        let cap = self.shared().ring.capacity();
+        if h < self.min_cursor.load(Relaxed) + cap {
+            return true;
+        }
+        let min = self.scan_min_cursor(h);
+        self.min_cursor.store(min, Relaxed);
+        h < min + cap
+    }
+
+    /// The solo path of `publish`, taken with our `busy` flag set and the right verified:
+    /// plain loads and stores only (no locked instruction, no fence). None: no room on a
+    /// reliable topic (the caller falls back to the waiting path).
+    fn publish_solo(&self, payload: &[u8]) -> Option<bool> {
+        let shared = self.shared();
+        let ring = &shared.ring;
+        let n = ring.head().load(Relaxed);
+        if shared.params.reliability == Reliability::Reliable && !self.has_room(n) {
+            return None;
+        }
+        ring.head().store(n + 1, Relaxed);
+        let claim = ring.begin_write_solo(n, self.ep.index, shared.pool.is_some());
+        self.fill(n, claim, payload, true);
+        Some(true)
+    }
+
+    /// Whether a shared owner's send comes from its solo thread (adopting the first one).
+    fn on_solo_thread(&self) -> bool {
+        let me = thread_tag();
+        self.solo_thread.load(Relaxed) == me || self.adopt_thread(me)
+    }
+
+    /// Routes a send from a thread other than the solo thread: the first sending thread
+    /// becomes the solo thread; any other revokes the topic's solo right (two threads must not
+    /// both claim by plain stores).
+    fn adopt_thread(&self, me: usize) -> bool {
+        match self.solo_thread.compare_exchange(0, me, Relaxed, Relaxed) {
+            Ok(_) => true,
+            Err(owner) if owner == me => true,
+            Err(_) => {
+                if self.shared().revoke_solo(self.solo_tag) {
+                    tracing::info!(topic = %self.shared().name, "a raw publisher sent from a second thread: the topic now claims with locked instructions (one sending thread per raw publisher keeps the faster path)");
+                }
+                false
+            }
+        }
+    }
+
+    pub(crate) fn shared(&self) -> &Shared {
+        &self.ep.shared
+    }
+
+    fn scan_min_cursor(&self, head: u64) -> u64 {
+        let ring = &self.shared().ring;
+        let mut min = head;
+        for i in 0..ring.endpoint_count() {
+            let e = ring.endpoint(i);
+            if e.state.load(Acquire) == ENDPOINT_SUBSCRIBER {
+                // Acquire pairs with the Release store of the cursor in `SubCore::advance`:
+                // the subscriber has finished reading everything before its cursor.
+                min = min.min(e.cursor.load(Acquire));
+            }
+        }
+        min
+    }
+
+    /// Claims the next message index, waiting for room on reliable topics. None: full.
+    fn claim(&self) -> Option<u64> {
+        let shared = self.shared();
+        let ring = &shared.ring;
+        if shared.params.reliability != Reliability::Reliable {
+            return Some(ring.head().fetch_add(1, Relaxed));
+        }
+        let cap = ring.capacity();
+        // Waiting for room: spin ~20 µs (a subscriber drains a ring in microseconds), then
+        // yield, then sleep with a growing interval; look for dead subscribers every 100 ms.
+        let mut wait: Option<(Instant, Instant, Duration)> = None; // (start, last reclaim, sleep)
+        let mut spins = 0u32;
+        loop {
+            let h = ring.head().load(Relaxed);
+            if !self.has_room(h) {
+                spins += 1;
+                if spins < 64 {
+                    std::hint::spin_loop();
+                    continue;
+                }
+                let now = Instant::now();
+                let (start, last_reclaim, sleep) =
+                    wait.get_or_insert((now, now, Duration::from_micros(20)));
+                if now.duration_since(*last_reclaim) >= Duration::from_millis(100) {
+                    *last_reclaim = now;
+                    shared.reclaim_dead();
+                }
+                let waited = now.duration_since(*start);
+                if waited >= self.timeout {
+                    shared.reclaim_dead();
+                    if h >= self.scan_min_cursor(h) + cap {
+                        return None;
+                    }
+                } else if waited < Duration::from_micros(20) {
+                    std::hint::spin_loop();
+                } else if waited < Duration::from_millis(1) {
+                    std::thread::yield_now();
+                } else {
+                    std::thread::sleep(*sleep);
+                    *sleep = (*sleep * 2).min(Duration::from_millis(1));
+                }
+                continue;
+            }
+            if ring
+                .head()
+                .compare_exchange_weak(h, h + 1, Relaxed, Relaxed)
+                .is_ok()
+            {
+                return Some(h);
+            }
+        }
+    }
+
+    /// Writes one message; `payload` is the slot content. Releases the chunk a replaced slot
+    /// carried. Returns false when the topic is full (reliable).
+    pub(crate) fn publish(&self, payload: &[u8]) -> bool {
+        if self.solo_tag != 0 && (self.exclusive || self.on_solo_thread()) {
+            let rec = self.ep.record();
+            rec.busy.store(1, Relaxed);
+            // The store→load order against a revoker comes from its heavy barrier.
+            barrier::light();
+            if self.shared().ring.solo().load(Relaxed) == self.solo_tag {
+                let done = self.publish_solo(payload);
+                // Release: our plain stores to `head` and the slot are visible to a revoker
+                // that sees `busy == 0`.
+                rec.busy.store(0, Release);
+                if let Some(ok) = done {
+                    return ok;
+                }
+            } else {
+                rec.busy.store(0, Release);
+            }
+        }
+        let Some(n) = self.claim() else { return false };
+        let shared = self.shared();
+        let ring = &shared.ring;
+        let claim = ring.begin_write(n, self.ep.index, |w| {
+            w >= ring.endpoint_count()
+                || shared.record_dead(w)
+                || ring.endpoint(w).state.load(Acquire) == ENDPOINT_FREE
+        });
+        self.fill(n, claim, payload, false);
+        true
+    }
+
+    /// Writes and commits message `n` into the slot `claim` took; releases the chunk a
+    /// replaced slot carried.
+    fn fill(&self, n: u64, claim: nerve_shm::Claim, payload: &[u8], solo: bool) {
+        let shared = self.shared();
+        let ring = &shared.ring;
+        let mut replaced = None;
+        match claim.claimed {
+            Claimed::Overtaken => {
+                // A message a full ring newer owns the slot: ours is already obsolete.
+                self.release_payload(payload);
+                return;
+            }
+            Claimed::Replaced(_) => {
+                if shared.pool.is_some() {
+                    let mut old = [0u8; 16];
+                    ring.old_payload(n, &mut old);
+                    replaced = Some(Descriptor::from_bytes(&old).id);
+                }
+            }
+            Claimed::Fresh | Claimed::TakenOver => {}
+        }
+        ring.write(n, payload);
+        if solo {
+            ring.commit_solo(n);
+        } else {
+            ring.commit(n, claim);
+        }
+        // The ring's reference to the chunk this slot carried is dropped after publishing: the
+        // locked decrement (on a line a subscriber last touched) stays off the path of the new
+        // message. A publisher killed in between leaks that one chunk until the topic is
+        // reclaimed, the same bound as any crash between two steps of the pool.
+        if let (Some(id), Some(pool)) = (replaced, &shared.pool) {
+            pool.release_unowned(id);
+        }
+        // Statistics only: a load and a store, not a locked read-modify-write. Concurrent sends
+        // through one publisher from several threads may undercount.
+        let sent = self.sent.load(Relaxed) + 1;
+        self.sent.store(sent, Relaxed);
+        self.ep.record().count.store(sent, Relaxed);
+    }
+
+    #[cfg(feature = "test-support")]
+    pub(crate) fn stall_mid_write(&self, payload: &[u8]) {
+        let ring = &self.shared().ring;
+        let n = ring.head().fetch_add(1, Relaxed);
+        ring.begin_write(n, self.ep.index, |_| false);
+        ring.write(n, &payload[..payload.len() / 2]);
+    }
+
+    fn release_payload(&self, payload: &[u8]) {
+        if let (Some(pool), Ok(b)) = (&self.shared().pool, <&[u8; 16]>::try_from(payload)) {
+            pool.release_unowned(Descriptor::from_bytes(b).id);
+        }
+    }
+
+    /// Counts a message refused as full.
+    pub(crate) fn count_full(&self) {
+        self.ep.record().lost.fetch_add(1, Relaxed);
+    }
+
+    pub(crate) fn full_error<T>(&self, msg: T) -> SendError<T> {
+        self.count_full();
+        SendError::Full {
+            msg,
+            topic: self.shared().name.clone(),
+            depth: self.shared().ring.capacity(),
+        }
+    }
+
+    /// Loans a chunk able to hold `bytes` bytes after a header of `header` bytes.
+    pub(crate) fn loan(&self, header: usize, bytes: usize) -> Result<ChunkId, SendError<()>> {
+        let shared = self.shared();
+        let limit = shared.chunk_limit(header);
+        let Some(pool) = &shared.pool else {
+            return Err(SendError::TooLarge {
+                topic: shared.name.clone(),
+                size: bytes,
+                limit: 0,
+            });
+        };
+        if bytes > limit {
+            return Err(SendError::TooLarge {
+                topic: shared.name.clone(),
+                size: bytes,
+                limit,
+            });
+        }
+        if let Some(id) = pool.alloc(self.ep.index) {
+            return Ok(id);
+        }
+        shared.reclaim_dead();
+        pool.alloc(self.ep.index)
+            .ok_or_else(|| SendError::PoolExhausted {
+                topic: shared.name.clone(),
+                chunks: pool.chunk_count(),
+            })
+    }
+
+    /// Publishes a loaned chunk. On `false` (full) the loan is still ours.
+    pub(crate) fn send_chunk(&self, id: ChunkId, len: u64) -> bool {
+        let pool = self.shared().pool.as_ref().expect("chunk topic has a pool");
+        // The ring takes over our reference (see pool.rs on the order of these steps).
+        pool.disown(id, self.ep.index);
+        if self.publish(&Descriptor { id, len }.to_bytes()) {
+            return true;
+        }
+        // Full: take the reference back.
+        if !pool.retain(id, self.ep.index) {
+            unreachable!("a loaned chunk cannot be recycled while we hold it");
+        }
+        pool.release_unowned(id);
+        false
+    }
+
+    pub(crate) fn release_loan(&self, id: ChunkId) {
+        if let Some(pool) = &self.shared().pool {
+            pool.release(id, self.ep.index);
+        }
+    }
+}
+
+impl Drop for PubCore {
+    fn drop(&mut self) {
+        if self.solo_tag != 0 {
+            // Hand the right back so the next lone publisher can take it; a revoked right
+            // stays revoked.
+            let _ = self
+                .shared()
+                .ring
+                .solo()
+                // Release pairs with the Acquire of the next taker in `join_solo`.
+                .compare_exchange(self.solo_tag, 0, AcqRel, Relaxed);
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! The single-publisher right of a topic (see `ring.rs` in nerve-shm): a lone publisher claims
+//! messages with plain stores; the right is taken by the first publisher, handed back when it
+//! leaves, and revoked for good when a second one appears.
+
+use std::sync::atomic::Ordering::*;
+
+use nerve_shm::layout::ENDPOINT_PUBLISHER;
+use nerve_shm::{barrier, ProcessId, SOLO_SHARED};
+
+use crate::shared::Shared;
+
+impl Shared {
+    /// Whether the solo tag `tag` names a live publisher record.
+    fn solo_holder_live(&self, tag: u64) -> bool {
+        let index = (tag as u32).wrapping_sub(1);
+        if index >= self.ring.endpoint_count() {
+            return false;
+        }
+        let e = self.ring.endpoint(index);
+        e.state.load(Acquire) == ENDPOINT_PUBLISHER
+            && e.pid.load(Relaxed) == (tag >> 32) as u32
+            && !self.record_dead(index)
+    }
+
+    /// Settles the solo right (ring.rs) for publisher record `index`, which just joined: takes
+    /// it when no live publisher holds it, else revokes it for good. Returns our tag, or 0 when
+    /// we claim with locked instructions.
+    pub(crate) fn join_solo(&self, index: u32) -> u64 {
+        let solo = self.ring.solo();
+        let tag = (u64::from(ProcessId::current().pid) << 32) | u64::from(index + 1);
+        loop {
+            let cur = solo.load(Acquire);
+            if cur == SOLO_SHARED {
+                return 0;
+            }
+            if cur == 0 || !self.solo_holder_live(cur) {
+                // Free, or its holder left or died (a dead process's stores are all visible).
+                // A process that cannot use light barriers makes the topic shared instead:
+                // leaving the tag free would let a later publisher go solo beside it.
+                let new = if barrier::register() {
+                    tag
+                } else {
+                    SOLO_SHARED
+                };
+                // AcqRel: Acquire pairs with the Release of the previous holder's hand-back in
+                // `PubCore::drop` (its `head` and slot stores are then visible to our plain
+                // loads); Release publishes our tag to revokers' Acquire loads.
+                if solo.compare_exchange(cur, new, AcqRel, Acquire).is_ok() {
+                    return if new == tag { tag } else { 0 };
+                }
+                continue;
+            }
+            if self.revoke_solo(cur) {
+                return 0;
+            }
+        }
+    }
+
+    /// Revokes the solo right from the live holder `tag` and waits until its send in progress
+    /// (if any) is over, so its plain stores to `head` and the slots are visible before anyone
+    /// claims with locked instructions. False if the tag changed meanwhile.
+    pub(crate) fn revoke_solo(&self, tag: u64) -> bool {
+        if self
+            .ring
+            .solo()
+            // AcqRel, as in `join_solo`; the holder's in-flight stores are covered by the
+            // `busy` handshake below.
+            .compare_exchange(tag, SOLO_SHARED, AcqRel, Acquire)
+            .is_err()
+        {
+            return false;
+        }
+        tracing::debug!(topic = %self.name, "second publisher: single-publisher fast path off");
+        // Pairs with the holder's light barrier between setting `busy` and loading `solo`:
+        // after this, either the holder sees SOLO_SHARED or we see its `busy` flag.
+        barrier::heavy();
+        let holder = (tag as u32) - 1;
+        let rec = self.ring.endpoint(holder);
+        let mut spins = 0u32;
+        // Acquire pairs with the holder's Release store of `busy = 0` after its last send.
+        while rec.busy.load(Acquire) != 0 && !self.record_dead(holder) {
+            spins += 1;
+            if spins < 1024 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+        true
+    }
+}
+
+/// An identifier of the calling thread that costs no atomic operation: the address of a
+/// thread-local.
+pub(crate) fn thread_tag() -> usize {
+    thread_local!(static TAG: u8 = const { 0 });
+    TAG.with(|t| t as *const u8 as usize)
+}

@@ -1,0 +1,398 @@
+//! The subscriber core every front end shares (typed `Subscriber<T>`, `RawSubscriber`, and so
+//! Python and C): a cursor into the ring, the receive loops (poll, spin then futex, timeout),
+//! recovery from lapping and from messages abandoned by dead publishers, and the readers of one
+//! slot — a fixed message copied out, or a chunk descriptor validated and its chunk pinned.
+//! [`Codec`], next to the readers, says how each kind of typed message is read.
+
+use std::sync::atomic::Ordering::*;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use nerve_msgs::{Chunked, ChunkedMessage, Fixed, FixedMessage, Message, Serialized};
+use nerve_shm::layout::{ENDPOINT_FREE, ENDPOINT_SUBSCRIBER};
+use nerve_shm::{Read, Reliability};
+
+use crate::endpoint::Endpoint;
+use crate::error::{OpenError, RecvError};
+use crate::msgpack::Msgpack;
+use crate::sample::{ChunkSample, Sample};
+use crate::shared::{data_offset, Descriptor, Shared, DESCRIPTOR_BYTES};
+
+/// Counters of one subscriber.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SubscriberStats {
+    /// Messages received.
+    pub received: u64,
+    /// Messages overwritten before this subscriber read them (best effort), or skipped for a
+    /// newer one (latest only).
+    pub lost: u64,
+    /// Messages discarded as unusable: abandoned by a publisher that died mid-write, or with an
+    /// invalid length or chunk descriptor.
+    pub dropped: u64,
+}
+
+/// What one attempt at the cursor produced.
+pub enum Step<T> {
+    Got(T),
+    Empty,
+    Writing(u32),
+    Lapped,
+    Dropped,
+}
+
+impl<T> Step<T> {
+    /// Converts what was received, keeping every other outcome.
+    pub(crate) fn map<U>(self, f: impl FnOnce(T) -> U) -> Step<U> {
+        match self {
+            Step::Got(v) => Step::Got(f(v)),
+            Step::Empty => Step::Empty,
+            Step::Writing(w) => Step::Writing(w),
+            Step::Lapped => Step::Lapped,
+            Step::Dropped => Step::Dropped,
+        }
+    }
+}
+
+/// Subscriber half of the core.
+pub(crate) struct SubCore {
+    pub ep: Arc<Endpoint>,
+    pub cursor: u64,
+    pub stats: SubscriberStats,
+    /// Spin this long in `recv` before sleeping on the futex.
+    pub spin: Duration,
+    stuck_polls: u32,
+    stuck_since: Option<(u64, Instant)>,
+}
+
+/// Default spin before a blocking receive sleeps.
+pub const DEFAULT_SPIN: Duration = Duration::from_micros(20);
+/// How long a slot may stay claimed-but-unwritten before a reader gives up on it, when a
+/// publisher of the topic is known dead...
+const STUCK_AFTER: Duration = Duration::from_millis(200);
+/// ...and when every publisher is alive (one was preempted between claiming and writing).
+const STUCK_AFTER_LIVE: Duration = Duration::from_secs(5);
+
+impl SubCore {
+    pub(crate) fn new(shared: &Arc<Shared>, history: u64) -> Result<Self, OpenError> {
+        let ep = shared.claim_endpoint(ENDPOINT_SUBSCRIBER)?;
+        let head = shared.ring.head().load(Acquire);
+        let cursor = head.saturating_sub(history.min(shared.ring.capacity()));
+        ep.record().cursor.store(cursor, Release);
+        Ok(SubCore {
+            ep,
+            cursor,
+            stats: SubscriberStats::default(),
+            spin: DEFAULT_SPIN,
+            stuck_polls: 0,
+            stuck_since: None,
+        })
+    }
+
+    pub(crate) fn shared(&self) -> &Shared {
+        &self.ep.shared
+    }
+
+    fn advance(&mut self, by_lost: u64, got: bool) {
+        self.cursor += 1;
+        self.stats.lost += by_lost;
+        let rec = self.ep.record();
+        if got {
+            self.stats.received += 1;
+            rec.count.store(self.stats.received, Relaxed);
+        }
+        if self.shared().params.reliability == Reliability::Reliable {
+            // Release pairs with the Acquire in `PubCore::scan_min_cursor`.
+            rec.cursor.store(self.cursor, Release);
+        }
+    }
+
+    fn resync(&mut self) {
+        let ring = &self.shared().ring;
+        let head = ring.head().load(Acquire);
+        let next = (head.saturating_sub(ring.capacity()) + 1).max(self.cursor + 1);
+        self.stats.lost += next - self.cursor;
+        self.cursor = next;
+        self.ep.record().lost.store(self.stats.lost, Relaxed);
+        if self.shared().params.reliability == Reliability::Reliable {
+            self.ep.record().cursor.store(self.cursor, Release);
+        }
+    }
+
+    /// One non-blocking attempt. `decode` reads the message at the cursor.
+    pub(crate) fn try_recv<T>(
+        &mut self,
+        mut decode: impl FnMut(&Arc<Endpoint>, u64) -> Step<T>,
+    ) -> Option<T> {
+        if self.shared().params.reliability == Reliability::LatestOnly {
+            let head = self.shared().ring.head().load(Acquire);
+            if head > self.cursor + 1 {
+                let skip = head - 1 - self.cursor;
+                self.stats.lost += skip;
+                self.cursor = head - 1;
+            }
+        }
+        loop {
+            let cursor = self.cursor;
+            match decode(&self.ep, cursor) {
+                Step::Got(v) => {
+                    self.stuck_polls = 0;
+                    self.stuck_since = None;
+                    self.advance(0, true);
+                    return Some(v);
+                }
+                Step::Lapped => self.resync(),
+                Step::Dropped => {
+                    self.stats.dropped += 1;
+                    self.advance(0, false);
+                }
+                Step::Empty | Step::Writing(_) => {
+                    self.stuck_polls = self.stuck_polls.wrapping_add(1);
+                    if self.stuck_polls.is_multiple_of(4096) && self.check_stuck(&mut decode) {
+                        continue;
+                    }
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// Whether the message at the cursor has been stuck for `limit` since this subscriber first
+    /// saw it stuck (the first call starts the clock).
+    fn stuck_for(&mut self, limit: Duration) -> bool {
+        match self.stuck_since {
+            Some((c, t)) if c == self.cursor => t.elapsed() >= limit,
+            _ => {
+                self.stuck_since = Some((self.cursor, Instant::now()));
+                false
+            }
+        }
+    }
+
+    /// Skips the message at the cursor if its publisher died before finishing it, or if it has
+    /// been claimed but unwritten for `STUCK_AFTER` while newer messages exist.
+    fn check_stuck<T>(&mut self, decode: &mut impl FnMut(&Arc<Endpoint>, u64) -> Step<T>) -> bool {
+        let shared = self.ep.shared.clone();
+        let head = shared.ring.head().load(Acquire);
+        if head <= self.cursor {
+            self.stuck_since = None;
+            return false;
+        }
+        let ep = self.ep.clone();
+        let skip = match decode(&ep, self.cursor) {
+            Step::Writing(w) => {
+                let gone = w >= shared.ring.endpoint_count()
+                    || shared.record_dead(w)
+                    || shared.ring.endpoint(w).state.load(Acquire) == ENDPOINT_FREE;
+                // The writer may have finished (and even exited cleanly) since we looked: it is
+                // only abandoned if the slot is *still* being written by the same gone writer.
+                // And `w` may be stale: a writer claims the slot (odd sequence) before it
+                // stores its index, so for that instant the slot names the slot's previous
+                // writer, which may have exited since. A live writer preempted there must not
+                // lose its message, so a gone writer's slot is only given up after it stayed
+                // so for `STUCK_AFTER` (a writer that died there is recovered all the same).
+                gone && matches!(decode(&ep, self.cursor), Step::Writing(w2) if w2 == w)
+                    && self.stuck_for(STUCK_AFTER)
+            }
+            // Claimed (head moved past it) but not even started: its publisher was preempted
+            // between claiming and writing, or killed there. A preempted one resumes, so give
+            // up quickly only when a publisher of the topic is known dead.
+            Step::Empty => self.stuck_for(if shared.dead_publisher() {
+                STUCK_AFTER
+            } else {
+                STUCK_AFTER_LIVE
+            }),
+            _ => return true,
+        };
+        if skip {
+            tracing::warn!(topic = %shared.name, message = self.cursor, "skipping a message abandoned by a publisher that died while writing it");
+            self.stats.dropped += 1;
+            self.stuck_since = None;
+            self.advance(0, false);
+        }
+        skip
+    }
+
+    /// Receives, spinning for `self.spin` then sleeping on the futex, for at most `timeout`
+    /// (None: forever). A message already there costs no clock read.
+    pub(crate) fn recv_until<T>(
+        &mut self,
+        timeout: Option<Duration>,
+        mut decode: impl FnMut(&Arc<Endpoint>, u64) -> Step<T>,
+    ) -> Option<T> {
+        if let Some(v) = self.try_recv(&mut decode) {
+            return Some(v);
+        }
+        let start = Instant::now();
+        let deadline = timeout.map(|t| start + t);
+        let spin_until = start + self.spin;
+        while Instant::now() < spin_until {
+            for _ in 0..64 {
+                std::hint::spin_loop();
+            }
+            if let Some(v) = self.try_recv(&mut decode) {
+                return Some(v);
+            }
+        }
+        let shared = self.ep.shared.clone();
+        let ring = &shared.ring;
+        loop {
+            let slice = Duration::from_millis(100);
+            let wait = match deadline {
+                Some(d) => {
+                    let now = Instant::now();
+                    if now >= d {
+                        return None;
+                    }
+                    (d - now).min(slice)
+                }
+                None => slice,
+            };
+            ring.wait(self.cursor, wait);
+            if let Some(msg) = self.try_recv(&mut decode) {
+                return Some(msg);
+            }
+            self.check_stuck(&mut decode);
+        }
+    }
+
+    pub(crate) fn timeout_error(&self, timeout: Duration) -> RecvError {
+        RecvError::Timeout {
+            topic: self.shared().name.clone(),
+            timeout,
+        }
+    }
+}
+
+/// Reads a fixed message of `out.len()` bytes at cursor `c`.
+pub(crate) fn read_fixed(shared: &Shared, c: u64, out: &mut [u8]) -> Step<()> {
+    match shared.ring.read(c, out) {
+        Read::Ok(n) if n == out.len() => Step::Got(()),
+        Read::Ok(_) => Step::Dropped,
+        Read::Empty => Step::Empty,
+        Read::Writing(w) => Step::Writing(w),
+        Read::Lapped => Step::Lapped,
+    }
+}
+
+/// Reads a chunk descriptor at cursor `c`, validates it against the pool (a descriptor is
+/// untrusted input) and pins its chunk for endpoint `ep`.
+pub(crate) fn read_chunk(
+    ep: &Arc<Endpoint>,
+    c: u64,
+    header: usize,
+    elem: usize,
+) -> Step<ChunkSample> {
+    let shared = &ep.shared;
+    let mut b = [0u8; 16];
+    match shared.ring.read(c, &mut b) {
+        Read::Ok(16) => {}
+        Read::Ok(_) => return Step::Dropped,
+        Read::Empty => return Step::Empty,
+        Read::Writing(w) => return Step::Writing(w),
+        Read::Lapped => return Step::Lapped,
+    }
+    let desc = Descriptor::from_bytes(&b);
+    let Some(pool) = &shared.pool else {
+        return Step::Dropped;
+    };
+    let fits = (desc.len as usize)
+        .checked_mul(elem.max(1))
+        .and_then(|n| n.checked_add(data_offset(header)))
+        .is_some_and(|n| n <= pool.chunk_size());
+    if desc.id.index >= pool.chunk_count() || !fits {
+        return Step::Dropped;
+    }
+    pool.prefetch(desc.id.index);
+    if !pool.retain(desc.id, ep.index) {
+        // Recycled between the slot read and the retain: the ring moved past it.
+        return Step::Lapped;
+    }
+    Step::Got(ChunkSample {
+        ep: ep.clone(),
+        desc,
+    })
+}
+
+/// How each kind of message crosses the ring: implemented for the markers [`Fixed`],
+/// [`Chunked`] and [`Serialized`] only (the trait is sealed, and its methods take types no
+/// other crate can name, so only this crate calls them).
+pub trait Codec<T: Message>: nerve_msgs::kind::Kind + sealed::Sealed {
+    /// What a subscriber receives: `T` itself for fixed messages, a [`Sample<T>`] read in
+    /// place for chunked ones, the deserialized value for `Msgpack<V>`.
+    type Received;
+    /// Bytes of the ring slot.
+    #[doc(hidden)]
+    fn slot_payload() -> u32;
+    /// Whether the topic needs a chunk pool.
+    #[doc(hidden)]
+    fn chunked() -> bool;
+    /// Reads the message at cursor `c` for subscriber endpoint `ep`.
+    #[doc(hidden)]
+    fn decode(ep: &Arc<Endpoint>, c: u64) -> Step<Result<Self::Received, RecvError>>;
+}
+
+mod sealed {
+    /// Only the three kinds of message implement [`Codec`](super::Codec).
+    pub trait Sealed {}
+    impl Sealed for nerve_msgs::Fixed {}
+    impl Sealed for nerve_msgs::Chunked {}
+    impl Sealed for nerve_msgs::Serialized {}
+}
+
+/// What a subscriber of `T` receives.
+pub type Received<T> = <<T as Message>::Kind as Codec<T>>::Received;
+
+impl<T: FixedMessage> Codec<T> for Fixed {
+    type Received = T;
+    fn slot_payload() -> u32 {
+        std::mem::size_of::<T>() as u32
+    }
+    fn chunked() -> bool {
+        false
+    }
+    fn decode(ep: &Arc<Endpoint>, c: u64) -> Step<Result<T, RecvError>> {
+        let mut msg = T::zeroed();
+        read_fixed(&ep.shared, c, bytemuck::bytes_of_mut(&mut msg)).map(|()| Ok(msg))
+    }
+}
+
+impl<T: ChunkedMessage> Codec<T> for Chunked {
+    type Received = Sample<T>;
+    fn slot_payload() -> u32 {
+        DESCRIPTOR_BYTES
+    }
+    fn chunked() -> bool {
+        true
+    }
+    fn decode(ep: &Arc<Endpoint>, c: u64) -> Step<Result<Sample<T>, RecvError>> {
+        let (header, elem) = (
+            std::mem::size_of::<T::Header>(),
+            std::mem::size_of::<T::Elem>(),
+        );
+        read_chunk(ep, c, header, elem).map(|chunk| Ok(Sample::new(chunk)))
+    }
+}
+
+impl<V> Codec<Msgpack<V>> for Serialized
+where
+    V: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static,
+{
+    type Received = V;
+    fn slot_payload() -> u32 {
+        DESCRIPTOR_BYTES
+    }
+    fn chunked() -> bool {
+        true
+    }
+    fn decode(ep: &Arc<Endpoint>, c: u64) -> Step<Result<V, RecvError>> {
+        read_chunk(ep, c, 0, 1).map(|chunk| {
+            // SAFETY: the chunk is pinned while `chunk` lives and `len` bytes were checked to
+            // fit in it; the publisher finished writing before publishing the descriptor.
+            let bytes = unsafe { std::slice::from_raw_parts(chunk.base(), chunk.len()) };
+            rmp_serde::from_slice(bytes).map_err(|e| RecvError::Decode {
+                topic: ep.shared.name.clone(),
+                reason: e.to_string(),
+            })
+        })
+    }
+}
