@@ -23,9 +23,12 @@ build:
 test: lint test-rust test-miri test-python
 	@echo "== all nerve tests passed =="
 
+# House rules beyond the linters (ci/check_structure.py): no product file over 800 lines, no
+# import circle between files, every atomic ordering names its partner.
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	python3 ci/check_structure.py
 
 test-rust:
 	$(CARGO) test --release --workspace

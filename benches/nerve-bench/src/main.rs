@@ -5,7 +5,6 @@
 //! their own modules so every suite reports the same way: [`machine`] (what it ran on),
 //! [`stats`] (percentiles, timer overhead), [`report`] (the row, JSON/CSV/table), [`pin`]
 //! (core pinning), [`child`] (re-executing this binary for the other side of a benchmark).
-#![deny(unsafe_op_in_unsafe_fn)]
 
 mod child;
 mod ipc;

@@ -41,7 +41,6 @@
 //!
 //! Declare your own with [`fixed_message!`], [`chunked_message!`] and [`pod_struct!`].
 #![warn(missing_docs)]
-#![deny(unsafe_op_in_unsafe_fn)]
 
 mod fingerprint;
 pub mod layout;

@@ -65,6 +65,8 @@ pub fn register() -> bool {
 /// with a [`heavy`] barrier on the other side, and only after [`register`] returned true.
 #[inline(always)]
 pub fn light() {
+    // SeqCst: no memory access of this thread moves across it in compilation; the CPU-level
+    // order comes from the `heavy` barrier it pairs with, run by the other side.
     compiler_fence(SeqCst);
 }
 
@@ -72,6 +74,8 @@ pub fn light() {
 /// Falls back to a local full fence when the call fails; callers that depend on it for
 /// correctness are only reached when some process registered, so the kernel supports it.
 pub fn heavy() {
+    // SeqCst: full fences before and after the membarrier, which pairs with the other side's
+    // `light` barrier; without the call (it failed), they are at least this thread's part.
     fence(SeqCst);
     #[cfg(target_os = "linux")]
     if !cfg!(miri) && !membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) {
@@ -80,5 +84,6 @@ pub fn heavy() {
             std::io::Error::last_os_error()
         );
     }
+    // SeqCst: the closing half of the pair above.
     fence(SeqCst);
 }

@@ -293,8 +293,10 @@ impl Pool {
             if (cur >> 32) as u32 != id.generation || cur & 0xffff_ffff == 0 {
                 return false;
             }
-            // Acquire: the publisher's writes to the chunk (released through the ring's
-            // sequence store and the alloc CAS) are visible before we read the chunk.
+            // Acquire pairs with the Release decrements of earlier holders in
+            // `release_unowned`. (The publisher's writes to the chunk reach us through the
+            // ring: the Release store of its slot's sequence in `commit`, which the caller's
+            // `read` loaded with Acquire before this.)
             match word.compare_exchange_weak(cur, cur + 1, Acquire, Relaxed) {
                 Ok(_) => break,
                 Err(now) => cur = now,
@@ -339,7 +341,10 @@ impl Pool {
             assert!(endpoint < self.max_endpoints);
             // SAFETY: i is inside the validated holders array (endpoint checked just above).
             let w = unsafe { &*self.holders.add(i) };
-            let bits = w.swap(0, AcqRel);
+            // Relaxed: the record is ours alone (won by the RECLAIMING CAS in the transport's
+            // reclaim_dead), its owner is dead, and each reference dropped below carries its own
+            // Release (`release_unowned`, which pairs with the Acquire CAS in `alloc`).
+            let bits = w.swap(0, Relaxed);
             for b in 0..64 {
                 if bits & (1 << b) != 0 {
                     self.release_unowned(ChunkId {

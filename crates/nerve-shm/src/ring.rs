@@ -187,6 +187,8 @@ impl Ring {
                 .compare_exchange(
                     crate::layout::ENDPOINT_FREE,
                     crate::layout::ENDPOINT_CLAIMING,
+                    // Acquire pairs with the Release store of FREE in `release_endpoint` (or
+                    // the transport's reclaim): the previous owner's uses come before ours.
                     Acquire,
                     Relaxed,
                 )
@@ -196,7 +198,9 @@ impl Ring {
             }
             e.pid.store(me.pid, Relaxed);
             e.start_time.store(me.start_time, Relaxed);
-            e.cursor.store(self.head().load(Acquire), Relaxed);
+            // Relaxed: `head` only says where writers are; each message is synchronised through
+            // its slot's sequence (the Acquire in `read`).
+            e.cursor.store(self.head().load(Relaxed), Relaxed);
             e.count.store(0, Relaxed);
             e.lost.store(0, Relaxed);
             e.busy.store(0, Relaxed);
@@ -210,7 +214,9 @@ impl Ring {
     pub fn release_endpoint(&self, i: u32) {
         let e = self.endpoint(i);
         e.pid.store(0, Relaxed);
-        // Release: our last uses of the record happen before it is reused.
+        // Release pairs with the Acquire CAS in `claim_endpoint` of the record's next owner
+        // (and the Acquire loads of `state` by readers of the table): our last uses of the
+        // record happen before it is reused.
         e.state.store(crate::layout::ENDPOINT_FREE, Release);
     }
 
@@ -287,6 +293,7 @@ impl Ring {
         let writing = 2 * n + 1;
         if !inspect {
             seq.store(writing, Relaxed);
+            // Pairs with the Acquire fence in `read`, as in `begin_write`.
             fence(Release);
             who.store(writer, Relaxed);
             return Claim {
@@ -377,6 +384,8 @@ impl Ring {
         // needed (and skipped) once the topic has left solo mode for good.
         let solo = self.solo().load(Relaxed) != SOLO_SHARED;
         if solo {
+            // SeqCst: the increment must not sink below the heavy barrier, which orders it
+            // before our load of the sequence (pairs with the writer's light barrier).
             self.sleepers().fetch_add(1, SeqCst);
             crate::barrier::heavy();
         }
@@ -387,6 +396,8 @@ impl Ring {
     }
 
     fn wait_marked(&self, c: u64, seq: &AtomicU64, timeout: std::time::Duration) {
+        // Acquire pairs with the Release store in `commit`/`commit_solo`: a message seen here
+        // is whole when the caller reads it.
         let mut raw = seq.load(Acquire);
         loop {
             if raw & !WAITER > 2 * c {
@@ -625,7 +636,7 @@ mod tests {
                                 c += 1;
                             }
                             Read::Lapped => {
-                                let head = r.head().load(Acquire);
+                                let head = r.head().load(Relaxed);
                                 let next = (head.saturating_sub(r.capacity()) + 1).max(c + 1);
                                 lost += next - c;
                                 c = next;

@@ -256,6 +256,8 @@ pub fn live_endpoints(ring: &Ring) -> usize {
     (0..ring.endpoint_count())
         .filter(|&i| {
             let e = ring.endpoint(i);
+            // Acquire pairs with the Release store of `state` in `Ring::claim_endpoint`: the
+            // pid and start time are those of the record's owner.
             e.state.load(Acquire) != ENDPOINT_FREE
                 && ProcessId {
                     pid: e.pid.load(Relaxed),
@@ -290,6 +292,8 @@ fn other_version_users(region: &ShmRegion) -> Option<(u32, Vec<u32>)> {
                     .as_ptr()
                     .add(ENDPOINTS_OFFSET + i * ENDPOINT_SIZE);
                 (
+                    // Acquire pairs with the Release store of `state` in
+                    // `Ring::claim_endpoint`, as in `live_endpoints`.
                     (*(rec as *const AtomicU32)).load(Acquire),
                     (*(rec.add(4) as *const AtomicU32)).load(Relaxed),
                     (*(rec.add(8) as *const AtomicU64)).load(Relaxed),
@@ -328,6 +332,7 @@ pub fn open_or_create(
             // that fails validation is not ours to delete: report it.
             // SAFETY: the mapping is at least a page long; the magic is its first 8 bytes.
             let magic = unsafe { std::ptr::read_volatile(region.base().as_ptr() as *const u64) };
+            // Acquire pairs with the creator's Release store of READY after initialising.
             if (magic == 0 || magic == crate::layout::TOPIC_MAGIC)
                 && ready_word(region.base()).load(Acquire) != READY
             {

@@ -28,6 +28,8 @@ impl Shared {
     /// Whether the endpoint table holds a publisher whose process died.
     pub(crate) fn dead_publisher(&self) -> bool {
         (0..self.ring.endpoint_count()).any(|i| {
+            // Acquire pairs with the Release store of `state` in `Ring::claim_endpoint`: the
+            // record's pid and start time are its owner's.
             self.ring.endpoint(i).state.load(Acquire) == ENDPOINT_PUBLISHER && self.record_dead(i)
         })
     }
@@ -38,13 +40,16 @@ impl Shared {
         let mut n = 0;
         for i in 0..self.ring.endpoint_count() {
             let e = self.ring.endpoint(i);
+            // Acquire pairs with the Release store of `state` in `Ring::claim_endpoint`.
             let state = e.state.load(Acquire);
             if matches!(
                 state,
                 ENDPOINT_PUBLISHER | ENDPOINT_SUBSCRIBER | ENDPOINT_HANDLE
             ) && self.record_dead(i)
             {
-                // Only one reclaimer wins the record.
+                // Only one reclaimer wins the record. Acquire pairs with the owner's Release
+                // store of `state` in `Ring::claim_endpoint`; no one acquires our RECLAIMING
+                // (the record is only reused after the Release store of FREE below).
                 if e.state
                     .compare_exchange(state, ENDPOINT_RECLAIMING, AcqRel, Relaxed)
                     .is_ok()
@@ -52,6 +57,8 @@ impl Shared {
                     let chunks = self.pool.as_ref().map_or(0, |p| p.reclaim_endpoint(i));
                     tracing::info!(topic = %self.name, endpoint = i, pid = e.pid.load(Relaxed), chunks, "reclaimed the endpoint of a dead process");
                     e.pid.store(0, Relaxed);
+                    // Release pairs with the Acquire CAS in `Ring::claim_endpoint` of the
+                    // record's next owner: our clean-up comes before its use.
                     e.state.store(ENDPOINT_FREE, Release);
                     n += 1;
                 }

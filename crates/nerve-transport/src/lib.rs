@@ -2,7 +2,6 @@
 //! receive, the registry and the raw API for other languages. Users import the `nerve` facade,
 //! which re-exports all of this.
 #![warn(missing_docs)]
-#![deny(unsafe_op_in_unsafe_fn)]
 
 // The cores every front end stands on (dependency order: each file uses only those above it).
 mod endpoint;

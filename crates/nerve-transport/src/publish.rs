@@ -117,6 +117,8 @@ impl PubCore {
         let mut min = head;
         for i in 0..ring.endpoint_count() {
             let e = ring.endpoint(i);
+            // Acquire pairs with the Release store of `state` in `Ring::claim_endpoint`, which
+            // comes after the subscriber's first cursor store.
             if e.state.load(Acquire) == ENDPOINT_SUBSCRIBER {
                 // Acquire pairs with the Release store of the cursor in `SubCore::advance`:
                 // the subscriber has finished reading everything before its cursor.
@@ -189,13 +191,14 @@ impl PubCore {
             barrier::light();
             if self.shared().ring.solo().load(Relaxed) == self.solo_tag {
                 let done = self.publish_solo(payload);
-                // Release: our plain stores to `head` and the slot are visible to a revoker
-                // that sees `busy == 0`.
+                // Release pairs with the Acquire load of `busy` in `Shared::revoke_solo`: our
+                // plain stores to `head` and the slot are visible to a revoker that sees 0.
                 rec.busy.store(0, Release);
                 if let Some(ok) = done {
                     return ok;
                 }
             } else {
+                // Release pairs with the Acquire load of `busy` in `Shared::revoke_solo`.
                 rec.busy.store(0, Release);
             }
         }
@@ -203,6 +206,8 @@ impl PubCore {
         let shared = self.shared();
         let ring = &shared.ring;
         let claim = ring.begin_write(n, self.ep.index, |w| {
+            // Acquire pairs with the Release store of FREE in `Ring::release_endpoint`: the
+            // writer left (its last stores to the slot are visible).
             w >= ring.endpoint_count()
                 || shared.record_dead(w)
                 || ring.endpoint(w).state.load(Acquire) == ENDPOINT_FREE

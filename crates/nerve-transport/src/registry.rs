@@ -88,6 +88,7 @@ fn endpoints(ring: &Ring) -> Vec<EndpointInfo> {
     (0..ring.endpoint_count())
         .filter_map(|i| {
             let e = ring.endpoint(i);
+            // Acquire pairs with the Release store of `state` in `Ring::claim_endpoint`.
             let state = e.state.load(Acquire);
             if state != ENDPOINT_PUBLISHER && state != ENDPOINT_SUBSCRIBER {
                 return None;

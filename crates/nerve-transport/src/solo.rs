@@ -17,6 +17,7 @@ impl Shared {
             return false;
         }
         let e = self.ring.endpoint(index);
+        // Acquire pairs with the Release store of `state` in `Ring::claim_endpoint`.
         e.state.load(Acquire) == ENDPOINT_PUBLISHER
             && e.pid.load(Relaxed) == (tag >> 32) as u32
             && !self.record_dead(index)
@@ -29,6 +30,8 @@ impl Shared {
         let solo = self.ring.solo();
         let tag = (u64::from(ProcessId::current().pid) << 32) | u64::from(index + 1);
         loop {
+            // Acquire pairs with the Release of the holder's hand-back in `PubCore::drop` (see
+            // the CAS below).
             let cur = solo.load(Acquire);
             if cur == SOLO_SHARED {
                 return 0;
@@ -63,8 +66,9 @@ impl Shared {
         if self
             .ring
             .solo()
-            // AcqRel, as in `join_solo`; the holder's in-flight stores are covered by the
-            // `busy` handshake below.
+            // AcqRel, as in `join_solo` (pairs with the hand-back in `PubCore::drop` and the
+            // taker's CAS there); the holder's in-flight stores are covered by the `busy`
+            // handshake below.
             .compare_exchange(tag, SOLO_SHARED, AcqRel, Acquire)
             .is_err()
         {

@@ -75,8 +75,11 @@ const STUCK_AFTER_LIVE: Duration = Duration::from_secs(5);
 impl SubCore {
     pub(crate) fn new(shared: &Arc<Shared>, history: u64) -> Result<Self, OpenError> {
         let ep = shared.claim_endpoint(ENDPOINT_SUBSCRIBER)?;
-        let head = shared.ring.head().load(Acquire);
+        // Relaxed: `head` only says where writers are; each message is synchronised through
+        // its slot's sequence (the Acquire in `Ring::read`).
+        let head = shared.ring.head().load(Relaxed);
         let cursor = head.saturating_sub(history.min(shared.ring.capacity()));
+        // Release pairs with the Acquire in `PubCore::scan_min_cursor`.
         ep.record().cursor.store(cursor, Release);
         Ok(SubCore {
             ep,
@@ -108,12 +111,14 @@ impl SubCore {
 
     fn resync(&mut self) {
         let ring = &self.shared().ring;
-        let head = ring.head().load(Acquire);
+        // Relaxed, as in `new`.
+        let head = ring.head().load(Relaxed);
         let next = (head.saturating_sub(ring.capacity()) + 1).max(self.cursor + 1);
         self.stats.lost += next - self.cursor;
         self.cursor = next;
         self.ep.record().lost.store(self.stats.lost, Relaxed);
         if self.shared().params.reliability == Reliability::Reliable {
+            // Release pairs with the Acquire in `PubCore::scan_min_cursor`.
             self.ep.record().cursor.store(self.cursor, Release);
         }
     }
@@ -124,7 +129,8 @@ impl SubCore {
         mut decode: impl FnMut(&Arc<Endpoint>, u64) -> Step<T>,
     ) -> Option<T> {
         if self.shared().params.reliability == Reliability::LatestOnly {
-            let head = self.shared().ring.head().load(Acquire);
+            // Relaxed, as in `new`.
+            let head = self.shared().ring.head().load(Relaxed);
             if head > self.cursor + 1 {
                 let skip = head - 1 - self.cursor;
                 self.stats.lost += skip;
@@ -172,7 +178,8 @@ impl SubCore {
     /// been claimed but unwritten for `STUCK_AFTER` while newer messages exist.
     fn check_stuck<T>(&mut self, decode: &mut impl FnMut(&Arc<Endpoint>, u64) -> Step<T>) -> bool {
         let shared = self.ep.shared.clone();
-        let head = shared.ring.head().load(Acquire);
+        // Relaxed, as in `new`.
+        let head = shared.ring.head().load(Relaxed);
         if head <= self.cursor {
             self.stuck_since = None;
             return false;
@@ -180,6 +187,7 @@ impl SubCore {
         let ep = self.ep.clone();
         let skip = match decode(&ep, self.cursor) {
             Step::Writing(w) => {
+                // Acquire pairs with the Release store of FREE in `Ring::release_endpoint`.
                 let gone = w >= shared.ring.endpoint_count()
                     || shared.record_dead(w)
                     || shared.ring.endpoint(w).state.load(Acquire) == ENDPOINT_FREE;
