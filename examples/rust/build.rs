@@ -20,7 +20,7 @@ fn main() {
                 let name = format!("readme_line_{start}");
                 writeln!(
                     out,
-                    "#[allow(unused)]\nfn {name}() -> Result<(), Box<dyn std::error::Error>> {{\n{code}\nOk(())\n}}\n"
+                    "#[allow(unused)]\nfn {name}() -> BlockResult {{\n{code}\nOk(())\n}}\n"
                 )
                 .unwrap();
                 names.push((name, *start));

@@ -1,6 +1,9 @@
 //! Runs every Rust block of README.md (extracted by `build.rs`), one after the other, in a
 //! domain of its own; fails naming the README line of a block that errs or panics.
 
+/// What a README block returns: its `?` errors.
+type BlockResult = Result<(), Box<dyn std::error::Error>>;
+
 include!(concat!(env!("OUT_DIR"), "/readme_blocks.rs"));
 
 fn main() {
