@@ -37,11 +37,7 @@ fn main() {
         "/// Every Rust block of README.md: (README line, function)."
     )
     .unwrap();
-    writeln!(
-        out,
-        "const BLOCKS: &[(usize, fn() -> Result<(), Box<dyn std::error::Error>>)] = &["
-    )
-    .unwrap();
+    writeln!(out, "const BLOCKS: &[Block] = &[").unwrap();
     for (name, line) in &names {
         writeln!(out, "    ({line}, {name}),").unwrap();
     }

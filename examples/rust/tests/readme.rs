@@ -3,6 +3,8 @@
 
 /// What a README block returns: its `?` errors.
 type BlockResult = Result<(), Box<dyn std::error::Error>>;
+/// A README block: the line it starts on, and the function made of it.
+type Block = (usize, fn() -> BlockResult);
 
 include!(concat!(env!("OUT_DIR"), "/readme_blocks.rs"));
 
