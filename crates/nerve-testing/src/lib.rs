@@ -15,12 +15,12 @@ pub mod process;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// A domain no other test (or test process) uses: 1 000 000 + 1 000 × (pid mod 4 000 000) + a
+/// A domain no other test (or test process) uses: 100 000 000 + 1 000 × (pid mod 4 000 000) + a
 /// per-process counter, far from the small domains people use by hand.
 pub fn unique_domain() -> u32 {
     static NEXT: AtomicU32 = AtomicU32::new(0);
     let n = NEXT.fetch_add(1, Ordering::Relaxed) % 1000;
-    1_000_000 + (std::process::id() % 4_000_000) * 1000 + n
+    100_000_000 + (std::process::id() % 4_000_000) * 1000 + n
 }
 
 /// Removes a domain's directory (every topic segment in it) when dropped.
