@@ -650,7 +650,7 @@ impl Struct {
     ) -> PyResult<Bound<'py, PyAny>> {
         let spec = spec_of(cls)?;
         let size = spec.get().size;
-        let s = crate::with_buffer(data, false, |b| {
+        let s = crate::buffer::with_buffer(data, |b| {
             if b.len() == size {
                 Ok(Struct::owned(b))
             } else {
@@ -751,10 +751,21 @@ impl Struct {
         };
         // SAFETY: `view` comes from the interpreter; the bytes live while `slf` (referenced by
         // the view) lives.
-        unsafe { crate::fill_buffer(slf.as_any(), view, ptr, len, ro, flags) }
+        unsafe { crate::buffer::fill_buffer(slf.as_any(), view, ptr, len, ro, flags) }
     }
 
     unsafe fn __releasebuffer__(&self, _view: *mut pyo3::ffi::Py_buffer) {}
+}
+
+/// Refuses a class that is not a message class (typed endpoints rely on its layout).
+pub(crate) fn check_message_class(py: Python<'_>, cls: Option<&Py<PyType>>) -> PyResult<()> {
+    match cls {
+        Some(c) if !c.bind(py).is_subclass_of::<Struct>()? => Err(PyTypeError::new_err(format!(
+            "{} is not a nerve message class",
+            c.bind(py).name()?
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// The size of a message class's instances.
