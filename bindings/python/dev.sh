@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # From a fresh clone: create .venv at the repo root, build + install nerve (release), run the
-# Python test suite, the stub check and the linter. Usage: bindings/python/dev.sh
+# Python test suite (which runs examples/python too), the stub check and the linter (the
+# package and the examples). Usage: bindings/python/dev.sh
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -11,4 +12,4 @@ py="$root/.venv/bin/python"
 (cd "$here" && "$root/.venv/bin/maturin" develop --release -q)
 "$py" -m pytest -q "$here/tests"
 (cd "$here" && "$py" -m mypy.stubtest nerve._nerve --allowlist stubtest-allowlist.txt)
-"$root/.venv/bin/ruff" check "$here"
+"$root/.venv/bin/ruff" check "$here" "$root/examples/python"

@@ -13,13 +13,13 @@ use serde::de::{self, MapAccess, SeqAccess, Visitor};
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::exc::NerveError;
+use crate::errors::NerveError;
 use crate::rpc::{call_err, exc_text, serve_err, timeout};
 
 mod exc {
     use pyo3::create_exception;
 
-    use crate::exc::NerveError;
+    use crate::errors::NerveError;
 
     create_exception!(nerve, ActionError, NerveError, "An action request failed.");
     create_exception!(

@@ -1,6 +1,6 @@
 //! The layout of every standard message, generated from the Rust types: the native message
-//! classes (`structs.rs`) are built from this, so a field added, removed, reordered or retyped in Rust changes
-//! the Python class too.
+//! classes (`structs/`) are built from this, so a field added, removed, reordered or retyped in
+//! Rust changes the Python class too.
 
 use std::mem::{offset_of, size_of};
 

@@ -15,12 +15,12 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-use crate::exc::NerveError;
+use crate::errors::NerveError;
 
 mod exc {
     use pyo3::create_exception;
 
-    use crate::exc::NerveError;
+    use crate::errors::NerveError;
 
     create_exception!(nerve, CallError, NerveError, "A service call failed.");
     create_exception!(
@@ -146,7 +146,7 @@ impl RawServiceClient {
         timeout: f64,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let t = self::timeout(timeout)?;
-        let req: Vec<u8> = crate::with_buffer(request, false, |b| b.to_vec())?;
+        let req: Vec<u8> = crate::buffer::with_buffer(request, |b| b.to_vec())?;
         let resp = py
             .detach(|| self.raw.call_bytes(&req, t))
             .map_err(call_err)?;
@@ -215,7 +215,7 @@ impl RawServiceServer {
                     .call1(py, (PyBytes::new(py, data),))
                     .map_err(|e| Failure::Handler(exc_text(py, &e)))?;
                 let out = out.bind(py);
-                crate::with_buffer(out, false, |b| b.to_vec()).map_err(|e| {
+                crate::buffer::with_buffer(out, |b| b.to_vec()).map_err(|e| {
                     Failure::Handler(format!(
                         "the handler must return bytes: {}",
                         exc_text(py, &e)

@@ -1,0 +1,169 @@
+//! `Publisher`: sends fixed messages (one memcpy), serialized bytes and loaned chunks.
+
+use nerve::msgs::{DepthImageHeader, Encoding, Header, ImageHeader};
+use nerve::raw::{RawPublisher, RawTopic};
+use nerve::Reliability;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyType;
+
+use crate::buffer::with_buffer;
+use crate::chunk::{header_view, image_array, Loan};
+use crate::errors::{open_err, send_err};
+use crate::structs::{check_message_class, Struct};
+
+/// Publishes untyped messages.
+#[pyclass(module = "nerve._nerve", frozen)]
+pub(crate) struct Publisher {
+    raw: RawPublisher,
+    /// The message class of a fixed topic's `send` (None: bytes of any buffer).
+    cls: Option<Py<PyType>>,
+    reliable: bool,
+}
+
+impl Publisher {
+    /// A publisher of `topic`; `cls`, when given, must be a message class.
+    pub(crate) fn new(
+        py: Python<'_>,
+        topic: &RawTopic,
+        cls: Option<Py<PyType>>,
+    ) -> PyResult<Publisher> {
+        check_message_class(py, cls.as_ref())?;
+        Ok(Publisher {
+            reliable: topic.reliability() == Reliability::Reliable,
+            raw: topic.publisher().map_err(open_err)?,
+            cls,
+        })
+    }
+
+    /// Loans a chunk of `header_bytes` of header, written from `header` then zeros, and
+    /// `payload_bytes` of payload (as the previous message left it).
+    fn loan_with(
+        &self,
+        header_bytes: usize,
+        payload_bytes: usize,
+        header: &[u8],
+    ) -> PyResult<Loan> {
+        let raw = self
+            .raw
+            .loan(header_bytes, payload_bytes)
+            .map_err(send_err)?;
+        Ok(Loan::new(raw, header))
+    }
+}
+
+#[pymethods]
+impl Publisher {
+    /// Sends a fixed message (an instance of the topic's message class): one memcpy of its
+    /// bytes into the ring.
+    fn send(&self, py: Python<'_>, msg: &Bound<'_, PyAny>) -> PyResult<()> {
+        let Some(cls) = &self.cls else {
+            // Untyped: the bytes of any buffer (their length is checked against the topic's).
+            return with_buffer(msg, |b| self.raw.send_bytes(b))?.map_err(send_err);
+        };
+        if !msg.get_type().is(cls.bind(py)) {
+            return Err(PyTypeError::new_err(format!(
+                "topic '{}' carries {}, got a {}",
+                self.raw.topic(),
+                cls.bind(py).name()?,
+                msg.get_type().name()?
+            )));
+        }
+        // The class is a message class (checked when the publisher was made).
+        let bytes = msg.downcast::<Struct>()?.get().bytes();
+        if self.reliable {
+            // A reliable send may wait for room: let other Python threads run meanwhile, on a
+            // copy (they may write the message's fields while we wait).
+            let mut buf = [0u8; 1024];
+            let raw = &self.raw;
+            let r = if bytes.len() <= buf.len() {
+                let copy = &mut buf[..bytes.len()];
+                copy.copy_from_slice(bytes);
+                py.detach(|| raw.send_bytes(copy))
+            } else {
+                let copy = bytes.to_vec();
+                py.detach(|| raw.send_bytes(&copy))
+            };
+            r.map_err(send_err)
+        } else {
+            self.raw.send_bytes(bytes).map_err(send_err)
+        }
+    }
+
+    /// Publishes already-serialized bytes (MessagePack) through a chunk.
+    fn send_serialized(&self, data: &Bound<'_, PyAny>) -> PyResult<()> {
+        with_buffer(data, |bytes| self.raw.send_serialized(bytes))?.map_err(send_err)
+    }
+
+    /// Loans a chunk with `header_bytes` of header (zeroed: a recycled chunk still holds the
+    /// previous message's) and `payload_bytes` of payload (as it was).
+    fn loan(&self, header_bytes: usize, payload_bytes: usize) -> PyResult<Loan> {
+        self.loan_with(header_bytes, payload_bytes, &[])
+    }
+
+    /// Loans a chunk for an image and writes its header, in one call: `(loan, header view,
+    /// pixel array)`. `header_cls` is `ImageHeader`, or `DepthImageHeader` when `depth_scale`
+    /// is given (then the encoding must be `16UC1` or `32FC1`). Rows are packed (`step` =
+    /// width × bytes per pixel).
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (header_cls, width, height, encoding, stamp_ns, frame_id, depth_scale=None))]
+    fn loan_image<'py>(
+        &self,
+        py: Python<'py>,
+        header_cls: &Bound<'py, PyType>,
+        width: u32,
+        height: u32,
+        encoding: u32,
+        stamp_ns: u64,
+        frame_id: &str,
+        depth_scale: Option<f32>,
+    ) -> PyResult<(Bound<'py, Loan>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        let topic = self.raw.topic();
+        let enc = Encoding::from_raw(encoding).ok_or_else(|| {
+            PyValueError::new_err(format!("topic '{topic}': unknown encoding code {encoding}"))
+        })?;
+        let header = Header::new(stamp_ns, 0, frame_id)
+            .map_err(|e| PyValueError::new_err(format!("topic '{topic}': frame_id: {e}")))?;
+        let img = ImageHeader::new(header, width, height, enc);
+        if img.step as usize != width as usize * enc.bytes_per_pixel() {
+            return Err(PyValueError::new_err(format!(
+                "topic '{topic}': a {width}-pixel row of {enc} does not fit 4 GiB"
+            )));
+        }
+        let payload = img.data_len();
+        let loan = match depth_scale {
+            None => self.loan_with(size_of::<ImageHeader>(), payload, bytemuck::bytes_of(&img))?,
+            Some(depth_scale) => {
+                if !matches!(enc, Encoding::U16C1 | Encoding::F32C1) {
+                    return Err(PyValueError::new_err(format!(
+                        "topic '{topic}': {}",
+                        nerve::msgs::NotADepthEncoding(enc)
+                    )));
+                }
+                let h = DepthImageHeader {
+                    header,
+                    width,
+                    height,
+                    step: img.step,
+                    encoding,
+                    depth_scale,
+                    _pad: 0,
+                };
+                self.loan_with(
+                    size_of::<DepthImageHeader>(),
+                    payload,
+                    bytemuck::bytes_of(&h),
+                )?
+            }
+        };
+        let loan = Bound::new(py, loan)?;
+        let header = header_view(&loan, header_cls)?;
+        let data = image_array(&loan, &img)?;
+        Ok((loan, header, data))
+    }
+
+    #[getter]
+    fn topic(&self) -> &str {
+        self.raw.topic()
+    }
+}

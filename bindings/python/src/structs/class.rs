@@ -1,0 +1,278 @@
+//! The class machinery: every message class built at import as a C-level type with a native
+//! `tp_new` and one getset descriptor per field.
+
+use std::collections::HashMap;
+
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::ffi;
+use pyo3::impl_::pyclass_init::PyObjectInit;
+use pyo3::prelude::*;
+use pyo3::types::{PyString, PyTuple, PyType};
+use pyo3::PyClassInitializer;
+
+use super::field::{Field, Kind};
+use super::prim::Prim;
+use super::spec::{remember_spec, spec_ref, Spec};
+use super::storage::Struct;
+use crate::layout::all_structs;
+
+/// Builds every message class, dependencies first: `[(name, class)]`.
+#[pyfunction]
+pub(crate) fn struct_classes(py: Python<'_>) -> PyResult<Vec<(String, Py<PyType>)>> {
+    let base = py.get_type::<Struct>();
+    let mut made: HashMap<&'static str, (Py<PyType>, usize)> = HashMap::new();
+    let mut out = Vec::new();
+    for (name, size, align, fields, default) in all_structs() {
+        let mut fs = Vec::new();
+        let mut names = Vec::new();
+        for (f, off, kind_name) in fields {
+            let kind = parse_kind(py, f, &kind_name, &made)?;
+            if off + kind.size() > size {
+                return Err(PyValueError::new_err(format!(
+                    "nerve: {name}.{f} lies outside the struct"
+                )));
+            }
+            let field = Field {
+                owner: name.to_string(),
+                name: f.to_string(),
+                offset: off,
+                kind_name,
+                kind,
+            };
+            let key = PyString::intern(py, f);
+            fs.push(field);
+            names.push(key.unbind());
+        }
+        let spec = Spec {
+            name: name.to_string(),
+            size,
+            align,
+            template: default,
+            fields: fs,
+            names,
+        };
+        let spec = Py::new(py, spec)?;
+        let cls = make_class(py, &base, name, size, &spec)?;
+        cls.setattr("_nerve_spec_", &spec)?;
+        // The class lives for ever (one leaked reference), as does its spec (`make_class`).
+        std::mem::forget(cls.clone());
+        // SAFETY: the spec is leaked by `make_class`.
+        remember_spec(&cls, unsafe { &*std::ptr::from_ref(spec.get()) });
+        made.insert(name, (cls.clone().unbind(), size));
+        out.push((name.to_string(), cls.unbind()));
+    }
+    Ok(out)
+}
+
+fn parse_kind(
+    py: Python<'_>,
+    field: &str,
+    kind: &str,
+    made: &HashMap<&'static str, (Py<PyType>, usize)>,
+) -> PyResult<Kind> {
+    if let Some(p) = Prim::parse(kind) {
+        return Ok(Kind::Prim(p));
+    }
+    if let Some((base, n)) = kind.strip_suffix(']').and_then(|k| k.split_once('[')) {
+        let n: usize = n
+            .parse()
+            .map_err(|_| PyValueError::new_err(format!("nerve: bad array kind {kind}")))?;
+        let p = Prim::parse(base)
+            .ok_or_else(|| PyValueError::new_err(format!("nerve: bad array kind {kind}")))?;
+        if p == Prim::U8 && matches!(field, "frame_id" | "child_frame_id") {
+            return Ok(Kind::Frame(n));
+        }
+        return Ok(Kind::Array(p, n));
+    }
+    match made.get(kind) {
+        Some((cls, size)) => Ok(Kind::Nested(cls.clone_ref(py), *size)),
+        None => Err(PyValueError::new_err(format!(
+            "nerve: {field} has kind {kind}, which is not described before it"
+        ))),
+    }
+}
+
+/// Runs a C-level slot body: the GIL is held (the interpreter calls slots with it), errors are
+/// raised as Python exceptions and panics never unwind into the interpreter.
+///
+/// # Safety
+/// Must be called from a slot function, with the GIL held.
+unsafe fn slot<R>(err: R, body: impl FnOnce(Python<'_>) -> PyResult<R>) -> R {
+    // SAFETY: the interpreter holds the GIL while it calls slot functions.
+    let py = unsafe { Python::assume_attached() };
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(py))) {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => {
+            e.restore(py);
+            err
+        }
+        Err(_) => {
+            PyRuntimeError::new_err("nerve: internal error (panic) in a message class").restore(py);
+            err
+        }
+    }
+}
+
+/// `tp_new` of every message class: `Message(field=value, ...)` without the argument parsing
+/// of a generic `#[new]` (that copies the keywords into a second dict; this reads the
+/// interpreter's dict in place). Rust's defaults for the fields not given.
+unsafe extern "C" fn message_new(
+    subtype: *mut ffi::PyTypeObject,
+    args: *mut ffi::PyObject,
+    kwds: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    // SAFETY: called by the interpreter as `tp_new`, with the GIL held.
+    unsafe {
+        slot(std::ptr::null_mut(), |py| {
+            let cls =
+                Bound::from_borrowed_ptr(py, subtype.cast()).downcast_into_unchecked::<PyType>();
+            let spec = spec_ref(&cls)?;
+            if !args.is_null() && ffi::PyTuple_Size(args) != 0 {
+                return Err(PyTypeError::new_err(format!(
+                    "{}() takes keyword arguments only (field=value)",
+                    spec.name
+                )));
+            }
+            let s = Struct::owned(&spec.template);
+            if !kwds.is_null() {
+                let mut pos: ffi::Py_ssize_t = 0;
+                let mut k: *mut ffi::PyObject = std::ptr::null_mut();
+                let mut v: *mut ffi::PyObject = std::ptr::null_mut();
+                // PyDict_Next hands out borrowed references, valid while the dict is unchanged
+                // (nothing here changes it).
+                while ffi::PyDict_Next(kwds, &mut pos, &mut k, &mut v) != 0 {
+                    let key = Bound::from_borrowed_ptr(py, k);
+                    let value = Bound::from_borrowed_ptr(py, v);
+                    // `s` owns its fresh bytes; nothing else references them yet.
+                    spec.field(&key)?.set(s.base(), &value)?;
+                }
+            }
+            // `subtype` is a message class (this slot is only installed on them), laid out
+            // as a `Struct`.
+            PyClassInitializer::from(s).into_new_object(py, subtype)
+        })
+    }
+}
+
+/// A field's getter (`closure` is its `Field`, owned by the class's spec).
+unsafe extern "C" fn field_get(
+    obj: *mut ffi::PyObject,
+    closure: *mut std::os::raw::c_void,
+) -> *mut ffi::PyObject {
+    // SAFETY: called by the interpreter's getset descriptor with the GIL held, on an instance
+    // of the class that owns the descriptor (it checks), so `obj` is a `Struct`; `closure` was
+    // set to the field, which the class keeps alive.
+    unsafe {
+        slot(std::ptr::null_mut(), |py| {
+            let field = &*closure.cast::<Field>();
+            let obj = Bound::from_borrowed_ptr(py, obj);
+            field
+                .get(obj.downcast_unchecked::<Struct>())
+                .map(Bound::into_ptr)
+        })
+    }
+}
+
+/// A field's setter (`closure` is its `Field`); `value` is null for `del`.
+unsafe extern "C" fn field_set(
+    obj: *mut ffi::PyObject,
+    value: *mut ffi::PyObject,
+    closure: *mut std::os::raw::c_void,
+) -> std::os::raw::c_int {
+    // SAFETY: as in `field_get`; a writable struct's bytes are only touched through raw
+    // pointers with the GIL held.
+    unsafe {
+        slot(-1, |py| {
+            let field = &*closure.cast::<Field>();
+            let obj = Bound::from_borrowed_ptr(py, obj);
+            let s = obj.downcast_unchecked::<Struct>().get();
+            if value.is_null() {
+                return Err(PyTypeError::new_err(format!(
+                    "{}.{} is a message field: it cannot be deleted",
+                    field.owner, field.name
+                )));
+            }
+            s.check_writable(&field.owner, &field.name)?;
+            field.set(s.base(), &Bound::from_borrowed_ptr(py, value))?;
+            Ok(0)
+        })
+    }
+}
+
+/// Creates the message class `name`, derived from `Struct`, with a native `tp_new` and one
+/// getset descriptor per field.
+///
+/// The type's name, docstring, getset table and spec are leaked: the interpreter keeps
+/// pointers to them for the life of the class, and the classes are made once per process.
+fn make_class<'py>(
+    py: Python<'py>,
+    base: &Bound<'py, PyType>,
+    name: &str,
+    size: usize,
+    spec: &Py<Spec>,
+) -> PyResult<Bound<'py, PyType>> {
+    let leak = |s: String| -> *const std::os::raw::c_char {
+        std::ffi::CString::new(s)
+            .expect("names have no NUL")
+            .into_raw()
+            .cast_const()
+    };
+    let mut getsets: Vec<ffi::PyGetSetDef> = spec
+        .get()
+        .fields
+        .iter()
+        .map(|field| ffi::PyGetSetDef {
+            name: leak(field.name.clone()),
+            get: Some(field_get),
+            set: Some(field_set),
+            doc: leak(format!("{} at byte {}", field.kind_name, field.offset)),
+            closure: (field as *const Field).cast_mut().cast(),
+        })
+        .collect();
+    getsets.push(ffi::PyGetSetDef::default());
+    // The getset closures point into the spec's fields: keep them for ever, whatever happens
+    // to the class's `_nerve_spec_` attribute.
+    std::mem::forget(spec.clone_ref(py));
+    let getsets = Box::leak(getsets.into_boxed_slice());
+    let mut slots = [
+        ffi::PyType_Slot {
+            slot: ffi::Py_tp_new,
+            pfunc: message_new as *mut std::os::raw::c_void,
+        },
+        ffi::PyType_Slot {
+            slot: ffi::Py_tp_getset,
+            pfunc: getsets.as_mut_ptr().cast(),
+        },
+        ffi::PyType_Slot {
+            slot: ffi::Py_tp_doc,
+            pfunc: leak(format!(
+                "nerve's {name}: {size} bytes, the layout of Rust's `nerve::msgs::{name}`. \
+                 Create with keywords; fields left out keep Rust's defaults."
+            ))
+            .cast_mut()
+            .cast(),
+        },
+        ffi::PyType_Slot {
+            slot: 0,
+            pfunc: std::ptr::null_mut(),
+        },
+    ];
+    let mut type_spec = ffi::PyType_Spec {
+        name: leak(format!("nerve.msgs.{name}")),
+        // Inherit `Struct`'s instance size: message classes add no storage.
+        basicsize: 0,
+        itemsize: 0,
+        flags: (ffi::Py_TPFLAGS_DEFAULT | ffi::Py_TPFLAGS_BASETYPE) as std::os::raw::c_uint,
+        slots: slots.as_mut_ptr(),
+    };
+    let bases = PyTuple::new(py, [base])?;
+    // SAFETY: the spec, its slots and everything they point at are valid for the call (the
+    // name, docstring and getsets for ever, leaked above); `bases` is a tuple holding the
+    // `Struct` type. The getset closures point at `Field`s owned by `spec`, leaked above.
+    let t = unsafe { ffi::PyType_FromSpecWithBases(&mut type_spec, bases.as_ptr()) };
+    if t.is_null() {
+        return Err(PyErr::fetch(py));
+    }
+    // SAFETY: a new reference to a type object.
+    Ok(unsafe { Bound::from_owned_ptr(py, t).downcast_into_unchecked::<PyType>() })
+}

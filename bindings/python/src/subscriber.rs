@@ -1,0 +1,230 @@
+//! `Subscriber`: receives fixed messages as instances of their class, chunked ones as their
+//! class's instances viewing the pinned chunk, serialized ones as bytes or samples.
+
+use std::time::{Duration, Instant};
+
+use nerve::msgs::MessageKind;
+use nerve::raw::{RawMessage, RawSample, RawSubscriber, RawTopic};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyType};
+
+use crate::chunk::{header_view, image_in, Sample};
+use crate::errors::{open_err, recv_err};
+use crate::structs::{self, check_message_class};
+
+/// Serialized payloads up to this size are handed to Python as `bytes` (one small copy, the
+/// chunk freed at once); larger ones as a pinned `Sample` decoded in place.
+const SERIALIZED_COPY_MAX: usize = 64 * 1024;
+
+/// Longest a blocking receive waits with the GIL released before checking for signals.
+const SIGNAL_SLICE: Duration = Duration::from_millis(50);
+
+/// A received message, no longer borrowing the subscriber (a fixed one stays in its buffer).
+enum Got {
+    Fixed,
+    Chunk(RawSample),
+}
+
+fn own(m: Option<RawMessage<'_>>) -> Option<Got> {
+    m.map(|m| match m {
+        RawMessage::Fixed(_) => Got::Fixed,
+        RawMessage::Chunk(s) => Got::Chunk(s),
+    })
+}
+
+/// How a subscriber of a chunked topic makes its messages from received samples.
+enum Make {
+    /// An image class: the header view and the pixel array are made here (from the header's
+    /// size and encoding), then `cls(header, data, sample)`.
+    Image {
+        cls: Py<PyType>,
+        header_cls: Py<PyType>,
+    },
+    /// Any other chunked class: `cls._from_sample(sample)`.
+    Other { from_sample: Py<PyAny> },
+}
+
+impl Make {
+    fn make<'py>(&self, sample: Bound<'py, Sample>, topic: &str) -> PyResult<Bound<'py, PyAny>> {
+        let py = sample.py();
+        match self {
+            Make::Other { from_sample } => from_sample.bind(py).call1((sample,)),
+            Make::Image { cls, header_cls } => {
+                let in_topic = |e: PyErr| {
+                    PyErr::from_type(e.get_type(py), format!("topic '{topic}': {}", e.value(py)))
+                };
+                let header = header_view(&sample, header_cls.bind(py)).map_err(in_topic)?;
+                let data = image_in(&sample).map_err(in_topic)?;
+                cls.bind(py).call1((header, data, sample))
+            }
+        }
+    }
+}
+
+/// Receives messages: fixed ones as instances of their class (or bytes), chunked ones as
+/// their class's instances (or `Sample`s), serialized ones as bytes or `Sample`s.
+#[pyclass(module = "nerve._nerve")]
+pub(crate) struct Subscriber {
+    raw: RawSubscriber,
+    kind: MessageKind,
+    cls: Option<Py<PyType>>,
+    /// The size of `cls`'s instances.
+    cls_size: usize,
+    make: Option<Make>,
+}
+
+impl Subscriber {
+    /// A subscriber of `topic` (see `Topic.subscriber` for the classes).
+    pub(crate) fn new(
+        py: Python<'_>,
+        topic: &RawTopic,
+        history: u64,
+        cls: Option<Py<PyType>>,
+        chunk: Option<Bound<'_, PyType>>,
+        image_header: Option<Py<PyType>>,
+    ) -> PyResult<Subscriber> {
+        check_message_class(py, cls.as_ref())?;
+        check_message_class(py, image_header.as_ref())?;
+        let cls_size = match &cls {
+            Some(c) => structs::size_of(c.bind(py))?,
+            None => 0,
+        };
+        let make = match (chunk, image_header) {
+            (Some(cls), Some(header_cls)) => Some(Make::Image {
+                cls: cls.unbind(),
+                header_cls,
+            }),
+            (Some(cls), None) => Some(Make::Other {
+                from_sample: cls.getattr(intern!(py, "_from_sample"))?.unbind(),
+            }),
+            (None, None) => None,
+            (None, Some(_)) => {
+                return Err(PyTypeError::new_err("image_header needs the chunk class"))
+            }
+        };
+        Ok(Subscriber {
+            raw: topic.subscriber(history).map_err(open_err)?,
+            kind: topic.kind(),
+            cls,
+            cls_size,
+            make,
+        })
+    }
+
+    fn convert(&self, py: Python<'_>, got: Option<Got>) -> PyResult<Option<Py<PyAny>>> {
+        let Some(got) = got else { return Ok(None) };
+        Ok(Some(match got {
+            Got::Fixed => {
+                let bytes = self.raw.fixed_buffer();
+                match &self.cls {
+                    Some(cls) => {
+                        let cls = cls.bind(py);
+                        let size = self.cls_size;
+                        if size != bytes.len() {
+                            return Err(PyTypeError::new_err(format!(
+                                "{} is {size} bytes, the topic's messages {}",
+                                cls.name()?,
+                                bytes.len()
+                            )));
+                        }
+                        // SAFETY: a message class (checked when the subscriber was made).
+                        unsafe { structs::Struct::new_owned(py, cls, bytes)? }.unbind()
+                    }
+                    None => PyBytes::new(py, bytes).into_any().unbind(),
+                }
+            }
+            Got::Chunk(s) => {
+                if self.kind == MessageKind::Serialized && s.data_len() <= SERIALIZED_COPY_MAX {
+                    PyBytes::new(py, s.data()).into_any().unbind()
+                } else {
+                    let sample = Bound::new(py, Sample::new(s))?;
+                    match &self.make {
+                        Some(make) => make.make(sample, self.raw.topic())?.unbind(),
+                        None => sample.into_any().unbind(),
+                    }
+                }
+            }
+        }))
+    }
+}
+
+#[pymethods]
+impl Subscriber {
+    /// The next message if one is there, else None. Never blocks; keeps the GIL (it is
+    /// faster than releasing it).
+    fn try_recv(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        let got = own(self.raw.try_recv().map_err(recv_err)?);
+        self.convert(py, got)
+    }
+
+    /// Waits up to `timeout` seconds (None: forever) with the GIL released, checking for
+    /// signals (Ctrl-C) every 50 ms. Returns None on timeout.
+    #[pyo3(signature = (timeout=None))]
+    fn recv(&mut self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<Py<PyAny>>> {
+        let got = own(self.raw.try_recv().map_err(recv_err)?);
+        if got.is_some() {
+            return self.convert(py, got);
+        }
+        let deadline = match timeout {
+            Some(t) if !(t >= 0.0 && t.is_finite()) => {
+                return Err(PyValueError::new_err(format!(
+                    "timeout must be a finite number of seconds >= 0, got {t}"
+                )))
+            }
+            Some(t) => Some(Instant::now() + Duration::from_secs_f64(t)),
+            None => None,
+        };
+        loop {
+            let slice = match deadline {
+                Some(d) => {
+                    let now = Instant::now();
+                    if now >= d {
+                        return Ok(None);
+                    }
+                    (d - now).min(SIGNAL_SLICE)
+                }
+                None => SIGNAL_SLICE,
+            };
+            let raw = &mut self.raw;
+            let got = py
+                .detach(|| raw.recv_timeout(slice).map(own))
+                .map_err(recv_err)?;
+            if got.is_some() {
+                return self.convert(py, got);
+            }
+            py.check_signals()?;
+        }
+    }
+
+    /// Like `recv`, but a timeout raises `Timeout` naming the topic.
+    fn recv_deadline(&mut self, py: Python<'_>, timeout: f64) -> PyResult<Py<PyAny>> {
+        match self.recv(py, Some(timeout))? {
+            Some(m) => Ok(m),
+            None => Err(recv_err(
+                self.raw.timeout_error(Duration::from_secs_f64(timeout)),
+            )),
+        }
+    }
+
+    /// (received, lost, dropped).
+    fn stats(&self) -> (u64, u64, u64) {
+        let s = self.raw.stats();
+        (s.received, s.lost, s.dropped)
+    }
+
+    /// How long a blocking receive spins before sleeping, seconds.
+    fn set_spin(&mut self, seconds: f64) -> PyResult<()> {
+        if !(seconds >= 0.0 && seconds.is_finite()) {
+            return Err(PyValueError::new_err("spin must be >= 0 seconds"));
+        }
+        self.raw.set_spin(Duration::from_secs_f64(seconds));
+        Ok(())
+    }
+
+    #[getter]
+    fn topic(&self) -> &str {
+        self.raw.topic()
+    }
+}

@@ -1,0 +1,177 @@
+//! `Topic`: opens an untyped topic and makes its publishers and subscribers; `topics()` and
+//! `default_domain()` describe the topics of a domain.
+
+use nerve::raw::{self, RawTopic};
+use nerve::{Reliability, TransportPath};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyType};
+
+use crate::errors::open_err;
+use crate::publisher::Publisher;
+use crate::subscriber::Subscriber;
+
+fn reliability(name: &str) -> PyResult<Reliability> {
+    Ok(match name {
+        "best_effort" => Reliability::BestEffort,
+        "reliable" => Reliability::Reliable,
+        "latest_only" => Reliability::LatestOnly,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unknown reliability {other:?}: use 'best_effort', 'reliable' or 'latest_only'"
+            )))
+        }
+    })
+}
+
+fn reliability_name(r: Reliability) -> &'static str {
+    match r {
+        Reliability::BestEffort => "best_effort",
+        Reliability::Reliable => "reliable",
+        Reliability::LatestOnly => "latest_only",
+    }
+}
+
+fn path_str(p: &TransportPath) -> String {
+    match p {
+        TransportPath::Shm(p) => p.display().to_string(),
+        TransportPath::Heap => "heap".into(),
+    }
+}
+
+/// An open untyped topic.
+#[pyclass(module = "nerve._nerve", frozen)]
+pub(crate) struct Topic {
+    raw: RawTopic,
+}
+
+#[pymethods]
+impl Topic {
+    #[new]
+    #[pyo3(signature = (name, stored_type, *, depth=None, reliability=None, domain=None, in_process=false, max_message_bytes=None, chunks=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        name: &str,
+        stored_type: (String, u32, u32, u32, u32, u64),
+        depth: Option<u32>,
+        reliability: Option<&str>,
+        domain: Option<u32>,
+        in_process: bool,
+        max_message_bytes: Option<usize>,
+        chunks: Option<u32>,
+    ) -> PyResult<Self> {
+        let (name_t, kind, size, align, elem_size, layout_hash) = stored_type;
+        let st = raw::StoredType {
+            name: name_t,
+            kind,
+            size,
+            align,
+            elem_size,
+            layout_hash,
+        };
+        let mut b = RawTopic::builder(name, st);
+        if let Some(d) = depth {
+            b = b.depth(d);
+        }
+        if let Some(r) = reliability {
+            b = b.reliability(self::reliability(r)?);
+        }
+        if let Some(d) = domain {
+            b = b.domain(d);
+        }
+        if in_process {
+            b = b.in_process();
+        }
+        if let Some(m) = max_message_bytes {
+            b = b.max_message_bytes(m);
+        }
+        if let Some(c) = chunks {
+            b = b.chunks(c);
+        }
+        let raw = py.detach(|| b.open()).map_err(open_err)?;
+        Ok(Topic { raw })
+    }
+
+    #[getter]
+    fn name(&self) -> &str {
+        self.raw.name()
+    }
+    #[getter]
+    fn type_name(&self) -> &str {
+        &self.raw.stored_type().name
+    }
+    #[getter]
+    fn kind(&self) -> u32 {
+        self.raw.kind() as u32
+    }
+    #[getter]
+    fn depth(&self) -> u64 {
+        self.raw.depth()
+    }
+    #[getter]
+    fn reliability(&self) -> &'static str {
+        reliability_name(self.raw.reliability())
+    }
+    #[getter]
+    fn path(&self) -> String {
+        path_str(self.raw.path())
+    }
+    #[getter]
+    fn max_payload_bytes(&self) -> usize {
+        self.raw.max_payload_bytes()
+    }
+
+    /// A publisher. `cls`: the message class of a fixed topic (`send` takes its instances);
+    /// none: `send` takes the bytes of any buffer.
+    #[pyo3(signature = (cls=None))]
+    fn publisher(&self, py: Python<'_>, cls: Option<Py<PyType>>) -> PyResult<Publisher> {
+        Publisher::new(py, &self.raw, cls)
+    }
+
+    /// A subscriber. `cls`: the message class of a fixed topic (received as its instances).
+    /// `chunk`: the class of a chunked topic's messages, made from each received `Sample` by
+    /// `chunk._from_sample(sample)`, or, given `image_header` (its header class), here as
+    /// `chunk(header view, pixel array, sample)`. Neither: bytes or a `Sample`.
+    #[pyo3(signature = (cls=None, history=0, chunk=None, image_header=None))]
+    fn subscriber(
+        &self,
+        py: Python<'_>,
+        cls: Option<Py<PyType>>,
+        history: u64,
+        chunk: Option<Bound<'_, PyType>>,
+        image_header: Option<Py<PyType>>,
+    ) -> PyResult<Subscriber> {
+        Subscriber::new(py, &self.raw, history, cls, chunk, image_header)
+    }
+}
+
+/// Topics of `domain` (default `$NERVE_DOMAIN` or 0) as dicts.
+#[pyfunction]
+#[pyo3(signature = (domain=None))]
+pub(crate) fn topics(py: Python<'_>, domain: Option<u32>) -> PyResult<Vec<Bound<'_, PyDict>>> {
+    let domain = domain.unwrap_or_else(nerve::default_domain);
+    let list = py.detach(|| nerve::registry::list(domain));
+    list.into_iter()
+        .map(|t| {
+            let d = PyDict::new(py);
+            d.set_item("name", &t.name)?;
+            d.set_item("type_name", &t.type_name)?;
+            d.set_item("path", path_str(&t.path))?;
+            d.set_item("reliability", reliability_name(t.reliability))?;
+            d.set_item("depth", t.depth)?;
+            d.set_item("published", t.published)?;
+            d.set_item("publishers", t.publishers())?;
+            d.set_item("subscribers", t.subscribers())?;
+            d.set_item("pids", t.pids())?;
+            d.set_item("error", t.error)?;
+            Ok(d)
+        })
+        .collect()
+}
+
+/// The domain from `$NERVE_DOMAIN`, or 0.
+#[pyfunction]
+pub(crate) fn default_domain() -> u32 {
+    nerve::default_domain()
+}
