@@ -102,11 +102,11 @@ pub(super) fn remember_spec(cls: &Bound<'_, PyType>, spec: &'static Spec) {
     for i in 0..SPECS.len() {
         let slot = &SPECS[(spec_home(ty) + i) % SPECS.len()];
         if slot.ty.load(Ordering::Relaxed) == 0 {
-            // Release: pairs with the Acquire in `remembered_spec`, so a reader that sees
-            // `ty` sees `spec` (stored first). Writers hold the GIL (`struct_classes`), so no
-            // two race for a slot.
+            // Writers hold the GIL (`struct_classes`), so no two race for a slot.
             slot.spec
                 .store(std::ptr::from_ref(spec).cast_mut(), Ordering::Relaxed);
+            // Release pairs with the Acquire in `remembered_spec`: a reader that sees `ty`
+            // sees `spec` (stored first).
             slot.ty.store(ty, Ordering::Release);
             return;
         }
