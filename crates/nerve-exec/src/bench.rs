@@ -12,7 +12,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::aio::{self, Executor};
-use crate::{mono_ns, Context, ExecClass, Histogram, Node, Scheduler, Summary};
+use nerve_transport::time::now_ns;
+
+use crate::{Context, ExecClass, Histogram, Node, Scheduler, Summary};
 
 /// One result row (BENCHMARKS.md output contract plus issue 4's fields). Optional fields are
 /// `None` where they do not apply and are left out of the JSON.
@@ -235,8 +237,8 @@ impl Node for Work {
         &self.name
     }
     fn tick(&mut self, _ctx: &mut Context<'_>) {
-        let end = mono_ns() + self.work.as_nanos() as u64;
-        while mono_ns() < end {
+        let end = now_ns() + self.work.as_nanos() as u64;
+        while now_ns() < end {
             std::hint::spin_loop();
         }
     }
@@ -409,10 +411,10 @@ impl Node for Stamp {
     }
     fn tick(&mut self, ctx: &mut Context<'_>) {
         if self.first {
-            self.shared.0.store(mono_ns(), Ordering::Relaxed);
+            self.shared.0.store(now_ns(), Ordering::Relaxed);
         }
         if self.last && ctx.tick() > 10 {
-            let spread = mono_ns().saturating_sub(self.shared.0.load(Ordering::Relaxed));
+            let spread = now_ns().saturating_sub(self.shared.0.load(Ordering::Relaxed));
             if let Ok(mut h) = self.shared.1.lock() {
                 h.record(spread / self.nodes);
             }

@@ -75,7 +75,6 @@
 //!   caller's thread on a [`SimClock`] in a fixed order: 10 simulated seconds in milliseconds,
 //!   identical results run after run.
 #![warn(missing_docs)]
-#![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod aio;
 #[cfg(feature = "bench")]
@@ -104,7 +103,7 @@ pub use scheduler::{
     BuildError, NodeEntry, RunError, Scheduler, SchedulerBuilder, SchedulerHandle, StopReason,
 };
 pub use stats::{format_table, Histogram, NodeStats, Summary};
-pub use time::{mono_ns, SimClock};
+pub use time::SimClock;
 pub use wake::{Notify, WakeSource};
 
 /// The types most programs need: `use nerve_exec::prelude::*;`.

@@ -10,8 +10,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use nerve_transport::sys::{futex, lock};
+use nerve_transport::time::now_ns;
+
 use crate::scheduler::{Shared, Slot};
-use crate::time::{futex_wait_until, futex_wake_all, mono_ns, Clock};
+use crate::time::Clock;
 
 /// A slot handed to whichever thread claims its index.
 #[derive(Clone, Copy)]
@@ -72,7 +75,7 @@ impl Batch {
             // pairs with the Acquire load in Pool::run(): the slot's writes are visible to
             // the lane thread once it sees the count.
             if self.done.fetch_add(1, Ordering::AcqRel) as usize + 1 == len {
-                futex_wake_all(&self.done);
+                futex::wake_all_private(&self.done);
             }
         }
     }
@@ -128,10 +131,10 @@ impl Pool {
     pub(crate) fn run(&self, batch: Batch) {
         let len = batch.items.len() as u32;
         let b = Arc::new(batch);
-        *self.inner.batch.lock().unwrap_or_else(|e| e.into_inner()) = Some(b.clone());
+        *lock(&self.inner.batch) = Some(b.clone());
         // pairs with the Acquire load in helper()
         self.inner.gen.fetch_add(1, Ordering::Release);
-        futex_wake_all(&self.inner.gen);
+        futex::wake_all_private(&self.inner.gen);
         b.work(&self.inner.shared);
         loop {
             // pairs with the AcqRel increments in Batch::work()
@@ -139,10 +142,10 @@ impl Pool {
             if d >= len {
                 break;
             }
-            futex_wait_until(&b.done, d, mono_ns() + 1_000_000_000);
+            futex::wait_until_private(&b.done, d, now_ns() + 1_000_000_000);
         }
         // Helpers that still hold the batch find nothing to claim; drop ours.
-        *self.inner.batch.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *lock(&self.inner.batch) = None;
     }
 }
 
@@ -150,7 +153,7 @@ impl Drop for Pool {
     fn drop(&mut self) {
         self.inner.quit.store(true, Ordering::Release);
         self.inner.gen.fetch_add(1, Ordering::Release);
-        futex_wake_all(&self.inner.gen);
+        futex::wake_all_private(&self.inner.gen);
         for t in self.threads.drain(..) {
             let _ = t.join();
         }
@@ -167,16 +170,12 @@ fn helper(inner: &Inner) {
         }
         if g != seen {
             seen = g;
-            let b = inner
-                .batch
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .clone();
+            let b = lock(&inner.batch).clone();
             if let Some(b) = b {
                 b.work(&inner.shared);
             }
             continue;
         }
-        futex_wait_until(&inner.gen, g, mono_ns() + 1_000_000_000);
+        futex::wait_until_private(&inner.gen, g, now_ns() + 1_000_000_000);
     }
 }

@@ -7,6 +7,9 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Barrier, Mutex};
 use std::time::Duration;
 
+use nerve_transport::sys::{futex, lock};
+use nerve_transport::time::now_ns;
+
 use crate::estop::EStop;
 use crate::node::{Context, Node};
 use crate::policy::{ExecClass, FailurePolicy, HangPolicy, MissPolicy};
@@ -15,9 +18,7 @@ use crate::remote::EStopBridge;
 use crate::rt::{self, RtReport};
 use crate::signal::{self, SignalGuard};
 use crate::stats::{self, NodeStats, Recorder};
-use crate::time::{
-    futex_wait_until, futex_wake_all, mono_ns, set_min_timer_slack, sleep_until, Clock, SimClock,
-};
+use crate::time::{set_min_timer_slack, sleep_until, Clock, SimClock};
 use crate::wake::WakeSource;
 
 /// Why a scheduler stopped normally.
@@ -125,7 +126,7 @@ pub enum RunError {
     },
     /// The e-stop topic could not be opened.
     #[error("could not open the e-stop topic nerve/estop: {0}")]
-    EStopTopic(nerve::OpenError),
+    EStopTopic(nerve_transport::OpenError),
     /// A lane thread could not be started.
     #[error("could not start thread for lane {lane}: {error}")]
     Spawn {
@@ -478,7 +479,8 @@ impl Shared {
     }
 
     fn finish(&self, o: Outcome) {
-        if let Ok(mut g) = self.outcome.lock() {
+        {
+            let mut g = lock(&self.outcome);
             if g.is_none() {
                 *g = Some(o);
             }
@@ -493,7 +495,7 @@ impl Shared {
     fn kick_ctl(&self) {
         // pairs with the Acquire loads of `ctl` before their futex waits
         self.ctl.fetch_add(1, Ordering::Release);
-        futex_wake_all(&self.ctl);
+        futex::wake_all_private(&self.ctl);
     }
 }
 
@@ -513,7 +515,7 @@ struct NodeShared {
 impl NodeShared {
     fn rec(&self) -> std::sync::MutexGuard<'_, Recorder> {
         // A poisoned recorder only means a panic while recording; the data is still counts.
-        self.rec.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.rec)
     }
 }
 
@@ -703,7 +705,7 @@ impl Lane {
         if s.safe || !s.inited {
             return;
         }
-        let entered = mono_ns();
+        let entered = now_ns();
         let t = shared.estop.inner.triggered_at.load(Ordering::Acquire);
         s.safe = true;
         if t != 0 {
@@ -763,7 +765,7 @@ impl Lane {
                 if let Clock::Sim(_) = clock {
                     break;
                 }
-                futex_wait_until(word, gen, mono_ns() + 100_000_000);
+                futex::wait_until_private(word, gen, now_ns() + 100_000_000);
                 continue;
             };
             match clock {
@@ -869,10 +871,10 @@ impl Lane {
             self.check_estop(shared, clock, start);
             let s = &mut self.slots[0];
             if s.dead {
-                futex_wait_until(
+                futex::wait_until_private(
                     shared.estop.word(),
                     shared.estop.word().load(Ordering::Acquire),
-                    mono_ns() + 100_000_000,
+                    now_ns() + 100_000_000,
                 );
                 continue;
             }
@@ -1046,7 +1048,7 @@ impl Lane {
             if r.is_err() {
                 self.boost = None;
             }
-            let mut rep = shared.rt_report.lock().unwrap_or_else(|e| e.into_inner());
+            let mut rep = lock(&shared.rt_report);
             rep.push(
                 format!(
                     "SCHED_FIFO priority {p} while lane {} waits (estop_priority)",
@@ -1056,7 +1058,7 @@ impl Lane {
             );
         }
         if let LaneKind::Rt { priority, cpu } = self.kind {
-            let mut rep = shared.rt_report.lock().unwrap_or_else(|e| e.into_inner());
+            let mut rep = lock(&shared.rt_report);
             if let Some(cpu) = cpu {
                 rep.push(
                     format!("pin lane {} to cpu {cpu}", self.name),
@@ -1117,11 +1119,7 @@ impl SchedulerHandle {
 
     /// The real-time setup report so far.
     pub fn rt_report(&self) -> RtReport {
-        self.shared
-            .rt_report
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        lock(&self.shared.rt_report).clone()
     }
 }
 
@@ -1345,12 +1343,7 @@ impl Scheduler {
     }
 
     fn outcome(&self, default: StopReason) -> Result<StopReason, RunError> {
-        let o = self
-            .shared
-            .outcome
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
+        let o = lock(&self.shared.outcome).take();
         match o {
             None => Ok(default),
             Some(Outcome::Stop(r)) => Ok(r),
@@ -1367,11 +1360,7 @@ impl Scheduler {
         // before (then it is not ours to undo).
         let _mlock = if self.lock_memory.unwrap_or(self.wants_rt) {
             let (r, guard) = rt::MemoryLock::acquire();
-            self.shared
-                .rt_report
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push("mlockall(MCL_CURRENT | MCL_FUTURE)".to_owned(), r);
+            lock(&self.shared.rt_report).push("mlockall(MCL_CURRENT | MCL_FUTURE)".to_owned(), r);
             guard
         } else {
             None
@@ -1499,7 +1488,7 @@ impl Scheduler {
             .map(|&cpu| IdlePoller::start(cpu, &self.shared, &pollers_done))
             .collect();
         barrier.wait();
-        let start = mono_ns() + 1_000_000;
+        let start = now_ns() + 1_000_000;
         start_at.store(start, Ordering::Release);
         barrier.wait();
 
@@ -1524,21 +1513,21 @@ impl Scheduler {
             if self.shared.stop.load(Ordering::Acquire) {
                 break;
             }
-            let now = mono_ns();
+            let now = now_ns();
             if end.is_some_and(|e| now >= e) {
                 self.shared.request_stop(StopReason::Elapsed);
                 break;
             }
             let wake = end.map_or(now + 100_000_000, |e| e.min(now + 100_000_000));
-            futex_wait_until(word, gen, wake);
+            futex::wait_until_private(word, gen, wake);
         }
 
         // Collect the lanes; abandon those stuck in a hung node after the timeout.
-        let give_up = mono_ns() + self.shutdown_timeout.as_nanos() as u64;
+        let give_up = now_ns() + self.shutdown_timeout.as_nanos() as u64;
         let mut back = vec![false; n];
         let mut returned = 0;
         while returned < spawned {
-            let left = give_up.saturating_sub(mono_ns());
+            let left = give_up.saturating_sub(now_ns());
             match done_rx.recv_timeout(Duration::from_nanos(left)) {
                 Ok((i, lane)) => {
                     back[i] = true;
@@ -1666,7 +1655,7 @@ async fn async_node(
             continue;
         }
         let next = Lane::planned(&s, start);
-        if mono_ns() < next {
+        if now_ns() < next {
             tokio::select! {
                 _ = crate::aio::Sleep::at_ns(next) => {}
                 _ = &mut notified => continue,
@@ -1697,10 +1686,7 @@ impl IdlePoller {
             .spawn(move || {
                 let r = rt::pin_to(cpu).and_then(|()| rt::set_idle());
                 let ok = r.is_ok();
-                sh.rt_report
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(what, r);
+                lock(&sh.rt_report).push(what, r);
                 let _ = ready_tx.send(());
                 // Relaxed: the flag carries no data, and a late look only polls a little longer.
                 while ok && !done.load(Ordering::Relaxed) {
@@ -1714,14 +1700,10 @@ impl IdlePoller {
                 Some(h)
             }
             Err(e) => {
-                shared
-                    .rt_report
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(
-                        format!("idle poller on cpu {cpu} (idle_poll)"),
-                        Err(format!("could not start the thread: {e}")),
-                    );
+                lock(&shared.rt_report).push(
+                    format!("idle poller on cpu {cpu} (idle_poll)"),
+                    Err(format!("could not start the thread: {e}")),
+                );
                 None
             }
         }
@@ -1731,7 +1713,7 @@ impl IdlePoller {
 fn watchdog_loop(shared: &Shared, done: &AtomicBool, tick: Duration) {
     let word = &shared.ctl;
     while !done.load(Ordering::Acquire) {
-        let now = mono_ns();
+        let now = now_ns();
         for n in &shared.nodes {
             if n.watchdog_ns == 0 {
                 continue;
@@ -1761,6 +1743,6 @@ fn watchdog_loop(shared: &Shared, done: &AtomicBool, tick: Duration) {
         }
         // Sleep a watchdog tick; the control word only makes us check `done` sooner.
         let gen = word.load(Ordering::Acquire);
-        futex_wait_until(word, gen, mono_ns() + tick.as_nanos() as u64);
+        futex::wait_until_private(word, gen, now_ns() + tick.as_nanos() as u64);
     }
 }

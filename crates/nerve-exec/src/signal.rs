@@ -2,7 +2,7 @@
 
 use std::sync::atomic::{AtomicI32, AtomicPtr, AtomicU32, Ordering};
 
-use crate::time::futex_wake_all;
+use nerve_transport::sys::futex;
 
 static SIGNALLED: AtomicI32 = AtomicI32::new(0);
 static WAKE: AtomicPtr<AtomicU32> = AtomicPtr::new(std::ptr::null_mut());
@@ -16,7 +16,7 @@ extern "C" fn on_signal(sig: libc::c_int) {
         // the guard nulls it before it is dropped.
         let word = unsafe { &*p };
         word.fetch_add(1, Ordering::SeqCst);
-        futex_wake_all(word);
+        futex::wake_all_private(word);
     }
 }
 

@@ -6,10 +6,10 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use nerve::msgs::CmdVel;
-use nerve::Topic;
 use nerve_exec::prelude::*;
 use nerve_exec::{trigger_remote_estop, EStopMsg, Inbox, TopicSource, ESTOP_TOPIC};
+use nerve_transport::msgs::CmdVel;
+use nerve_transport::Topic;
 
 const CHILD_ENV: &str = "NERVE_EXEC_ESTOP_CHILD";
 
@@ -23,8 +23,8 @@ struct CleanDomain(u32);
 
 impl Drop for CleanDomain {
     fn drop(&mut self) {
-        let _ = nerve::registry::clean(self.0);
-        let _ = std::fs::remove_dir_all(nerve::registry::domain_dir(self.0));
+        let _ = nerve_transport::registry::clean(self.0);
+        let _ = std::fs::remove_dir_all(nerve_transport::registry::domain_dir(self.0));
     }
 }
 
