@@ -77,8 +77,6 @@
 #![warn(missing_docs)]
 
 pub mod aio;
-#[cfg(feature = "bench")]
-pub mod bench;
 mod estop;
 mod node;
 mod policy;
