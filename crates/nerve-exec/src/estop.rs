@@ -115,6 +115,11 @@ impl EStop {
         }
     }
 
+    /// Monotonic ns of the first trigger; 0 while not triggered.
+    pub(crate) fn triggered_ns(&self) -> u64 {
+        self.inner.triggered_at.load(Ordering::Acquire)
+    }
+
     /// Clears the e-stop. Nodes stay in safe state until the scheduler restarts them; this only
     /// lets a new trigger be recorded.
     pub fn reset(&self) {

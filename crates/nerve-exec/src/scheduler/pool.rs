@@ -13,12 +13,13 @@ use std::sync::{Arc, Mutex};
 use nerve_transport::sys::{futex, lock};
 use nerve_transport::time::now_ns;
 
-use crate::scheduler::{Shared, Slot};
+use super::slot::Slot;
+use crate::shared::Shared;
 use crate::time::Clock;
 
 /// A slot handed to whichever thread claims its index.
 #[derive(Clone, Copy)]
-pub(crate) struct SlotPtr(pub(crate) *mut Slot);
+pub(super) struct SlotPtr(pub(super) *mut Slot);
 
 // SAFETY: a `Slot` is `Send` (its node and wake source are `Send`, the rest is owned data and
 // `Arc`s of `Sync` types). The pointer is dereferenced only by the one thread that claimed its
@@ -30,7 +31,7 @@ unsafe impl Send for SlotPtr {}
 unsafe impl Sync for SlotPtr {}
 
 /// One group of ticks.
-pub(crate) struct Batch {
+pub(super) struct Batch {
     items: Vec<SlotPtr>,
     /// Next index to claim.
     next: AtomicUsize,
@@ -43,7 +44,7 @@ pub(crate) struct Batch {
 impl Batch {
     /// `items` must point at distinct slots that stay alive and untouched by anyone else until
     /// [`Pool::run`] returns.
-    pub(crate) fn new(items: Vec<SlotPtr>, clock: Clock, start: u64) -> Self {
+    pub(super) fn new(items: Vec<SlotPtr>, clock: Clock, start: u64) -> Self {
         Self {
             items,
             next: AtomicUsize::new(0),
@@ -62,7 +63,7 @@ impl Batch {
                 return;
             }
             let p = self.items[i].0;
-            // A panic outside the node's own calls (they are caught in run_tick) must still
+            // A panic outside the node's own calls (they are caught in Slot::run_tick) must still
             // count the slot as done, or the lane thread would wait forever.
             let _ = catch_unwind(AssertUnwindSafe(|| {
                 // SAFETY: index `i` was claimed by this thread alone (fetch_add above), so no
@@ -70,7 +71,7 @@ impl Batch {
                 // and untouched until `done` reaches `len` (Pool::run), which is after this
                 // call returns.
                 let slot = unsafe { &mut *p };
-                crate::scheduler::run_tick_on(slot, shared, &self.clock, self.start);
+                slot.run_tick(shared, &self.clock, self.start);
             }));
             // pairs with the Acquire load in Pool::run(): the slot's writes are visible to
             // the lane thread once it sees the count.
@@ -90,7 +91,7 @@ struct Inner {
 }
 
 /// The helper threads of a compute lane.
-pub(crate) struct Pool {
+pub(super) struct Pool {
     inner: Arc<Inner>,
     threads: Vec<std::thread::JoinHandle<()>>,
 }
@@ -98,7 +99,7 @@ pub(crate) struct Pool {
 impl Pool {
     /// Starts `helpers` threads named after `lane`. Threads that cannot start are left out
     /// (and logged): the pool only gets smaller.
-    pub(crate) fn start(helpers: usize, shared: Arc<Shared>, lane: &str) -> Self {
+    pub(super) fn start(helpers: usize, shared: Arc<Shared>, lane: &str) -> Self {
         let inner = Arc::new(Inner {
             shared,
             gen: AtomicU32::new(0),
@@ -122,13 +123,13 @@ impl Pool {
     }
 
     /// Threads working on a batch, the caller included.
-    pub(crate) fn width(&self) -> usize {
+    pub(super) fn width(&self) -> usize {
         self.threads.len() + 1
     }
 
     /// Runs every slot of `batch` on the helpers and the calling thread; returns when all are
     /// done.
-    pub(crate) fn run(&self, batch: Batch) {
+    pub(super) fn run(&self, batch: Batch) {
         let len = batch.items.len() as u32;
         let b = Arc::new(batch);
         *lock(&self.inner.batch) = Some(b.clone());
