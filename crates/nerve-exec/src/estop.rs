@@ -80,6 +80,10 @@ impl EStop {
     /// Latches the trigger and wakes the lanes; `true` for the first trigger.
     fn latch(&self, reason: &str) -> bool {
         let now = now_ns().max(1);
+        // Release: pairs with the Acquire loads in is_triggered(), triggered_at() and
+        // triggered_ns(), so a thread that sees the trigger also sees what the triggering
+        // thread did before it. Acquire (success and failure): pairs with the Release store in
+        // reset() and with an earlier trigger's Release here.
         if self
             .inner
             .triggered_at
@@ -99,6 +103,7 @@ impl EStop {
 
     /// Whether the e-stop is triggered.
     pub fn is_triggered(&self) -> bool {
+        // pairs with the Release of the compare_exchange in EStop::latch()
         self.inner.triggered_at.load(Ordering::Acquire) != 0
     }
 
@@ -107,9 +112,10 @@ impl EStop {
         lock(&self.inner.reason).clone()
     }
 
-    /// When the e-stop was triggered, as time on `CLOCK_MONOTONIC` (nerve's clock, `nerve::time::now_ns`).
+    /// When the e-stop was triggered, as time on `CLOCK_MONOTONIC` (nerve's clock,
+    /// `nerve::time::now_ns`).
     pub fn triggered_at(&self) -> Option<Duration> {
-        match self.inner.triggered_at.load(Ordering::Acquire) {
+        match self.triggered_ns() {
             0 => None,
             t => Some(Duration::from_nanos(t)),
         }
@@ -117,19 +123,24 @@ impl EStop {
 
     /// Monotonic ns of the first trigger; 0 while not triggered.
     pub(crate) fn triggered_ns(&self) -> u64 {
+        // pairs with the Release of the compare_exchange in EStop::latch()
         self.inner.triggered_at.load(Ordering::Acquire)
     }
 
     /// Clears the e-stop. Nodes stay in safe state until the scheduler restarts them; this only
     /// lets a new trigger be recorded.
     pub fn reset(&self) {
+        // pairs with the Acquire of the compare_exchange in EStop::latch(): the next trigger
+        // comes after this reset
         self.inner.triggered_at.store(0, Ordering::Release);
         *lock(&self.inner.reason) = None;
     }
 
     /// Makes every lane sleeping on this e-stop's word look up at once.
     pub(crate) fn kick(&self) {
-        // pairs with the Acquire load in time::sleep_until()
+        // pairs with the Acquire loads of the word in time::sleep_until(), Lane::run_periodic()
+        // and Lane::run_event(): a lane that sees the new value also sees the trigger or the
+        // stop recorded before this kick
         self.inner.word.fetch_add(1, Ordering::Release);
         futex::wake_all_private(&self.inner.word);
         for (_, wake) in lock(&self.inner.wakers).iter() {

@@ -101,6 +101,7 @@ impl EStopBridge {
         let thread = std::thread::Builder::new()
             .name("nerve-estop".to_owned())
             .spawn(move || {
+                // pairs with the Release store in EStopBridge::drop()
                 while !d.load(Ordering::Acquire) {
                     // The timeout only bounds how long shutdown waits for this thread.
                     match sub.recv_timeout(Duration::from_millis(50)) {
@@ -128,6 +129,7 @@ impl EStopBridge {
 
 impl Drop for EStopBridge {
     fn drop(&mut self) {
+        // pairs with the Acquire load in the bridge thread's loop (EStopBridge::start())
         self.done.store(true, Ordering::Release);
         if let Some(t) = self.thread.take() {
             let _ = t.join();

@@ -86,7 +86,7 @@ impl Shared {
     /// Wakes `run`'s wait loop and the watchdog.
     pub(crate) fn kick_ctl(&self) {
         // pairs with the Acquire loads of `ctl` before the futex waits in run::wait_for_end()
-        // and Watchdog::watch()
+        // and watchdog::watch()
         self.ctl.fetch_add(1, Ordering::Release);
         futex::wake_all_private(&self.ctl);
     }

@@ -66,8 +66,8 @@ impl Clock {
 /// asked every lane to look up: e-stop, stop, safe state).
 pub(crate) fn sleep_until(word: &AtomicU32, expected: u32, deadline_ns: u64, spin_ns: u64) -> bool {
     loop {
+        // pairs with the Release increment in EStop::kick()
         if word.load(Ordering::Acquire) != expected {
-            // pairs with the Release increment in Shared::kick()
             return false;
         }
         let now = now_ns();

@@ -29,12 +29,13 @@ use crate::time::set_min_timer_slack;
 /// One registered deadline, shared by its future and the heap that holds it.
 pub(crate) struct Entry {
     waker: Mutex<Option<Waker>>,
-    /// Set when the deadline passed. pairs with the Acquire load in `Entry::fired()`.
+    /// Set when the deadline passed.
     fired: AtomicBool,
 }
 
 impl Entry {
     pub(crate) fn fired(&self) -> bool {
+        // pairs with the Release store in Entry::fire()
         self.fired.load(Ordering::Acquire)
     }
 
@@ -225,6 +226,7 @@ impl Drop for FireTask {
         let left = {
             let mut g = lock(&self.mb.state);
             g.alive = false;
+            // pairs with the Acquire load in local_mailbox()
             self.mb.alive.store(false, Ordering::Release);
             g.task = None;
             std::mem::take(&mut g.heap)
@@ -337,6 +339,9 @@ fn run(t: &'static Timer) {
             w.wake();
         }
         let next = heap.peek().map_or(u64::MAX, |i| i.deadline);
+        // SeqCst, this store then the load below, against global_add()'s fetch_min then
+        // load: the store-buffer pattern described at the top of the loop, which needs one
+        // total order over the four.
         t.sleeping_until.store(next, Ordering::SeqCst);
         if t.earliest_new.load(Ordering::SeqCst) < next {
             continue; // an earlier deadline arrived while we were busy: take it first

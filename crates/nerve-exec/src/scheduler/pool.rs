@@ -58,7 +58,10 @@ impl Batch {
     fn work(&self, shared: &Shared) {
         let len = self.items.len();
         loop {
-            let i = self.next.fetch_add(1, Ordering::AcqRel);
+            // Relaxed: the counter only hands out each index once. The slots and the batch
+            // reach this thread through the batch mutex (Pool::run() -> helper()), and the
+            // lane thread waits for `done` before it touches a slot again.
+            let i = self.next.fetch_add(1, Ordering::Relaxed);
             if i >= len {
                 return;
             }
@@ -74,8 +77,9 @@ impl Batch {
                 slot.run_tick(shared, &self.clock, self.start);
             }));
             // pairs with the Acquire load in Pool::run(): the slot's writes are visible to
-            // the lane thread once it sees the count.
-            if self.done.fetch_add(1, Ordering::AcqRel) as usize + 1 == len {
+            // the lane thread once it sees the count (the increments form one release
+            // sequence, so seeing the last one is seeing them all). Nothing is read here.
+            if self.done.fetch_add(1, Ordering::Release) as usize + 1 == len {
                 futex::wake_all_private(&self.done);
             }
         }
@@ -133,12 +137,12 @@ impl Pool {
         let len = batch.items.len() as u32;
         let b = Arc::new(batch);
         *lock(&self.inner.batch) = Some(b.clone());
-        // pairs with the Acquire load in helper()
+        // pairs with the Acquire load of `gen` in helper()
         self.inner.gen.fetch_add(1, Ordering::Release);
         futex::wake_all_private(&self.inner.gen);
         b.work(&self.inner.shared);
         loop {
-            // pairs with the AcqRel increments in Batch::work()
+            // pairs with the Release increments in Batch::work()
             let d = b.done.load(Ordering::Acquire);
             if d >= len {
                 break;
@@ -152,7 +156,10 @@ impl Pool {
 
 impl Drop for Pool {
     fn drop(&mut self) {
+        // pairs with the Acquire load of `quit` in helper()
         self.inner.quit.store(true, Ordering::Release);
+        // pairs with the Acquire load of `gen` in helper(): a helper that sees this
+        // generation also sees `quit`
         self.inner.gen.fetch_add(1, Ordering::Release);
         futex::wake_all_private(&self.inner.gen);
         for t in self.threads.drain(..) {
@@ -164,8 +171,9 @@ impl Drop for Pool {
 fn helper(inner: &Inner) {
     let mut seen = 0;
     loop {
-        // pairs with the Release increments in Pool::run() and Drop
+        // pairs with the Release increments in Pool::run() and Pool::drop()
         let g = inner.gen.load(Ordering::Acquire);
+        // pairs with the Release store in Pool::drop()
         if inner.quit.load(Ordering::Acquire) {
             return;
         }

@@ -230,9 +230,10 @@ fn lane_main(
     if let Err(e) = lane.init_all(shared) {
         shared.fail(e);
     }
-    gate.barrier.wait(); // every lane initialised
-    gate.barrier.wait(); // start time published
-                         // pairs with the Release store in LaneThreads::start() before the second wait
+    // Every lane initialised; then the start time published.
+    gate.barrier.wait();
+    gate.barrier.wait();
+    // pairs with the Release store in LaneThreads::start() before the second wait
     let start = gate.start_at.load(Ordering::Acquire);
     if !shared.stopping() {
         lane.run(shared, start, rt.as_ref());
@@ -252,8 +253,9 @@ fn lane_main(
 pub(super) fn wait_for_end(shared: &Shared, end: Option<u64>) {
     let word = &shared.ctl;
     loop {
-        // pairs with the Release increments in Shared::kick_ctl() and the signal handler: a
-        // kick after this load ends the wait below at once
+        // pairs with the Release increments in Shared::kick_ctl() and signal::on_signal(): a
+        // kick after this load ends the wait below at once, and a signal recorded before a
+        // kick this load sees is seen by take_signal()
         let gen = word.load(Ordering::Acquire);
         if let Some(sig) = signal::take_signal() {
             tracing::info!(signal = sig, "signal received; stopping");

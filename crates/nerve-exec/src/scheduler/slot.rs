@@ -162,7 +162,7 @@ impl Slot {
         let t0 = clock.now_ns();
         let watched = self.sh.watchdog_ns != 0;
         if watched {
-            // pairs with the Acquire load in Watchdog::check()
+            // pairs with the Acquire load in watchdog::check()
             self.sh.tick_started.store(t0.max(1), Ordering::Release);
         }
         let mut ctx = self.context(
@@ -173,7 +173,7 @@ impl Slot {
         let r = catch_unwind(AssertUnwindSafe(|| self.node.tick(&mut ctx)));
         let t1 = clock.now_ns();
         if watched {
-            // pairs with the Acquire load in Watchdog::check(): "not in a tick" from now on
+            // pairs with the Acquire load in watchdog::check(): "not in a tick" from now on
             self.sh.tick_started.store(0, Ordering::Release);
         }
         let missed_by = (t1.saturating_sub(planned))

@@ -72,7 +72,9 @@ fn check(shared: &Shared, n: &NodeShared, now: u64) {
     if started == 0 || now.saturating_sub(started) <= n.watchdog_ns {
         return;
     }
-    if n.hang_flagged.swap(started, Ordering::AcqRel) == started {
+    // Relaxed: only the watchdog thread reads and writes `hang_flagged`, and it carries no
+    // data for anyone.
+    if n.hang_flagged.swap(started, Ordering::Relaxed) == started {
         return; // already reported this tick
     }
     n.rec().hangs += 1;
