@@ -35,10 +35,10 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use nerve::{Codec, Message, Subscriber};
+use nerve_transport::time::now_ns;
+use nerve_transport::{Codec, Message, Subscriber};
 
 use crate::remote::Received;
-use crate::time::mono_ns;
 use crate::timer;
 
 pub use tokio::task::JoinHandle;
@@ -107,7 +107,7 @@ impl Executor {
 /// Works on any executor; nothing is registered until first polled.
 pub fn sleep(d: Duration) -> Sleep {
     Sleep {
-        deadline: mono_ns().saturating_add(d.as_nanos().min(u64::MAX as u128) as u64),
+        deadline: now_ns().saturating_add(d.as_nanos().min(u64::MAX as u128) as u64),
         entry: None,
     }
 }
@@ -115,7 +115,7 @@ pub fn sleep(d: Duration) -> Sleep {
 /// Waits until `deadline` (same clock as [`std::time::Instant`], `CLOCK_MONOTONIC`).
 pub fn sleep_until(deadline: Instant) -> Sleep {
     let now = Instant::now();
-    let ns = mono_ns();
+    let ns = now_ns();
     let deadline = if deadline >= now {
         ns.saturating_add((deadline - now).as_nanos().min(u64::MAX as u128) as u64)
     } else {
@@ -171,7 +171,7 @@ impl Future for Sleep {
             e.set_waker(cx.waker());
             return Poll::Pending;
         }
-        let now = mono_ns();
+        let now = now_ns();
         if now >= self.deadline {
             return Poll::Ready(());
         }
@@ -198,7 +198,7 @@ impl Drop for Sleep {
 /// tick is one period after creation.
 pub fn interval(period: Duration) -> Interval {
     let period_ns = (period.as_nanos().min(u64::MAX as u128) as u64).max(1);
-    let start_ns = mono_ns();
+    let start_ns = now_ns();
     Interval {
         start: Instant::now(),
         start_ns,
@@ -238,7 +238,7 @@ impl Stream for Interval {
         }
         let planned = self.start + Duration::from_nanos(self.k * self.period_ns);
         // Next tick: k+1, or the first one still in the future if the consumer fell behind.
-        let now = mono_ns().saturating_sub(self.start_ns);
+        let now = now_ns().saturating_sub(self.start_ns);
         self.k = (self.k + 1).max(now / self.period_ns + 1);
         let next = self.start_ns + self.k * self.period_ns;
         self.sleep.reset_ns(next);

@@ -5,7 +5,8 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::time::{futex_wake_all, mono_ns};
+use nerve_transport::sys::{futex, lock};
+use nerve_transport::time::now_ns;
 
 /// Publishes a local trigger to other processes (set while an e-stop topic bridge runs).
 pub(crate) type RemotePublish = Box<dyn Fn(&str) + Send + Sync>;
@@ -57,10 +58,8 @@ impl EStop {
     /// non-blocking apart from the short reason lock; safe to call from any thread.
     pub fn trigger(&self, reason: &str) {
         if self.latch(reason) {
-            if let Ok(p) = self.inner.publish.lock() {
-                if let Some(p) = p.as_ref() {
-                    p(reason);
-                }
+            if let Some(p) = lock(&self.inner.publish).as_ref() {
+                p(reason);
             }
         }
     }
@@ -71,20 +70,20 @@ impl EStop {
     }
 
     pub(crate) fn set_publisher(&self, p: RemotePublish) {
-        if let Ok(mut g) = self.inner.publish.lock() {
-            *g = Some(p);
-        }
+        *lock(&self.inner.publish) = Some(p);
     }
 
     pub(crate) fn clear_publisher(&self) {
-        if let Ok(mut g) = self.inner.publish.lock() {
-            *g = None;
-        }
+        *lock(&self.inner.publish) = None;
     }
 
     /// Latches the trigger and wakes the lanes; `true` for the first trigger.
     fn latch(&self, reason: &str) -> bool {
-        let now = mono_ns().max(1);
+        let now = now_ns().max(1);
+        // Release: pairs with the Acquire loads in is_triggered(), triggered_at() and
+        // triggered_ns(), so a thread that sees the trigger also sees what the triggering
+        // thread did before it. Acquire (success and failure): pairs with the Release store in
+        // reset() and with an earlier trigger's Release here.
         if self
             .inner
             .triggered_at
@@ -94,9 +93,7 @@ impl EStop {
             // Wake the lanes first: the reason and the log line are for people, and a
             // formatted log line can take longer than the whole e-stop budget.
             self.kick();
-            if let Ok(mut r) = self.inner.reason.lock() {
-                *r = Some(reason.to_owned());
-            }
+            *lock(&self.inner.reason) = Some(reason.to_owned());
             tracing::warn!(reason, "e-stop triggered");
             return true;
         }
@@ -106,55 +103,59 @@ impl EStop {
 
     /// Whether the e-stop is triggered.
     pub fn is_triggered(&self) -> bool {
+        // pairs with the Release of the compare_exchange in EStop::latch()
         self.inner.triggered_at.load(Ordering::Acquire) != 0
     }
 
     /// The reason given by the first trigger, if triggered.
     pub fn reason(&self) -> Option<String> {
-        self.inner.reason.lock().ok().and_then(|r| r.clone())
+        lock(&self.inner.reason).clone()
     }
 
-    /// When the e-stop was triggered, as time on `CLOCK_MONOTONIC` (see [`crate::mono_ns`]).
+    /// When the e-stop was triggered, as time on `CLOCK_MONOTONIC` (nerve's clock,
+    /// `nerve::time::now_ns`).
     pub fn triggered_at(&self) -> Option<Duration> {
-        match self.inner.triggered_at.load(Ordering::Acquire) {
+        match self.triggered_ns() {
             0 => None,
             t => Some(Duration::from_nanos(t)),
         }
     }
 
+    /// Monotonic ns of the first trigger; 0 while not triggered.
+    pub(crate) fn triggered_ns(&self) -> u64 {
+        // pairs with the Release of the compare_exchange in EStop::latch()
+        self.inner.triggered_at.load(Ordering::Acquire)
+    }
+
     /// Clears the e-stop. Nodes stay in safe state until the scheduler restarts them; this only
     /// lets a new trigger be recorded.
     pub fn reset(&self) {
+        // pairs with the Acquire of the compare_exchange in EStop::latch(): the next trigger
+        // comes after this reset
         self.inner.triggered_at.store(0, Ordering::Release);
-        if let Ok(mut r) = self.inner.reason.lock() {
-            *r = None;
-        }
+        *lock(&self.inner.reason) = None;
     }
 
     /// Makes every lane sleeping on this e-stop's word look up at once.
     pub(crate) fn kick(&self) {
-        // pairs with the Acquire load in time::sleep_until()
+        // pairs with the Acquire loads of the word in time::sleep_until(), Lane::run_periodic()
+        // and Lane::run_event(): a lane that sees the new value also sees the trigger or the
+        // stop recorded before this kick
         self.inner.word.fetch_add(1, Ordering::Release);
-        futex_wake_all(&self.inner.word);
-        if let Ok(w) = self.inner.wakers.lock() {
-            for (_, wake) in w.iter() {
-                wake();
-            }
+        futex::wake_all_private(&self.inner.word);
+        for (_, wake) in lock(&self.inner.wakers).iter() {
+            wake();
         }
     }
 
     pub(crate) fn add_waker(&self, w: Waker) -> u64 {
         let id = self.inner.next_waker.fetch_add(1, Ordering::Relaxed);
-        if let Ok(mut g) = self.inner.wakers.lock() {
-            g.push((id, w));
-        }
+        lock(&self.inner.wakers).push((id, w));
         id
     }
 
     pub(crate) fn remove_waker(&self, id: u64) {
-        if let Ok(mut g) = self.inner.wakers.lock() {
-            g.retain(|(i, _)| *i != id);
-        }
+        lock(&self.inner.wakers).retain(|(i, _)| *i != id);
     }
 
     pub(crate) fn word(&self) -> &AtomicU32 {

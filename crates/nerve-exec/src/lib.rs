@@ -75,24 +75,34 @@
 //!   caller's thread on a [`SimClock`] in a fixed order: 10 simulated seconds in milliseconds,
 //!   identical results run after run.
 #![warn(missing_docs)]
-#![deny(unsafe_op_in_unsafe_fn)]
 
+// The files, each depending only on files above it in this list (no import circles):
+// - the vocabulary, depending on no other file: `error` (how runs end), `policy`, `rt` (OS
+//   real-time calls and their report), `stats`, `time` (clocks, interruptible sleep), `wake`,
+//   `estop`, `signal` (SIGINT/SIGTERM);
+// - `shared`: what a run's threads share (stop flag, outcome, per-node statistics);
+// - `node`: the `Node` trait and the `Context` a node sees (on `shared`);
+// - `timer` (the async API's precise timer), `remote` (the e-stop topic, topic wake
+//   sources), `aio` (the async API);
+// - `scheduler/`: builder → slot (one node on its lane) → pool (the compute pool) → lane →
+//   plan (options to lanes), watchdog, idle (pollers), run (the phases of a run) → `mod.rs`
+//   (`Scheduler`), see its module doc.
 pub mod aio;
-#[cfg(feature = "bench")]
-pub mod bench;
+mod error;
 mod estop;
 mod node;
 mod policy;
-mod pool;
 mod remote;
 mod rt;
 mod scheduler;
+mod shared;
 mod signal;
 mod stats;
 mod time;
 mod timer;
 mod wake;
 
+pub use error::{BuildError, RunError, StopReason};
 pub use estop::EStop;
 pub use node::{Context, Node, NodeError};
 pub use policy::{ExecClass, FailurePolicy, HangPolicy, MissPolicy};
@@ -100,11 +110,9 @@ pub use remote::{
     trigger_remote_estop, EStopMsg, Inbox, Received, TopicSource, ESTOP_REASON_LEN, ESTOP_TOPIC,
 };
 pub use rt::{RtAction, RtReport};
-pub use scheduler::{
-    BuildError, NodeEntry, RunError, Scheduler, SchedulerBuilder, SchedulerHandle, StopReason,
-};
+pub use scheduler::{NodeEntry, Scheduler, SchedulerBuilder, SchedulerHandle};
 pub use stats::{format_table, Histogram, NodeStats, Summary};
-pub use time::{mono_ns, SimClock};
+pub use time::SimClock;
 pub use wake::{Notify, WakeSource};
 
 /// The types most programs need: `use nerve_exec::prelude::*;`.

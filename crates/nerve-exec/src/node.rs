@@ -1,10 +1,10 @@
 //! The `Node` trait and the `Context` a node sees while it runs.
 
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use crate::error::StopReason;
 use crate::estop::EStop;
-use crate::scheduler::Shared;
+use crate::shared::Shared;
 
 /// Error a node returns from [`Node::init`]: anything that can say what went wrong.
 pub type NodeError = Box<dyn std::error::Error + Send + Sync + 'static>;
@@ -87,11 +87,11 @@ impl Context<'_> {
 
     /// Asks the scheduler to stop after the current ticks; every node's `shutdown` runs.
     pub fn request_stop(&self) {
-        self.shared.request_stop(crate::StopReason::Requested);
+        self.shared.request_stop(StopReason::Requested);
     }
 
     /// Whether the scheduler is stopping.
     pub fn stopping(&self) -> bool {
-        self.shared.stop.load(Ordering::Acquire)
+        self.shared.stopping()
     }
 }

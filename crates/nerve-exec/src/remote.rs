@@ -6,10 +6,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use nerve::{Codec, Message, OpenError, Subscriber, Topic};
+use nerve_transport::sys::lock;
+use nerve_transport::time::now_ns;
+use nerve_transport::{Codec, Message, OpenError, Subscriber, Topic};
 
 use crate::estop::EStop;
-use crate::time::mono_ns;
 use crate::wake::WakeSource;
 
 /// The name of the e-stop topic every scheduler with
@@ -20,7 +21,7 @@ pub const ESTOP_TOPIC: &str = "nerve/estop";
 /// Bytes of the reason carried by an [`EStopMsg`].
 pub const ESTOP_REASON_LEN: usize = 48;
 
-nerve::fixed_message! {
+nerve_transport::fixed_message! {
     /// An e-stop request on [`ESTOP_TOPIC`]: 64 bytes.
     pub struct EStopMsg ("nerve/EStop") {
         /// `CLOCK_MONOTONIC` ns at the trigger (same clock for every process of a machine).
@@ -44,7 +45,7 @@ impl EStopMsg {
         let mut r = [0u8; ESTOP_REASON_LEN];
         r[..n].copy_from_slice(&reason.as_bytes()[..n]);
         Self {
-            stamp_ns: mono_ns(),
+            stamp_ns: now_ns(),
             pid: std::process::id(),
             reason_len: n as u32,
             reason: r,
@@ -92,9 +93,7 @@ impl EStopBridge {
         let publisher = std::sync::Mutex::new(topic.publisher()?);
         let pid = std::process::id();
         estop.set_publisher(Box::new(move |reason: &str| {
-            if let Ok(p) = publisher.lock() {
-                let _ = p.send(&EStopMsg::new(reason));
-            }
+            let _ = lock(&publisher).send(&EStopMsg::new(reason));
         }));
         let done = Arc::new(AtomicBool::new(false));
         let d = done.clone();
@@ -102,6 +101,7 @@ impl EStopBridge {
         let thread = std::thread::Builder::new()
             .name("nerve-estop".to_owned())
             .spawn(move || {
+                // pairs with the Release store in EStopBridge::drop()
                 while !d.load(Ordering::Acquire) {
                     // The timeout only bounds how long shutdown waits for this thread.
                     match sub.recv_timeout(Duration::from_millis(50)) {
@@ -129,6 +129,7 @@ impl EStopBridge {
 
 impl Drop for EStopBridge {
     fn drop(&mut self) {
+        // pairs with the Acquire load in the bridge thread's loop (EStopBridge::start())
         self.done.store(true, Ordering::Release);
         if let Some(t) = self.thread.take() {
             let _ = t.join();
@@ -166,16 +167,12 @@ where
 {
     /// The oldest message not yet taken.
     pub fn pop(&self) -> Option<Received<T>> {
-        self.q.lock().unwrap_or_else(|e| e.into_inner()).pop_front()
+        lock(&self.q).pop_front()
     }
 
     /// Every message not yet taken, oldest first.
     pub fn drain(&self) -> Vec<Received<T>> {
-        self.q
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .drain(..)
-            .collect()
+        lock(&self.q).drain(..).collect()
     }
 
     /// Messages dropped because the node did not take them (the inbox holds `capacity`).
@@ -190,7 +187,7 @@ where
 ///
 /// ```no_run
 /// # use nerve_exec::{prelude::*, TopicSource};
-/// # use nerve::{Topic, msgs::CmdVel};
+/// # use nerve_transport::{Topic, msgs::CmdVel};
 /// let sub = Topic::<CmdVel>::builder("robot/cmd_vel").open()?.subscriber()?;
 /// let (source, inbox) = TopicSource::new(sub, 64);
 /// // give `inbox` to the node, then: Scheduler::builder().node(n).wake_on(source) …
@@ -227,7 +224,7 @@ where
     }
 
     fn push(&self, m: Received<T>) {
-        let mut q = self.inbox.q.lock().unwrap_or_else(|e| e.into_inner());
+        let mut q = lock(&self.inbox.q);
         if q.len() >= self.capacity {
             q.pop_front();
             self.inbox.dropped.fetch_add(1, Ordering::Relaxed);

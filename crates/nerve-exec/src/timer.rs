@@ -21,23 +21,27 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll, Waker};
 
-use crate::time::{futex_wait_until, futex_wake_all, mono_ns, set_min_timer_slack};
+use nerve_transport::sys::{futex, lock};
+use nerve_transport::time::now_ns;
+
+use crate::time::set_min_timer_slack;
 
 /// One registered deadline, shared by its future and the heap that holds it.
 pub(crate) struct Entry {
     waker: Mutex<Option<Waker>>,
-    /// Set when the deadline passed. pairs with the Acquire load in `Entry::fired()`.
+    /// Set when the deadline passed.
     fired: AtomicBool,
 }
 
 impl Entry {
     pub(crate) fn fired(&self) -> bool {
+        // pairs with the Release store in Entry::fire()
         self.fired.load(Ordering::Acquire)
     }
 
     /// Replaces the waker if the task moved (cheap when it did not).
     pub(crate) fn set_waker(&self, w: &Waker) {
-        let mut g = self.waker.lock().unwrap_or_else(|e| e.into_inner());
+        let mut g = lock(&self.waker);
         match g.as_ref() {
             Some(old) if old.will_wake(w) => {}
             _ => *g = Some(w.clone()),
@@ -46,14 +50,14 @@ impl Entry {
 
     /// The future was dropped: forget the waker at once.
     pub(crate) fn cancel(&self) {
-        self.waker.lock().unwrap_or_else(|e| e.into_inner()).take();
+        lock(&self.waker).take();
     }
 
     /// Marks the entry fired and takes its waker.
     fn fire(&self) -> Option<Waker> {
         // pairs with the Acquire load in Entry::fired()
         self.fired.store(true, Ordering::Release);
-        self.waker.lock().unwrap_or_else(|e| e.into_inner()).take()
+        lock(&self.waker).take()
     }
 }
 
@@ -124,7 +128,7 @@ impl Mailbox {
     /// Adds a sleeper; `now` is the caller's clock reading.
     fn add(self: &Arc<Self>, deadline: u64, entry: Arc<Entry>, now: u64) -> Result<(), Arc<Entry>> {
         let (alarm, wake) = {
-            let mut g = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            let mut g = lock(&self.state);
             if !g.alive {
                 return Err(entry);
             }
@@ -149,12 +153,7 @@ impl Mailbox {
     }
 
     fn wake_task(&self) {
-        let t = self
-            .state
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .task
-            .take();
+        let t = lock(&self.state).task.take();
         if let Some(t) = t {
             t.wake();
         }
@@ -178,10 +177,10 @@ impl Future for FireTask {
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let this = &mut *self;
         let alarm = {
-            let mut g = this.mb.state.lock().unwrap_or_else(|e| e.into_inner());
+            let mut g = lock(&this.mb.state);
             // Read under the lock: an alarm the timer thread fired while `task` was empty
             // (we were already woken) has then passed by `now`, and is renewed below.
-            let now = mono_ns();
+            let now = now_ns();
             while g.heap.peek().is_some_and(|i| i.deadline <= now) {
                 if let Some(Item {
                     target: Target::Entry(e),
@@ -225,8 +224,9 @@ impl Drop for FireTask {
         // The runtime is gone. Sleepers still registered here (a future moved elsewhere)
         // move to the timer thread, so they still fire.
         let left = {
-            let mut g = self.mb.state.lock().unwrap_or_else(|e| e.into_inner());
+            let mut g = lock(&self.mb.state);
             g.alive = false;
+            // pairs with the Acquire load in local_mailbox()
             self.mb.alive.store(false, Ordering::Release);
             g.task = None;
             std::mem::take(&mut g.heap)
@@ -322,12 +322,9 @@ fn run(t: &'static Timer) {
         t.earliest_new.store(u64::MAX, Ordering::SeqCst);
         // pairs with the Release increment in global_add()
         let gen = t.word.load(Ordering::Acquire);
-        std::mem::swap(
-            &mut inbox,
-            &mut *t.inbox.lock().unwrap_or_else(|e| e.into_inner()),
-        );
+        std::mem::swap(&mut inbox, &mut *lock(&t.inbox));
         heap.extend(inbox.drain(..));
-        let now = mono_ns();
+        let now = now_ns();
         while heap.peek().is_some_and(|i| i.deadline <= now) {
             match heap.pop().map(|i| i.target) {
                 Some(Target::Entry(e)) => due.extend(e.fire()),
@@ -342,18 +339,21 @@ fn run(t: &'static Timer) {
             w.wake();
         }
         let next = heap.peek().map_or(u64::MAX, |i| i.deadline);
+        // SeqCst, this store then the load below, against global_add()'s fetch_min then
+        // load: the store-buffer pattern described at the top of the loop, which needs one
+        // total order over the four.
         t.sleeping_until.store(next, Ordering::SeqCst);
         if t.earliest_new.load(Ordering::SeqCst) < next {
             continue; // an earlier deadline arrived while we were busy: take it first
         }
-        futex_wait_until(&t.word, gen, next.min(mono_ns() + 1_000_000_000));
+        futex::wait_until_private(&t.word, gen, next.min(now_ns() + 1_000_000_000));
     }
 }
 
 fn global_add(i: Item) {
     let t = timer();
     let deadline = i.deadline;
-    t.inbox.lock().unwrap_or_else(|e| e.into_inner()).push(i);
+    lock(&t.inbox).push(i);
     // SeqCst pairs with the SeqCst store and load in run(): either the timer thread sees
     // this deadline before it sleeps (and looks again if it is earlier than its own), or we
     // see the deadline it sleeps until.
@@ -362,7 +362,7 @@ fn global_add(i: Item) {
     if until != 0 && deadline < until {
         // pairs with the Acquire load in run()
         t.word.fetch_add(1, Ordering::Release);
-        futex_wake_all(&t.word);
+        futex::wake_all_private(&t.word);
     }
 }
 

@@ -3,6 +3,8 @@
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
+use nerve_transport::sys::lock;
+
 /// Something an event node blocks on until it has data. The scheduler calls [`WakeSource::wait`]
 /// in a loop on the node's own thread and ticks the node once per `true`.
 ///
@@ -44,7 +46,7 @@ impl Notify {
 
     /// Wakes the node waiting on this source (or makes its next wait return at once).
     pub fn notify(&self) {
-        let mut c = self.inner.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut c = lock(&self.inner.state);
         c.0 += 1;
         self.inner.cv.notify_all();
     }
@@ -52,7 +54,7 @@ impl Notify {
 
 impl WakeSource for Notify {
     fn wait(&mut self, timeout: Duration) -> bool {
-        let c = self.inner.state.lock().unwrap_or_else(|e| e.into_inner());
+        let c = lock(&self.inner.state);
         let (c, _) = self
             .inner
             .cv
@@ -66,7 +68,7 @@ impl WakeSource for Notify {
     fn interrupter(&self) -> Option<Box<dyn Fn() + Send + Sync>> {
         let inner = self.inner.clone();
         Some(Box::new(move || {
-            let mut c = inner.state.lock().unwrap_or_else(|e| e.into_inner());
+            let mut c = lock(&inner.state);
             c.1 += 1;
             inner.cv.notify_all();
         }))

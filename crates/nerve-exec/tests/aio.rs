@@ -76,16 +76,8 @@ fn interval_stream_select_and_join() {
 
 #[test]
 fn subscription_stream_with_select() {
-    use nerve::{msgs::CmdVel, Topic};
-    let d = 56_000 + std::process::id() % 5_000;
-    struct CleanDomain(u32);
-    impl Drop for CleanDomain {
-        fn drop(&mut self) {
-            let _ = nerve::registry::clean(self.0);
-            let _ = std::fs::remove_dir_all(nerve::registry::domain_dir(self.0));
-        }
-    }
-    let _clean = CleanDomain(d);
+    use nerve_transport::{msgs::CmdVel, Topic};
+    let (d, _domain) = nerve_testing::domain();
     let topic = Topic::<CmdVel>::builder("exec/async_cmd")
         .depth(16)
         .domain(d)

@@ -1,40 +1,24 @@
 //! nerve topics as scheduler inputs: the cross-process e-stop on `nerve/estop`, and event nodes
 //! woken by a subscriber.
 
-use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use nerve::msgs::CmdVel;
-use nerve::Topic;
 use nerve_exec::prelude::*;
 use nerve_exec::{trigger_remote_estop, EStopMsg, Inbox, TopicSource, ESTOP_TOPIC};
+use nerve_testing::process;
+use nerve_transport::msgs::CmdVel;
+use nerve_transport::Topic;
 
-const CHILD_ENV: &str = "NERVE_EXEC_ESTOP_CHILD";
-
-/// A domain of its own per test and process, so parallel runs never meet.
-fn domain(salt: u32) -> u32 {
-    50_000 + (std::process::id() % 5_000) * 4 + salt
-}
-
-/// Removes the test's domain from /dev/shm when the test ends (pass or fail).
-struct CleanDomain(u32);
-
-impl Drop for CleanDomain {
-    fn drop(&mut self) {
-        let _ = nerve::registry::clean(self.0);
-        let _ = std::fs::remove_dir_all(nerve::registry::domain_dir(self.0));
-    }
-}
-
-/// Not a test on its own: the child half of `estop_from_another_process_reaches_every_node`.
+/// Not a test on its own: the child half of `estop_from_another_process_reaches_every_node`
+/// (role `trigger`, on the parent's domain).
 #[test]
 fn remote_trigger_child() {
-    let Some(d) = std::env::var_os(CHILD_ENV) else {
+    if process::role().is_none() {
         return;
-    };
-    let d: u32 = d.to_str().unwrap().parse().unwrap();
+    }
+    let d = process::env_u64("NERVE_DOMAIN") as u32;
     trigger_remote_estop(Some(d), "from child").unwrap();
 }
 
@@ -57,8 +41,7 @@ impl Node for Idle {
 
 #[test]
 fn estop_from_another_process_reaches_every_node() {
-    let d = domain(0);
-    let _clean = CleanDomain(d);
+    let (d, _domain) = nerve_testing::domain();
     let seen: Vec<Arc<Seen>> = (0..3).map(|_| Arc::default()).collect();
     let mut b = Scheduler::builder().print_stats(false).estop_topic(Some(d));
     for (i, s) in seen.iter().enumerate() {
@@ -71,12 +54,9 @@ fn estop_from_another_process_reaches_every_node() {
         while h.stats()[0].ticks() == 0 {
             std::thread::sleep(Duration::from_millis(5));
         }
-        let st = Command::new(std::env::current_exe().unwrap())
-            .args(["remote_trigger_child", "--exact", "--test-threads=1"])
-            .env(CHILD_ENV, d.to_string())
-            .output()
-            .unwrap();
-        assert!(st.status.success(), "{st:?}");
+        let child = process::spawn_self("remote_trigger_child", "trigger", d, &[]);
+        let (status, out) = child.wait_with_output();
+        assert!(status.success(), "{status:?}: {out}");
         let t0 = Instant::now();
         while !estop.is_triggered() && t0.elapsed() < Duration::from_secs(5) {
             std::thread::sleep(Duration::from_millis(5));
@@ -95,8 +75,7 @@ fn estop_from_another_process_reaches_every_node() {
 
 #[test]
 fn local_estop_is_published_on_the_topic() {
-    let d = domain(1);
-    let _clean = CleanDomain(d);
+    let (d, _domain) = nerve_testing::domain();
     let topic = Topic::<EStopMsg>::builder(ESTOP_TOPIC)
         .depth(16)
         .domain(d)
@@ -148,8 +127,7 @@ impl Node for Follower {
 
 #[test]
 fn event_node_wakes_on_topic_data() {
-    let d = domain(2);
-    let _clean = CleanDomain(d);
+    let (d, _domain) = nerve_testing::domain();
     let topic = Topic::<CmdVel>::builder("exec/cmd")
         .depth(16)
         .domain(d)

@@ -10,12 +10,16 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::scheduler::{Shared, Slot};
-use crate::time::{futex_wait_until, futex_wake_all, mono_ns, Clock};
+use nerve_transport::sys::{futex, lock};
+use nerve_transport::time::now_ns;
+
+use super::slot::Slot;
+use crate::shared::Shared;
+use crate::time::Clock;
 
 /// A slot handed to whichever thread claims its index.
 #[derive(Clone, Copy)]
-pub(crate) struct SlotPtr(pub(crate) *mut Slot);
+pub(super) struct SlotPtr(pub(super) *mut Slot);
 
 // SAFETY: a `Slot` is `Send` (its node and wake source are `Send`, the rest is owned data and
 // `Arc`s of `Sync` types). The pointer is dereferenced only by the one thread that claimed its
@@ -27,7 +31,7 @@ unsafe impl Send for SlotPtr {}
 unsafe impl Sync for SlotPtr {}
 
 /// One group of ticks.
-pub(crate) struct Batch {
+pub(super) struct Batch {
     items: Vec<SlotPtr>,
     /// Next index to claim.
     next: AtomicUsize,
@@ -40,7 +44,7 @@ pub(crate) struct Batch {
 impl Batch {
     /// `items` must point at distinct slots that stay alive and untouched by anyone else until
     /// [`Pool::run`] returns.
-    pub(crate) fn new(items: Vec<SlotPtr>, clock: Clock, start: u64) -> Self {
+    pub(super) fn new(items: Vec<SlotPtr>, clock: Clock, start: u64) -> Self {
         Self {
             items,
             next: AtomicUsize::new(0),
@@ -54,12 +58,15 @@ impl Batch {
     fn work(&self, shared: &Shared) {
         let len = self.items.len();
         loop {
-            let i = self.next.fetch_add(1, Ordering::AcqRel);
+            // Relaxed: the counter only hands out each index once. The slots and the batch
+            // reach this thread through the batch mutex (Pool::run() -> helper()), and the
+            // lane thread waits for `done` before it touches a slot again.
+            let i = self.next.fetch_add(1, Ordering::Relaxed);
             if i >= len {
                 return;
             }
             let p = self.items[i].0;
-            // A panic outside the node's own calls (they are caught in run_tick) must still
+            // A panic outside the node's own calls (they are caught in Slot::run_tick) must still
             // count the slot as done, or the lane thread would wait forever.
             let _ = catch_unwind(AssertUnwindSafe(|| {
                 // SAFETY: index `i` was claimed by this thread alone (fetch_add above), so no
@@ -67,12 +74,13 @@ impl Batch {
                 // and untouched until `done` reaches `len` (Pool::run), which is after this
                 // call returns.
                 let slot = unsafe { &mut *p };
-                crate::scheduler::run_tick_on(slot, shared, &self.clock, self.start);
+                slot.run_tick(shared, &self.clock, self.start);
             }));
             // pairs with the Acquire load in Pool::run(): the slot's writes are visible to
-            // the lane thread once it sees the count.
-            if self.done.fetch_add(1, Ordering::AcqRel) as usize + 1 == len {
-                futex_wake_all(&self.done);
+            // the lane thread once it sees the count (the increments form one release
+            // sequence, so seeing the last one is seeing them all). Nothing is read here.
+            if self.done.fetch_add(1, Ordering::Release) as usize + 1 == len {
+                futex::wake_all_private(&self.done);
             }
         }
     }
@@ -87,7 +95,7 @@ struct Inner {
 }
 
 /// The helper threads of a compute lane.
-pub(crate) struct Pool {
+pub(super) struct Pool {
     inner: Arc<Inner>,
     threads: Vec<std::thread::JoinHandle<()>>,
 }
@@ -95,7 +103,7 @@ pub(crate) struct Pool {
 impl Pool {
     /// Starts `helpers` threads named after `lane`. Threads that cannot start are left out
     /// (and logged): the pool only gets smaller.
-    pub(crate) fn start(helpers: usize, shared: Arc<Shared>, lane: &str) -> Self {
+    pub(super) fn start(helpers: usize, shared: Arc<Shared>, lane: &str) -> Self {
         let inner = Arc::new(Inner {
             shared,
             gen: AtomicU32::new(0),
@@ -119,38 +127,41 @@ impl Pool {
     }
 
     /// Threads working on a batch, the caller included.
-    pub(crate) fn width(&self) -> usize {
+    pub(super) fn width(&self) -> usize {
         self.threads.len() + 1
     }
 
     /// Runs every slot of `batch` on the helpers and the calling thread; returns when all are
     /// done.
-    pub(crate) fn run(&self, batch: Batch) {
+    pub(super) fn run(&self, batch: Batch) {
         let len = batch.items.len() as u32;
         let b = Arc::new(batch);
-        *self.inner.batch.lock().unwrap_or_else(|e| e.into_inner()) = Some(b.clone());
-        // pairs with the Acquire load in helper()
+        *lock(&self.inner.batch) = Some(b.clone());
+        // pairs with the Acquire load of `gen` in helper()
         self.inner.gen.fetch_add(1, Ordering::Release);
-        futex_wake_all(&self.inner.gen);
+        futex::wake_all_private(&self.inner.gen);
         b.work(&self.inner.shared);
         loop {
-            // pairs with the AcqRel increments in Batch::work()
+            // pairs with the Release increments in Batch::work()
             let d = b.done.load(Ordering::Acquire);
             if d >= len {
                 break;
             }
-            futex_wait_until(&b.done, d, mono_ns() + 1_000_000_000);
+            futex::wait_until_private(&b.done, d, now_ns() + 1_000_000_000);
         }
         // Helpers that still hold the batch find nothing to claim; drop ours.
-        *self.inner.batch.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *lock(&self.inner.batch) = None;
     }
 }
 
 impl Drop for Pool {
     fn drop(&mut self) {
+        // pairs with the Acquire load of `quit` in helper()
         self.inner.quit.store(true, Ordering::Release);
+        // pairs with the Acquire load of `gen` in helper(): a helper that sees this
+        // generation also sees `quit`
         self.inner.gen.fetch_add(1, Ordering::Release);
-        futex_wake_all(&self.inner.gen);
+        futex::wake_all_private(&self.inner.gen);
         for t in self.threads.drain(..) {
             let _ = t.join();
         }
@@ -160,23 +171,20 @@ impl Drop for Pool {
 fn helper(inner: &Inner) {
     let mut seen = 0;
     loop {
-        // pairs with the Release increments in Pool::run() and Drop
+        // pairs with the Release increments in Pool::run() and Pool::drop()
         let g = inner.gen.load(Ordering::Acquire);
+        // pairs with the Release store in Pool::drop()
         if inner.quit.load(Ordering::Acquire) {
             return;
         }
         if g != seen {
             seen = g;
-            let b = inner
-                .batch
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .clone();
+            let b = lock(&inner.batch).clone();
             if let Some(b) = b {
                 b.work(&inner.shared);
             }
             continue;
         }
-        futex_wait_until(&inner.gen, g, mono_ns() + 1_000_000_000);
+        futex::wait_until_private(&inner.gen, g, now_ns() + 1_000_000_000);
     }
 }

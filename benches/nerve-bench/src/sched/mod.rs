@@ -1,0 +1,104 @@
+//! `nerve-bench sched`: the scheduler of `nerve-exec` measured through its public API (issue
+//! 4's scenarios), as rows of the BENCHMARKS.md contract with `suite: "sched"`.
+//!
+//! - [`mixed`]: 1 kHz (RT) + 500 Hz (RT) + 100 Hz + 10 Hz with the other core busy: start
+//!   lateness, misses, achieved rate;
+//! - [`overhead`]: tick overhead per node with 1…200 nodes, and what budget/watchdog monitoring
+//!   adds per node;
+//! - [`estop`]: e-stop latency to every node;
+//! - [`tasks`]: rclcpp_async's table, N concurrent tasks sleeping 1/10/100 ms, single and
+//!   repeated fire, nerve's timer against tokio's.
+//!
+//! Besides the contract's fields, rows carry `rate_hz`, `misses`, `achieved_hz`, `nodes`,
+//! `tasks`, `sleep_ms`, `repeats`, `duration_s`, `steal_ms`, `load` and `note` where they
+//! apply. `$NERVE_SCHED_ONLY` (comma-separated, see [`SCENARIOS`]) runs a subset.
+
+mod estop;
+mod mixed;
+mod overhead;
+mod tasks;
+
+use crate::machine::Machine;
+use crate::report::{self, Row, SuiteArgs};
+use crate::stats::Summary;
+use anyhow::Result;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// The scenarios, by the names `$NERVE_SCHED_ONLY` takes.
+pub const SCENARIOS: [&str; 5] = ["mixed", "overhead", "budget", "estop", "tasks"];
+
+/// `nerve-bench sched`.
+pub fn run_suite(args: &SuiteArgs) -> Result<()> {
+    let machine = Machine::detect();
+    eprintln!("machine: {}", machine.summary());
+    let only = std::env::var("NERVE_SCHED_ONLY").unwrap_or_default();
+    let only: Vec<&str> = only.split(',').filter(|s| !s.is_empty()).collect();
+    if let Some(x) = only.iter().find(|x| !SCENARIOS.contains(x)) {
+        anyhow::bail!("NERVE_SCHED_ONLY names {x:?}, which is no scenario: use {SCENARIOS:?}");
+    }
+    let rows = run_only(args.quick, &only);
+    report::emit("sched", args, &machine, &rows)
+}
+
+/// Runs the scenarios named in `only` (all when empty); `quick` keeps the whole run within
+/// about a minute.
+fn run_only(quick: bool, only: &[&str]) -> Vec<Row> {
+    let want = |s: &str| only.is_empty() || only.contains(&s);
+    let mut rows = Vec::new();
+    if want("mixed") {
+        rows.extend(mixed::mixed_rates(if quick { 5 } else { 60 }));
+    }
+    if want("overhead") {
+        rows.extend(overhead::tick_overhead(quick));
+    }
+    if want("budget") {
+        rows.push(overhead::budget_overhead(quick));
+    }
+    if want("estop") {
+        rows.push(estop::estop(if quick { 100 } else { 500 }));
+    }
+    if want("tasks") {
+        rows.extend(tasks::tasks(quick));
+    }
+    rows
+}
+
+/// A row of this suite: `nerve`, `rust`, `blocking`, no payload; `transport` is `same-thread`
+/// (one lane) or `cross-thread`, `topology` `1:N` (one trigger, N nodes or tasks).
+fn row(message: &str, metric: &str, transport: &str, topology: &str) -> Row {
+    Row::new(
+        "sched", "nerve", "rust", transport, topology, "blocking", message, 0, metric,
+    )
+}
+
+/// A scenario that could not run: no numbers, the reason.
+fn error_row(message: &str, metric: &str, e: impl std::fmt::Display) -> Row {
+    row(message, metric, "cross-thread", "1:1").error(e.to_string())
+}
+
+/// A row's numbers from samples measured here; an error row when there are none.
+fn with_samples(r: Row, samples: &mut [f64]) -> Row {
+    match Summary::of(samples) {
+        Some(s) => r.summary(s),
+        None => r.error("no samples"),
+    }
+}
+
+/// A row's numbers from a statistic the scheduler measured itself ([`nerve_exec::NodeStats`]).
+fn with_node_stat(r: Row, s: &nerve_exec::Summary) -> Row {
+    r.summary(report::summary_of(
+        s.min as f64,
+        s.p50 as f64,
+        s.p90 as f64,
+        s.p99 as f64,
+        s.p999 as f64,
+        s.max as f64,
+        s.n,
+    ))
+}
+
+/// Locks `m`, recovering it if a node's panic poisoned it (nerve's policy: recover, never
+/// unwrap; the samples behind it stay valid).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
