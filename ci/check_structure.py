@@ -6,8 +6,9 @@
 2. no import circle between the files of one crate (`use crate::a`, `crate::a::b` paths,
    `super::` from a submodule), so each file can be read knowing only the files below it;
 3. every atomic ordering stronger than Relaxed (Acquire, Release, AcqRel, SeqCst, and fences)
-   names the access it pairs with: a comment with "pairs with" (or, for SeqCst, "SeqCst:"
-   saying why) on its line or in the comment block just above its statement.
+   names the access it pairs with: a comment with "pairs with" (for SeqCst, a comment that
+   names SeqCst and says why) on its line or in the comment block just above its statement
+   (one comment may cover a run of adjacent ordered accesses).
 
 Usage: ci/check_structure.py [ROOT]   (exit status 1 and one line per finding)
 """
@@ -19,7 +20,8 @@ MAX_LINES = 800
 PRODUCT = ["crates", "bindings", "cli", "bridges"]
 SKIP_PARTS = {"tests", "benches", "examples", "target", "generated", ".venv"}
 ORDERING = re.compile(r"\b(Acquire|Release|AcqRel|SeqCst)\b")
-PARTNER = re.compile(r"pairs with|paired with|SeqCst:", re.IGNORECASE)
+PARTNER = re.compile(r"pairs with|paired with", re.IGNORECASE)
+SEQCST_REASON = re.compile(r"//.*SeqCst")
 
 
 def product_files(root):
@@ -124,7 +126,9 @@ def check_orderings(path, root, out):
             continue
         if re.search(r"\buse\b.*Ordering", code):
             continue
-        if PARTNER.search(line):
+        wanted = SEQCST_REASON if "SeqCst" in code and not re.search(
+            r"\b(Acquire|Release|AcqRel)\b", code) else PARTNER
+        if wanted.search(line):
             continue
         # The comment block above the statement: walk up over the statement's own lines and
         # comments until a blank line or the end of the previous statement.
@@ -132,10 +136,12 @@ def check_orderings(path, root, out):
         j = i - 1
         while j >= 0 and i - j <= 12:
             prev = lines[j].strip()
-            if PARTNER.search(prev):
+            if wanted.search(prev) or (prev.startswith("//") and PARTNER.search(prev)):
                 ok = True
                 break
-            if not prev or prev.endswith(";") or prev.endswith("{") and not prev.startswith("//"):
+            ends_statement = prev.endswith(";") or prev.endswith("{")
+            if not prev or (ends_statement and not prev.startswith("//")
+                            and not ORDERING.search(prev.split("//", 1)[0])):
                 break
             j -= 1
         if not ok:
