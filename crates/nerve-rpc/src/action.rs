@@ -39,7 +39,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use nerve::{Msgpack, Publisher, Topic};
+use nerve_transport::{Msgpack, Publisher, Topic};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -181,7 +181,7 @@ where
     )
 }
 
-fn events_topic<F, R>(c: &ActionConfig) -> Result<Topic<Events<F, R>>, nerve::OpenError>
+fn events_topic<F, R>(c: &ActionConfig) -> Result<Topic<Events<F, R>>, nerve_transport::OpenError>
 where
     F: Serialize + DeserializeOwned + Send + Sync + 'static,
     R: Serialize + DeserializeOwned + Send + Sync + 'static,
@@ -221,7 +221,7 @@ impl<G, F, R, Side> ActionBuilder<G, F, R, Side> {
 fn config(name: &str) -> ActionConfig {
     ActionConfig {
         name: name.to_owned(),
-        domain: nerve::default_domain(),
+        domain: nerve_transport::default_domain(),
         events_depth: 256,
     }
 }

@@ -356,7 +356,7 @@ pub fn run_cross_thread(warmup: Duration, time: Duration, server_setup: &ServerS
             ));
         }
     }
-    let _ = std::fs::remove_dir_all(nerve::registry::domain_dir(domain));
+    let _ = std::fs::remove_dir_all(nerve_transport::registry::domain_dir(domain));
     rows
 }
 

@@ -68,7 +68,7 @@ pub enum CallError {
         /// The service.
         service: String,
         /// The topic's error.
-        source: nerve::SendError<()>,
+        source: nerve_transport::SendError<()>,
     },
     /// A topic of the service could not be opened.
     #[error("service '{service}': {source}")]
@@ -76,7 +76,7 @@ pub enum CallError {
         /// The service.
         service: String,
         /// The topic's error.
-        source: nerve::OpenError,
+        source: nerve_transport::OpenError,
     },
 }
 
@@ -97,7 +97,7 @@ pub enum ServeError {
         /// The service.
         service: String,
         /// The topic's error.
-        source: nerve::OpenError,
+        source: nerve_transport::OpenError,
     },
     /// A server thread could not be started.
     #[error("service '{service}': cannot start a server thread: {source}")]

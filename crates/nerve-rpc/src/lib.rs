@@ -39,7 +39,6 @@
 //! bytes, so a binding encodes and decodes on its side (a Python dict with the field names of a
 //! Rust struct interoperates: requests are encoded with named fields).
 #![warn(missing_docs)]
-#![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod action;
 #[cfg(feature = "bench")]

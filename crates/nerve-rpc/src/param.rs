@@ -419,7 +419,7 @@ impl fmt::Debug for Parameters {
 impl Parameters {
     /// Parameters of node `node` in the default domain.
     pub fn new(node: &str) -> Self {
-        Self::with_domain(node, nerve::default_domain())
+        Self::with_domain(node, nerve_transport::default_domain())
     }
 
     /// Parameters of node `node` in `domain`.
@@ -729,7 +729,7 @@ pub struct ParamClient {
 impl ParamClient {
     /// A client of node `node`'s parameters in the default domain.
     pub fn new(node: &str) -> Result<Self, ParamError> {
-        Self::with_domain(node, nerve::default_domain())
+        Self::with_domain(node, nerve_transport::default_domain())
     }
 
     /// A client of node `node`'s parameters in `domain`.

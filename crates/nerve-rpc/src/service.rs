@@ -20,8 +20,8 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use nerve::{Publisher, Sample, Subscriber, Topic};
-use nerve_shm::ProcessId;
+use nerve_transport::sys::{pid_alive, ProcessId};
+use nerve_transport::{Publisher, Sample, Subscriber, Topic};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -60,7 +60,7 @@ impl ServiceConfig {
     fn new(name: &str) -> Self {
         ServiceConfig {
             name: name.to_owned(),
-            domain: nerve::default_domain(),
+            domain: nerve_transport::default_domain(),
             request_depth: DEFAULT_REQUEST_DEPTH,
             response_depth: DEFAULT_RESPONSE_DEPTH,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
@@ -68,7 +68,7 @@ impl ServiceConfig {
         }
     }
 
-    fn open_requests(&self) -> Result<Topic<RpcFrame>, nerve::OpenError> {
+    fn open_requests(&self) -> Result<Topic<RpcFrame>, nerve_transport::OpenError> {
         Topic::<RpcFrame>::builder(&wire::request_topic(&self.name))
             .domain(self.domain)
             .depth(self.request_depth)
@@ -78,7 +78,7 @@ impl ServiceConfig {
             .open()
     }
 
-    fn open_record(&self) -> Result<Topic<ServerRecord>, nerve::OpenError> {
+    fn open_record(&self) -> Result<Topic<ServerRecord>, nerve_transport::OpenError> {
         Topic::<ServerRecord>::builder(&wire::server_topic(&self.name))
             .domain(self.domain)
             .latest_only()
@@ -342,10 +342,10 @@ impl Drop for ClientInner {
     fn drop(&mut self) {
         // The response topic is this client's alone: remove its file so short-lived clients
         // leave nothing in /dev/shm. A server still holding it keeps a harmless mapping.
-        let path = nerve_shm::segment::domain_dir(self.config.domain).join(
-            nerve_shm::segment::topic_file(&wire::response_topic(&self.config.name, self.id)),
-        );
-        let _ = std::fs::remove_file(path);
+        let topic = wire::response_topic(&self.config.name, self.id);
+        if let Err(e) = nerve_transport::registry::remove_topic(self.config.domain, &topic) {
+            tracing::debug!(service = %self.config.name, error = %e, "response topic not removed");
+        }
     }
 }
 
@@ -359,7 +359,7 @@ pub struct RawClient {
 impl RawClient {
     /// Opens a client of the service described by `config`.
     pub fn open(config: ServiceConfig) -> Result<Self, CallError> {
-        let open_err = |e: nerve::OpenError| CallError::Open {
+        let open_err = |e: nerve_transport::OpenError| CallError::Open {
             service: config.name.clone(),
             source: e,
         };
@@ -489,7 +489,7 @@ impl RawClient {
             publisher.set_timeout(deadline.saturating_duration_since(Instant::now()));
             match send_frame(&publisher, header, req) {
                 Ok(()) => {}
-                Err(nerve::SendError::Full { .. }) => {
+                Err(nerve_transport::SendError::Full { .. }) => {
                     return Err(if inner.server.lock().unwrap().alive(true).is_none() {
                         CallError::ServerDied {
                             service: service.clone(),
@@ -679,7 +679,7 @@ fn recv_frame(
     sub: &mut Subscriber<RpcFrame>,
     spin: Duration,
     until: Instant,
-) -> Result<Option<Sample<RpcFrame>>, nerve::RecvError> {
+) -> Result<Option<Sample<RpcFrame>>, nerve_transport::RecvError> {
     if let Some(s) = sub.try_recv()? {
         return Ok(Some(s));
     }
@@ -711,7 +711,7 @@ fn send_frame(
     p: &Publisher<RpcFrame>,
     header: RpcHeader,
     payload: &[u8],
-) -> Result<(), nerve::SendError<()>> {
+) -> Result<(), nerve_transport::SendError<()>> {
     let mut loan = p.loan(payload.len())?;
     *loan.header_mut() = header;
     loan.data_mut().copy_from_slice(payload);
@@ -818,7 +818,7 @@ impl Server {
         workers: usize,
         handler: Arc<RawHandler>,
     ) -> Result<Server, ServeError> {
-        let open_err = |e: nerve::OpenError| ServeError::Open {
+        let open_err = |e: nerve_transport::OpenError| ServeError::Open {
             service: config.name.clone(),
             source: e,
         };
@@ -952,7 +952,7 @@ impl ServerShared {
             if h.kind != wire::KIND_REQUEST {
                 continue;
             }
-            if h.deadline_ns != 0 && wire::monotonic_ns() > h.deadline_ns {
+            if h.deadline_ns != 0 && nerve_transport::time::now_ns() > h.deadline_ns {
                 self.expired.fetch_add(1, Relaxed);
                 continue;
             }
@@ -981,7 +981,7 @@ impl ServerShared {
         self.responders
             .lock()
             .unwrap()
-            .retain(|id, _| wire::pid_alive(wire::pid_of(*id)));
+            .retain(|id, _| pid_alive(wire::pid_of(*id)));
     }
 
     fn responder(&self, client: u64) -> Option<Arc<Mutex<Publisher<RpcFrame>>>> {
@@ -989,7 +989,7 @@ impl ServerShared {
             return Some(p.clone());
         }
         // Never create the topic of a client that is gone.
-        if !wire::pid_alive(wire::pid_of(client)) {
+        if !pid_alive(wire::pid_of(client)) {
             return None;
         }
         // The client created its topic; asking for our own size limit (not the topic
@@ -1005,7 +1005,7 @@ impl ServerShared {
         let p = Arc::new(Mutex::new(p));
         let mut map = self.responders.lock().unwrap();
         if map.len() >= 1024 {
-            map.retain(|id, _| wire::pid_alive(wire::pid_of(*id)));
+            map.retain(|id, _| pid_alive(wire::pid_of(*id)));
         }
         map.insert(client, p.clone());
         Some(p)
@@ -1031,7 +1031,7 @@ impl ServerShared {
                 }
             }
         };
-        if h.deadline_ns != 0 && wire::monotonic_ns() > h.deadline_ns {
+        if h.deadline_ns != 0 && nerve_transport::time::now_ns() > h.deadline_ns {
             // The caller gave up: it would discard the response anyway.
             self.expired.fetch_add(1, Relaxed);
             return;
@@ -1052,7 +1052,7 @@ impl ServerShared {
         if let Err(e) = send_frame(&p, header, &body) {
             self.undelivered.fetch_add(1, Relaxed);
             tracing::debug!(service = %self.config.name, client = h.client, error = %e, "response not delivered");
-            if matches!(e, nerve::SendError::TooLarge { .. }) {
+            if matches!(e, nerve_transport::SendError::TooLarge { .. }) {
                 // Tell the caller instead of letting it time out.
                 let msg = format!("{e}");
                 let _ = send_frame(

@@ -1,10 +1,10 @@
 //! What crosses the shared-memory topics: request/response frames, the server record, ids and
-//! the monotonic clock shared by all processes of the machine.
+//! deadlines on the machine's one clock (`nerve_transport::time::now_ns`).
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use nerve::msgs::{chunked_message, fixed_message};
+use nerve_transport::msgs::{chunked_message, fixed_message};
 
 chunked_message! {
     /// One request or response: a 32-byte header and the MessagePack payload as bytes.
@@ -49,20 +49,9 @@ pub const KIND_HANDLER_ERROR: u32 = 3;
 /// A response saying the request could not be decoded (message UTF-8).
 pub const KIND_BAD_REQUEST: u32 = 4;
 
-/// `CLOCK_MONOTONIC` in nanoseconds: the same clock in every process of the machine.
-pub fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; CLOCK_MONOTONIC always exists on Linux.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
-/// The deadline `timeout` from now on the shared clock.
+/// The deadline `timeout` from now on the machine's clock (`nerve_transport::time::now_ns`).
 pub fn deadline_after(timeout: Duration) -> u64 {
-    monotonic_ns().saturating_add(timeout.as_nanos().min(u64::MAX as u128) as u64)
+    nerve_transport::time::now_ns().saturating_add(timeout.as_nanos().min(u64::MAX as u128) as u64)
 }
 
 /// A process-unique, machine-unique id: pid in the high 32 bits, a counter in the low ones.
@@ -74,12 +63,6 @@ pub fn client_id() -> u64 {
 /// The pid encoded in an id from [`client_id`].
 pub fn pid_of(id: u64) -> u32 {
     (id >> 32) as u32
-}
-
-/// Whether process `pid` runs (a zombie counts as dead; a reused pid as alive, which is why
-/// the server record also carries a start time).
-pub fn pid_alive(pid: u32) -> bool {
-    pid != 0 && nerve_shm::liveness::start_time(pid).is_some()
 }
 
 /// Topic names of a service.

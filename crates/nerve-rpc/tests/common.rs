@@ -15,7 +15,7 @@ pub struct DomainGuard(pub u32);
 
 impl Drop for DomainGuard {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(nerve::registry::domain_dir(self.0));
+        let _ = std::fs::remove_dir_all(nerve_transport::registry::domain_dir(self.0));
     }
 }
 

@@ -68,7 +68,7 @@ fn child_process() {
     let Some(role) = common::child_role() else {
         return;
     };
-    let domain = nerve::default_domain();
+    let domain = nerve_transport::default_domain();
     let svc = echo(domain);
     let parts: Vec<&str> = role.split(':').collect();
     match parts[0] {
@@ -386,7 +386,7 @@ fn a_dropped_client_removes_its_response_topic() {
     let req = request(1, 1, 0);
     check(&req, &client.call(&req, Duration::from_secs(1)).unwrap());
     let count = || {
-        std::fs::read_dir(nerve::registry::domain_dir(d))
+        std::fs::read_dir(nerve_transport::registry::domain_dir(d))
             .unwrap()
             .filter(|e| {
                 let name = e.as_ref().unwrap().file_name();
