@@ -41,8 +41,6 @@
 #![warn(missing_docs)]
 
 pub mod action;
-#[cfg(feature = "bench")]
-pub mod bench;
 pub mod error;
 pub mod param;
 pub mod service;
