@@ -35,10 +35,11 @@
 use std::collections::{HashMap, VecDeque};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use nerve_transport::sys::lock;
 use nerve_transport::{Msgpack, Publisher, Topic};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -268,9 +269,7 @@ struct ServerShared<F, R> {
 
 impl<F: Payload, R: Payload> ServerShared<F, R> {
     fn status_of(&self, goal_id: u64) -> GoalStatus {
-        self.goals
-            .lock()
-            .unwrap()
+        lock(&self.goals)
             .get(&goal_id)
             .map_or(GoalStatus::Aborted, |g| g.status)
     }
@@ -290,17 +289,14 @@ impl<F: Payload, R: Payload> ServerShared<F, R> {
             result,
             message: message.to_owned(),
         };
-        let events = match self.events.lock() {
-            Ok(p) => p,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let events = lock(&self.events);
         if let Err(e) = events.send(&event) {
             tracing::warn!(action = %self.name, goal_id, error = %e, "action event not sent");
         }
     }
 
     fn set_status(&self, goal_id: u64, status: GoalStatus) {
-        if let Some(g) = self.goals.lock().unwrap().get_mut(&goal_id) {
+        if let Some(g) = lock(&self.goals).get_mut(&goal_id) {
             if !g.status.is_terminal() {
                 g.status = status;
             }
@@ -333,12 +329,7 @@ impl<G: Payload, F: Payload, R: Payload + Clone> ActionServer<G, F, R> {
 
     /// Status of a goal known to this server.
     pub fn status(&self, goal_id: u64) -> Option<GoalStatus> {
-        self.shared
-            .goals
-            .lock()
-            .unwrap()
-            .get(&goal_id)
-            .map(|g| g.status)
+        lock(&self.shared.goals).get(&goal_id).map(|g| g.status)
     }
 }
 
@@ -373,7 +364,7 @@ impl<G: Payload, F: Payload, R: Payload + Clone> ActionBuilder<G, F, R, ServerSi
             }
             let cancel = Arc::new(AtomicBool::new(false));
             {
-                let mut goals = s.goals.lock().unwrap();
+                let mut goals = lock(&s.goals);
                 // Forget goals finished more than a minute ago.
                 goals.retain(|_, g| match g.finished {
                     Some(t) => t.elapsed() < Duration::from_secs(60),
@@ -425,10 +416,12 @@ impl<G: Payload, F: Payload, R: Payload + Clone> ActionBuilder<G, F, R, ServerSi
                         GoalOutcome::Canceled(r) => (GoalStatus::Canceled, r, String::new()),
                         GoalOutcome::Aborted(m) => (GoalStatus::Aborted, None, m),
                     };
-                    if let Some(g) = s2.goals.lock().unwrap().get_mut(&goal_id) {
+                    // Cloned before locking: `R::clone` is the user's code, and a panic in it
+                    // must not leave the entry terminal without its result.
+                    let kept = (result.clone(), message.clone());
+                    if let Some(g) = lock(&s2.goals).get_mut(&goal_id) {
                         g.status = status;
-                        g.result = result.clone();
-                        g.message = message.clone();
+                        (g.result, g.message) = kept;
                         g.finished = Some(Instant::now());
                     }
                     s2.publish(goal_id, status, None, result, &message);
@@ -441,7 +434,7 @@ impl<G: Payload, F: Payload, R: Payload + Clone> ActionBuilder<G, F, R, ServerSi
         })?;
         let s = shared.clone();
         let cancel = cancel_svc.server().serve(move |req: CancelRequest| {
-            let mut goals = s.goals.lock().unwrap();
+            let mut goals = lock(&s.goals);
             let Some(g) = goals.get_mut(&req.goal_id) else {
                 return Ok(CancelResponse { status: None });
             };
@@ -460,7 +453,7 @@ impl<G: Payload, F: Payload, R: Payload + Clone> ActionBuilder<G, F, R, ServerSi
         })?;
         let s = shared.clone();
         let status = status_svc.server().serve(move |req: StatusRequest| {
-            let goals = s.goals.lock().unwrap();
+            let goals = lock(&s.goals);
             Ok(match goals.get(&req.goal_id) {
                 Some(g) => StatusResponse {
                     status: Some(g.status),
@@ -542,7 +535,7 @@ impl<G: Payload, F: Payload, R: Payload + Clone> ActionBuilder<G, F, R, ClientSi
                             continue;
                         }
                     };
-                    let mut goals = s.goals.lock().unwrap();
+                    let mut goals = lock(&s.goals);
                     let Some(g) = goals.get_mut(&event.goal_id) else {
                         continue;
                     };
@@ -610,7 +603,7 @@ impl<G: Payload, F: Payload, R: Payload + Clone> ActionClient<G, F, R> {
 
     /// Forgets what this client collected about a kept goal (its feedback and result).
     pub fn forget_goal(&self, goal_id: u64) {
-        self.shared.goals.lock().unwrap().remove(&goal_id);
+        lock(&self.shared.goals).remove(&goal_id);
     }
 
     /// Whether the action server is up.
@@ -631,7 +624,7 @@ impl<G: Payload, F: Payload, R: Payload + Clone> ActionClient<G, F, R> {
         timeout: Duration,
     ) -> Result<GoalHandle<'_, G, F, R>, ActionError> {
         let goal_id = wire::client_id();
-        self.shared.goals.lock().unwrap().insert(
+        lock(&self.shared.goals).insert(
             goal_id,
             GoalState {
                 status: GoalStatus::Accepted,
@@ -639,24 +632,20 @@ impl<G: Payload, F: Payload, R: Payload + Clone> ActionClient<G, F, R> {
                 result: None,
             },
         );
-        let resp = self.goal.call(&GoalRequest { goal_id, goal }, timeout);
-        match resp {
-            Ok(r) if r.accepted => Ok(GoalHandle {
-                client: self,
-                goal_id,
-                forget_on_drop: true,
+        // The handle forgets the goal when dropped: on a refusal, a failed call, or a panic
+        // while the goal is encoded (the goal type's Serialize is the user's code).
+        let handle = GoalHandle {
+            client: self,
+            goal_id,
+            forget_on_drop: true,
+        };
+        match self.goal.call(&GoalRequest { goal_id, goal }, timeout) {
+            Ok(r) if r.accepted => Ok(handle),
+            Ok(r) => Err(ActionError::Rejected {
+                action: self.shared.name.clone(),
+                reason: r.reason,
             }),
-            Ok(r) => {
-                self.shared.goals.lock().unwrap().remove(&goal_id);
-                Err(ActionError::Rejected {
-                    action: self.shared.name.clone(),
-                    reason: r.reason,
-                })
-            }
-            Err(e) => {
-                self.shared.goals.lock().unwrap().remove(&goal_id);
-                Err(ActionError::Call(e))
-            }
+            Err(e) => Err(ActionError::Call(e)),
         }
     }
 
@@ -684,7 +673,7 @@ impl<G: Payload, F: Payload, R: Payload + Clone> ActionClient<G, F, R> {
                 goal_id,
             });
         };
-        let mut goals = self.shared.goals.lock().unwrap();
+        let mut goals = lock(&self.shared.goals);
         if let Some(g) = goals.get_mut(&goal_id) {
             if !g.status.is_terminal() {
                 g.status = status;
@@ -717,22 +706,14 @@ impl<G: Payload, F: Payload, R: Payload + Clone> GoalHandle<'_, G, F, R> {
 
     /// The latest status seen.
     pub fn status(&self) -> GoalStatus {
-        self.client
-            .shared
-            .goals
-            .lock()
-            .unwrap()
+        lock(&self.client.shared.goals)
             .get(&self.goal_id)
             .map_or(GoalStatus::Aborted, |g| g.status)
     }
 
     /// Feedback received since the last call.
     pub fn feedback(&self) -> Vec<F> {
-        self.client
-            .shared
-            .goals
-            .lock()
-            .unwrap()
+        lock(&self.client.shared.goals)
             .get_mut(&self.goal_id)
             .map(|g| g.feedback.drain(..).collect())
             .unwrap_or_default()
@@ -764,7 +745,7 @@ impl<G: Payload, F: Payload, R: Payload + Clone> GoalHandle<'_, G, F, R> {
         let mut next_poll = Instant::now() + Duration::from_millis(200);
         loop {
             {
-                let goals = shared.goals.lock().unwrap();
+                let goals = lock(&shared.goals);
                 let (goals, _) = shared
                     .cv
                     .wait_timeout_while(
@@ -773,7 +754,7 @@ impl<G: Payload, F: Payload, R: Payload + Clone> GoalHandle<'_, G, F, R> {
                             .min(end.saturating_duration_since(Instant::now())),
                         |g| g.get(&self.goal_id).is_some_and(|g| g.result.is_none()),
                     )
-                    .unwrap();
+                    .unwrap_or_else(PoisonError::into_inner);
                 match goals.get(&self.goal_id) {
                     Some(g) => {
                         if let Some(r) = &g.result {
@@ -820,12 +801,7 @@ impl<G, F, R> Drop for GoalHandle<'_, G, F, R> {
         if !self.forget_on_drop {
             return;
         }
-        self.client
-            .shared
-            .goals
-            .lock()
-            .unwrap()
-            .remove(&self.goal_id);
+        lock(&self.client.shared.goals).remove(&self.goal_id);
     }
 }
 

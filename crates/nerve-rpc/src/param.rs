@@ -24,6 +24,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use nerve_transport::sys::lock;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{CallError, ParamError, ServeError};
@@ -411,7 +412,7 @@ impl fmt::Debug for Parameters {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Parameters")
             .field("node", &self.node)
-            .field("declared", &self.store.lock().unwrap().declared.len())
+            .field("declared", &lock(&self.store).declared.len())
             .finish()
     }
 }
@@ -439,7 +440,7 @@ impl Parameters {
     /// Declares a parameter. Its value is the one loaded for it (YAML) if any, else the
     /// default; either must pass validation.
     pub fn declare(&self, descriptor: ParamDescriptor) -> Result<ParamValue, ParamError> {
-        let mut store = self.store.lock().unwrap();
+        let mut store = lock(&self.store);
         if store.declared.contains_key(&descriptor.name) {
             return Err(ParamError::AlreadyDeclared {
                 node: self.node.clone(),
@@ -450,10 +451,14 @@ impl Parameters {
             return Err(self.wrong_type(&descriptor, &descriptor.default));
         }
         self.validate(&descriptor, &descriptor.default)?;
-        let value = match store.overrides.remove(&descriptor.name) {
+        let value = match store.overrides.get(&descriptor.name).cloned() {
             Some(v) => {
                 let v = v.coerce(descriptor.ty);
-                self.check(&store, &descriptor, &v)?;
+                // The loaded value leaves `overrides` once the callbacks have decided (accepted
+                // or refused), so a panicking callback leaves the store as it was.
+                let checked = self.check(&store, &descriptor, &v);
+                store.overrides.remove(&descriptor.name);
+                checked?;
                 v
             }
             None => descriptor.default.clone(),
@@ -470,9 +475,7 @@ impl Parameters {
 
     /// The value of a declared parameter.
     pub fn get(&self, name: &str) -> Option<ParamValue> {
-        self.store
-            .lock()
-            .unwrap()
+        lock(&self.store)
             .declared
             .get(name)
             .map(|p| p.value.clone())
@@ -480,18 +483,13 @@ impl Parameters {
 
     /// Every declared parameter with its descriptor and value, by name.
     pub fn list(&self) -> Vec<ParamInfo> {
-        self.store
-            .lock()
-            .unwrap()
-            .declared
-            .values()
-            .cloned()
-            .collect()
+        lock(&self.store).declared.values().cloned().collect()
     }
 
     /// Sets a declared parameter after checking type, range and every change callback.
     pub fn set(&self, name: &str, value: impl Into<ParamValue>) -> Result<(), ParamError> {
-        let mut store = self.store.lock().unwrap();
+        let value = value.into();
+        let mut store = lock(&self.store);
         let Some(info) = store.declared.get(name) else {
             return Err(ParamError::Undeclared {
                 node: self.node.clone(),
@@ -505,7 +503,9 @@ impl Parameters {
                 name: name.to_owned(),
             });
         }
-        let value = value.into().coerce(d.ty);
+        let value = value.coerce(d.ty);
+        // The change callbacks run before anything changes: one that panics leaves the store
+        // as it was.
         self.check(&store, &d, &value)?;
         store.declared.get_mut(name).expect("checked above").value = value;
         Ok(())
@@ -517,11 +517,7 @@ impl Parameters {
         &self,
         callback: impl Fn(&str, &ParamValue) -> Result<(), String> + Send + Sync + 'static,
     ) {
-        self.store
-            .lock()
-            .unwrap()
-            .callbacks
-            .push(Arc::new(callback));
+        lock(&self.store).callbacks.push(Arc::new(callback));
     }
 
     fn wrong_type(&self, d: &ParamDescriptor, v: &ParamValue) -> ParamError {
@@ -592,11 +588,11 @@ impl Parameters {
         }
         let n = flat.len();
         for (name, value) in flat {
-            let declared = self.store.lock().unwrap().declared.contains_key(&name);
+            let declared = lock(&self.store).declared.contains_key(&name);
             if declared {
                 self.set(&name, value)?;
             } else {
-                self.store.lock().unwrap().overrides.insert(name, value);
+                lock(&self.store).overrides.insert(name, value);
             }
         }
         Ok(n)

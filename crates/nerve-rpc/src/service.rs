@@ -16,11 +16,11 @@ use std::collections::{HashMap, HashSet};
 use std::marker::PhantomData;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
-use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use nerve_transport::sys::{pid_alive, ProcessId};
+use nerve_transport::sys::{lock, pid_alive, ProcessId};
 use nerve_transport::{Publisher, Sample, Subscriber, Topic};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -310,6 +310,23 @@ impl ServerWatch {
     }
 }
 
+/// Clears [`Pending::receiving`] and wakes the other callers if the receiving caller unwinds.
+struct Receiving<'a>(&'a ClientInner);
+
+impl Receiving<'_> {
+    /// The receiving caller returned normally (and clears the flag itself).
+    fn defuse(self) {
+        std::mem::forget(self);
+    }
+}
+
+impl Drop for Receiving<'_> {
+    fn drop(&mut self) {
+        lock(&self.0.pending).receiving = false;
+        self.0.cv.notify_all();
+    }
+}
+
 /// What the receiving caller hands to the others.
 enum Reply {
     Ok(Vec<u8>),
@@ -406,7 +423,7 @@ impl RawClient {
 
     /// Whether a live server is up right now.
     pub fn server_available(&self) -> bool {
-        self.inner.server.lock().unwrap().alive(true).is_some()
+        lock(&self.inner.server).alive(true).is_some()
     }
 
     /// Waits up to `timeout` for a server to come up; true when one is.
@@ -447,7 +464,7 @@ impl RawClient {
             service: service.clone(),
             timeout,
         };
-        let server = inner.server.lock().unwrap().alive(false);
+        let server = lock(&inner.server).alive(false);
         let Some(server) = server else {
             return Err(CallError::NoServer {
                 service: service.clone(),
@@ -455,7 +472,7 @@ impl RawClient {
             });
         };
         let call = inner.next_call.fetch_add(1, Relaxed);
-        inner.pending.lock().unwrap().waiting.insert(call);
+        lock(&inner.pending).waiting.insert(call);
         // Removes the call from the waiting set however this function returns (unless the
         // receiving path below already did, under the lock it takes anyway).
         struct Forget<'a> {
@@ -466,7 +483,7 @@ impl RawClient {
         impl Drop for Forget<'_> {
             fn drop(&mut self) {
                 if self.armed {
-                    let mut p = self.inner.pending.lock().unwrap();
+                    let mut p = lock(&self.inner.pending);
                     p.waiting.remove(&self.call);
                     p.ready.remove(&self.call);
                 }
@@ -485,12 +502,12 @@ impl RawClient {
             flags: 0,
         };
         {
-            let mut publisher = inner.requests.lock().unwrap();
+            let mut publisher = lock(&inner.requests);
             publisher.set_timeout(deadline.saturating_duration_since(Instant::now()));
             match send_frame(&publisher, header, req) {
                 Ok(()) => {}
                 Err(nerve_transport::SendError::Full { .. }) => {
-                    return Err(if inner.server.lock().unwrap().alive(true).is_none() {
+                    return Err(if lock(&inner.server).alive(true).is_none() {
                         CallError::ServerDied {
                             service: service.clone(),
                             pid: server.pid,
@@ -518,9 +535,9 @@ impl RawClient {
             }
             if now.duration_since(last_check) >= LIVENESS_EVERY {
                 last_check = now;
-                if inner.server.lock().unwrap().alive(true).map(|r| r.pid) != Some(server.pid) {
+                if lock(&inner.server).alive(true).map(|r| r.pid) != Some(server.pid) {
                     // One last look: the response may have come just before the server went.
-                    if let Some(r) = inner.pending.lock().unwrap().ready.remove(&call) {
+                    if let Some(r) = lock(&inner.pending).ready.remove(&call) {
                         return finish(service, r, &decode);
                     }
                     return Err(CallError::ServerDied {
@@ -530,20 +547,30 @@ impl RawClient {
                 }
             }
             let slice = (deadline - now).min(LIVENESS_EVERY);
-            let mut p = inner.pending.lock().unwrap();
+            let mut p = lock(&inner.pending);
             if let Some(r) = p.ready.remove(&call) {
                 return finish(service, r, &decode);
             }
             if p.receiving {
                 // Another caller receives; it wakes us when it hands over our response or
                 // stops receiving.
-                drop(inner.cv.wait_timeout(p, slice).unwrap());
+                drop(
+                    inner
+                        .cv
+                        .wait_timeout(p, slice)
+                        .unwrap_or_else(PoisonError::into_inner),
+                );
                 continue;
             }
             p.receiving = true;
             drop(p);
+            // `receive` runs `decode` (the response type's Deserialize): if it panics, the
+            // guard clears `receiving` so the other callers do not wait for a receiver that
+            // is gone. On return, the lines below clear it under the lock they take anyway.
+            let receiving = Receiving(inner);
             let got = self.receive(call, slice, &decode);
-            let mut p = inner.pending.lock().unwrap();
+            receiving.defuse();
+            let mut p = lock(&inner.pending);
             p.receiving = false;
             if got.is_some() {
                 p.waiting.remove(&call);
@@ -571,7 +598,7 @@ impl RawClient {
     ) -> Option<Result<T, CallError>> {
         let inner = &*self.inner;
         let service = &inner.config.name;
-        let mut sub = inner.responses.lock().unwrap();
+        let mut sub = lock(&inner.responses);
         let end = Instant::now() + slice;
         loop {
             let sample = match recv_frame(&mut sub, inner.config.spin, end) {
@@ -592,7 +619,7 @@ impl RawClient {
                     k => Err(failure(service, k, sample.data())),
                 });
             }
-            let mut p = inner.pending.lock().unwrap();
+            let mut p = lock(&inner.pending);
             if p.waiting.contains(&h.call) {
                 let reply = match h.kind {
                     wire::KIND_OK => Reply::Ok(sample.data().to_vec()),
@@ -857,7 +884,7 @@ impl Server {
                     std::thread::Builder::new()
                         .name(format!("rpc-worker-{i}"))
                         .spawn(move || loop {
-                            let job = rx.lock().unwrap().recv();
+                            let job = lock(&rx).recv();
                             match job {
                                 Ok(job) => shared.handle(job.header, &job.data),
                                 Err(_) => break,
@@ -978,14 +1005,11 @@ impl ServerShared {
 
     /// Drops the response publishers of clients whose process is gone.
     fn prune(&self) {
-        self.responders
-            .lock()
-            .unwrap()
-            .retain(|id, _| pid_alive(wire::pid_of(*id)));
+        lock(&self.responders).retain(|id, _| pid_alive(wire::pid_of(*id)));
     }
 
     fn responder(&self, client: u64) -> Option<Arc<Mutex<Publisher<RpcFrame>>>> {
-        if let Some(p) = self.responders.lock().unwrap().get(&client) {
+        if let Some(p) = lock(&self.responders).get(&client) {
             return Some(p.clone());
         }
         // Never create the topic of a client that is gone.
@@ -1003,7 +1027,7 @@ impl ServerShared {
         let mut p = topic.publisher().ok()?;
         p.set_timeout(Duration::ZERO);
         let p = Arc::new(Mutex::new(p));
-        let mut map = self.responders.lock().unwrap();
+        let mut map = lock(&self.responders);
         if map.len() >= 1024 {
             map.retain(|id, _| pid_alive(wire::pid_of(*id)));
         }
@@ -1045,10 +1069,7 @@ impl ServerShared {
             deadline_ns: 0,
             ..h
         };
-        let p = match p.lock() {
-            Ok(p) => p,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let p = lock(&p);
         if let Err(e) = send_frame(&p, header, &body) {
             self.undelivered.fetch_add(1, Relaxed);
             tracing::debug!(service = %self.config.name, client = h.client, error = %e, "response not delivered");

@@ -392,3 +392,78 @@ fn a_dropped_client_removes_its_response_topic() {
     drop(client);
     assert_eq!(count(), 0);
 }
+
+/// Panics raised outside this test file (in nerve's own code, e.g. an unwrap of a lock that a
+/// handler's panic poisoned) since the hook was installed. The handlers' deliberate panics are
+/// in this file and not counted.
+fn foreign_panics() -> &'static std::sync::atomic::AtomicUsize {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::OnceLock;
+    static COUNT: AtomicUsize = AtomicUsize::new(0);
+    static HOOK: OnceLock<()> = OnceLock::new();
+    HOOK.get_or_init(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if info.location().is_none_or(|l| l.file() != file!()) {
+                // Relaxed: a counter read after the calls it counts have returned.
+                COUNT.fetch_add(1, Ordering::Relaxed);
+            }
+            previous(info);
+        }));
+    });
+    &COUNT
+}
+
+#[test]
+fn a_panicking_handler_fails_only_its_own_call_and_the_server_keeps_serving() {
+    let foreign = foreign_panics();
+    let before = foreign.load(std::sync::atomic::Ordering::Relaxed);
+    let (d, _g) = domain();
+    let svc = echo(d);
+    let server = svc
+        .server()
+        .workers(2)
+        .serve(|r: Req| {
+            if r.who == 13 {
+                panic!("request {} of {} makes the handler panic", r.seq, r.who);
+            }
+            answer(r)
+        })
+        .unwrap();
+    let client = svc.client().unwrap();
+    let other = svc.client().unwrap();
+    let panicked = |err: &CallError| {
+        matches!(err, CallError::Handler { service, message }
+            if service == "test/echo" && message.contains("the handler panicked"))
+    };
+    let err = client
+        .call(&request(13, 1, 0), Duration::from_secs(2))
+        .unwrap_err();
+    assert!(panicked(&err), "{err}");
+    // Later calls: the same client shared by threads, another client, and a second panicking
+    // request among them, which fails alone.
+    std::thread::scope(|s| {
+        for who in 0..4 {
+            let c = if who % 2 == 0 { &client } else { &other };
+            s.spawn(move || {
+                for seq in 0..100 {
+                    let req = request(who, seq, 0);
+                    check(&req, &c.call(&req, Duration::from_secs(5)).unwrap());
+                }
+            });
+        }
+        let err = other
+            .call(&request(13, 2, 0), Duration::from_secs(5))
+            .unwrap_err();
+        assert!(panicked(&err), "{err}");
+    });
+    let req = request(1, 1000, 0);
+    check(&req, &client.call(&req, Duration::from_secs(2)).unwrap());
+    let st = server.stats();
+    assert_eq!((st.handled, st.failed), (403, 2), "{st:?}");
+    assert_eq!(
+        foreign.load(std::sync::atomic::Ordering::Relaxed),
+        before,
+        "something other than the handler panicked"
+    );
+}
