@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use crate::param::value::ParamType;
+
 /// A service call failed.
 #[derive(Debug, thiserror::Error)]
 pub enum CallError {
@@ -174,9 +176,9 @@ pub enum ParamError {
         /// The parameter.
         name: String,
         /// The declared type.
-        expected: crate::param::ParamType,
+        expected: ParamType,
         /// The value's type.
-        found: crate::param::ParamType,
+        found: ParamType,
         /// The refused value.
         value: String,
     },
@@ -237,4 +239,10 @@ pub enum ParamError {
     /// The parameter service call failed (no such node running, timeout…).
     #[error(transparent)]
     Call(CallError),
+}
+
+impl From<CallError> for ParamError {
+    fn from(e: CallError) -> Self {
+        ParamError::Call(e)
+    }
 }
