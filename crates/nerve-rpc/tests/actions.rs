@@ -2,8 +2,7 @@
 
 use std::time::Duration;
 
-use nerve_rpc::action::{ActionClient, ActionServer, GoalOutcome, GoalStatus};
-use nerve_rpc::ActionError;
+use nerve_rpc::{ActionClient, ActionError, ActionServer, GoalOutcome, GoalStatus};
 use nerve_testing::domain;
 
 type Counter = ActionServer<u32, u32, u64>;

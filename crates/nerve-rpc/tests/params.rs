@@ -2,8 +2,7 @@
 
 use std::time::Duration;
 
-use nerve_rpc::param::{ParamClient, ParamDescriptor, ParamValue, Parameters};
-use nerve_rpc::ParamError;
+use nerve_rpc::{ParamClient, ParamDescriptor, ParamError, ParamValue, Parameters};
 use nerve_testing::domain;
 
 const T: Duration = Duration::from_secs(2);

@@ -97,6 +97,7 @@ impl<F: Payload, R: Payload> ServerShared<F, R> {
 }
 
 /// A running action server. Dropping it stops accepting goals (running executions finish).
+#[must_use = "dropping the ActionServer stops its services at once: no new goals, cancels or status requests (running executions finish)"]
 pub struct ActionServer<G, F, R> {
     _goal: Server,
     _cancel: Server,

@@ -26,7 +26,8 @@ pub(super) fn param_services(node: &str, domain: u32) -> ParamServices {
     )
 }
 
-/// Keeps a node's parameter services running.
+/// Keeps a node's parameter services running; dropping it stops them.
+#[must_use = "dropping the ParamServer stops serving the node's parameters at once"]
 pub struct ParamServer {
     _servers: [Server; 3],
 }

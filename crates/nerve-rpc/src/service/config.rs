@@ -8,11 +8,11 @@ use nerve_transport::{OpenError, Topic};
 use crate::wire::{self, RpcFrame, ServerRecord};
 
 /// Default depth of the request topic (requests queued for the server).
-pub const DEFAULT_REQUEST_DEPTH: u32 = 64;
+pub(super) const DEFAULT_REQUEST_DEPTH: u32 = 64;
 /// Default depth of each client's response topic (calls one client may have in flight).
-pub const DEFAULT_RESPONSE_DEPTH: u32 = 64;
+pub(super) const DEFAULT_RESPONSE_DEPTH: u32 = 64;
 /// Default largest request or response: 1 MiB.
-pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 1 << 20;
+pub(super) const DEFAULT_MAX_MESSAGE_BYTES: usize = 1 << 20;
 /// Settings shared by the client and the server side of a service.
 #[derive(Clone, Debug)]
 pub struct ServiceConfig {

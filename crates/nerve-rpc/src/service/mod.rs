@@ -30,9 +30,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 pub use self::client::{Client, RawClient};
-pub use self::config::{
-    ServiceConfig, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_REQUEST_DEPTH, DEFAULT_RESPONSE_DEPTH,
-};
+pub use self::config::ServiceConfig;
 pub use self::server::{Failure, RawHandler, RawResult, Server, ServerBuilder, ServerStats};
 use crate::error::CallError;
 

@@ -117,6 +117,7 @@ struct ServerShared {
 
 /// A running server: threads receiving and handling requests. Dropping it stops them and
 /// marks the service down (callers get `NoServer`).
+#[must_use = "dropping the Server stops serving at once: its threads stop and callers get NoServer"]
 pub struct Server {
     shared: Arc<ServerShared>,
     record: Publisher<ServerRecord>,
