@@ -58,6 +58,8 @@ pub(crate) fn deadline_after(timeout: Duration) -> u64 {
 /// A process-unique, machine-unique id: pid in the high 32 bits, a counter in the low ones.
 pub(crate) fn client_id() -> u64 {
     static NEXT: AtomicU32 = AtomicU32::new(1);
+    // Relaxed: only the uniqueness of the value matters (an atomic read-modify-write gives it
+    // in any ordering); no other memory is published through the counter.
     ((std::process::id() as u64) << 32) | NEXT.fetch_add(1, Ordering::Relaxed) as u64
 }
 

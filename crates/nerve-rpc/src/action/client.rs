@@ -29,6 +29,8 @@ struct ClientShared<F, R> {
     name: String,
     goals: Mutex<HashMap<u64, GoalState<F, R>>>,
     cv: Condvar,
+    /// Set when the client drops; the event thread checks it every 50 ms. Relaxed: it hands
+    /// over no data, and the drop joins the thread.
     stop: AtomicBool,
 }
 
@@ -69,6 +71,7 @@ impl<G: Payload, F: Payload, R: Payload + Clone> ActionBuilder<G, F, R, ClientSi
             .name("rpc-action-events".into())
             .spawn(move || {
                 while !s.stop.load(Relaxed) {
+                    // (Relaxed: see `ClientShared::stop`.)
                     let event: Event<F, R> = match sub.recv_timeout(Duration::from_millis(50)) {
                         Ok(Some(e)) => e,
                         Ok(None) => continue,
@@ -116,7 +119,7 @@ impl<G: Payload, F: Payload, R: Payload + Clone> ActionBuilder<G, F, R, ClientSi
 
 impl<G, F, R> Drop for ActionClient<G, F, R> {
     fn drop(&mut self) {
-        self.shared.stop.store(true, Relaxed);
+        self.shared.stop.store(true, Relaxed); // Relaxed: see `ClientShared::stop`.
         if let Some(p) = self.pump.take() {
             let _ = p.join();
         }

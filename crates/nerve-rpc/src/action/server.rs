@@ -34,7 +34,7 @@ impl<F: Payload, R: Payload> GoalContext<F, R> {
     /// Whether a client asked to cancel this goal: wind down and return
     /// [`GoalOutcome::Canceled`].
     pub fn cancel_requested(&self) -> bool {
-        self.cancel.load(Relaxed)
+        self.cancel.load(Relaxed) // Relaxed: see `GoalEntry::cancel`.
     }
     /// Sends feedback to the clients.
     pub fn feedback(&self, feedback: F) {
@@ -46,6 +46,9 @@ impl<F: Payload, R: Payload> GoalContext<F, R> {
 
 struct GoalEntry<R> {
     status: GoalStatus,
+    /// Set by the cancel service, read by the execution (`GoalContext::cancel_requested`).
+    /// Relaxed: a request to wind down that hands over no data (the goal's status is under
+    /// the `goals` lock); a stale read delays the wind-down by one check.
     cancel: Arc<AtomicBool>,
     result: Option<R>,
     message: String,
@@ -180,6 +183,8 @@ impl<G: Payload, F: Payload, R: Payload + Clone> ActionBuilder<G, F, R, ServerSi
                 .name("rpc-action-goal".into())
                 .spawn(move || {
                     s2.set_status(goal_id, GoalStatus::Executing);
+                    // Relaxed: see `GoalEntry::cancel` (and a cancel stored before
+                    // `set_status` took the lock is seen: the lock orders them).
                     if !cancel.load(Relaxed) {
                         s2.publish(goal_id, GoalStatus::Executing, None, None, "");
                     }
@@ -224,7 +229,7 @@ impl<G: Payload, F: Payload, R: Payload + Clone> ActionBuilder<G, F, R, ServerSi
                 return Ok(CancelResponse { status: None });
             };
             if !g.status.is_terminal() {
-                g.cancel.store(true, Relaxed);
+                g.cancel.store(true, Relaxed); // Relaxed: see `GoalEntry::cancel`.
                 g.status = GoalStatus::Canceling;
             }
             let status = g.status;

@@ -136,7 +136,10 @@ struct ClientInner {
     server: Mutex<ServerWatch>,
     pending: Mutex<Pending>,
     cv: Condvar,
+    /// The next call number. Relaxed: only its uniqueness matters (an atomic read-modify-write
+    /// gives it in any ordering); the call's state goes through `pending`'s lock.
     next_call: AtomicU64,
+    /// Late responses discarded, a statistic. Relaxed: nothing is published through it.
     late: AtomicU64,
 }
 
@@ -227,7 +230,7 @@ impl RawClient {
 
     /// Responses that arrived after their call had timed out (discarded).
     pub fn late_responses(&self) -> u64 {
-        self.inner.late.load(Relaxed)
+        self.inner.late.load(Relaxed) // Relaxed: a statistic (see `ClientInner::late`).
     }
 
     /// Calls with request bytes; returns the response bytes.
@@ -256,7 +259,7 @@ impl RawClient {
                 domain: inner.config.domain,
             });
         };
-        let call = inner.next_call.fetch_add(1, Relaxed);
+        let call = inner.next_call.fetch_add(1, Relaxed); // Relaxed: see `next_call`.
         lock(&inner.pending).waiting.insert(call);
         // Removes the call from the waiting set however this function returns (unless the
         // receiving path below already did, under the lock it takes anyway).
@@ -414,7 +417,7 @@ impl RawClient {
                 drop(p);
                 inner.cv.notify_all();
             } else {
-                inner.late.fetch_add(1, Relaxed);
+                inner.late.fetch_add(1, Relaxed); // Relaxed: a statistic.
                 tracing::debug!(service = %service, call = h.call, "discarded a late response");
             }
             if Instant::now() >= end {

@@ -13,7 +13,9 @@ use crate::wire::{RpcFrame, RpcHeader};
 /// has at least as many threads polling as cores).
 const PURE_SPIN: Duration = Duration::from_micros(10);
 
-/// Threads of this process polling in [`recv_frame`] right now.
+/// Threads of this process polling in [`recv_frame`] right now. Relaxed everywhere: a hint
+/// for whether to yield the core, publishing no data; a stale count costs one yield too many
+/// or too few.
 static POLLING: AtomicUsize = AtomicUsize::new(0);
 
 /// Counts the current thread into [`POLLING`] while the guard lives.

@@ -105,10 +105,17 @@ pub struct ServerStats {
 struct ServerShared {
     config: ServiceConfig,
     handler: Arc<RawHandler>,
+    /// Set when the `Server` drops; the receiving loop checks it every 50 ms. Relaxed: it
+    /// hands over no data, and `Server::drop` joins the threads, which orders everything
+    /// they did before the join.
     stop: AtomicBool,
     /// Response publishers by client; each behind its own lock (publishers are not `Sync`:
     /// workers answering one client take turns).
     responders: Mutex<HashMap<u64, Arc<Mutex<Publisher<RpcFrame>>>>>,
+    // The counters below are statistics, all Relaxed: nothing is published through them.
+    // `handled` and `failed` are raised before the response they concern is sent, so whoever
+    // saw that response (the transport's Release/Acquire on the ring slot) reads a count that
+    // includes it; `expired` and `undelivered` concern no response and are read by polling.
     handled: AtomicU64,
     expired: AtomicU64,
     undelivered: AtomicU64,
@@ -224,6 +231,7 @@ impl Server {
     /// Counters so far.
     pub fn stats(&self) -> ServerStats {
         let s = &self.shared;
+        // Relaxed: statistics (see `ServerShared::handled`).
         ServerStats {
             handled: s.handled.load(Relaxed),
             expired: s.expired.load(Relaxed),
@@ -242,7 +250,7 @@ impl Drop for Server {
             start_time: me.start_time,
             workers: 0,
         });
-        self.shared.stop.store(true, Relaxed);
+        self.shared.stop.store(true, Relaxed); // Relaxed: see `ServerShared::stop`.
         for t in self.threads.drain(..) {
             let _ = t.join();
         }
@@ -257,6 +265,7 @@ impl ServerShared {
     ) {
         let mut last_prune = Instant::now();
         while !self.stop.load(Relaxed) {
+            // (Relaxed: see `ServerShared::stop`; every counter below: see `handled`.)
             let until = Instant::now() + Duration::from_millis(50);
             let sample = match recv_frame(&mut sub, self.config.spin, until) {
                 Ok(Some(s)) => s,
@@ -327,6 +336,7 @@ impl ServerShared {
     }
 
     fn handle(&self, h: RpcHeader, data: &[u8]) {
+        // (Every counter here is Relaxed: see `ServerShared::handled`.)
         let handler = &self.handler;
         let result =
             std::panic::catch_unwind(AssertUnwindSafe(|| handler(data))).unwrap_or_else(|_| {
