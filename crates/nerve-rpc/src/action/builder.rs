@@ -6,8 +6,11 @@ use std::marker::PhantomData;
 /// Settings of an action.
 #[derive(Clone, Debug)]
 pub(super) struct ActionConfig {
+    /// The action's name, prefix of its services and events topic.
     pub(super) name: String,
+    /// Domain of all four.
     pub(super) domain: u32,
+    /// Depth of the events topic.
     pub(super) events_depth: u32,
 }
 
@@ -19,6 +22,18 @@ pub struct ActionBuilder<G, F, R, Side> {
 }
 
 impl<G, F, R, Side> ActionBuilder<G, F, R, Side> {
+    /// Action `name` in the default domain, events depth 256.
+    pub(super) fn new(name: &str) -> Self {
+        ActionBuilder {
+            config: ActionConfig {
+                name: name.to_owned(),
+                domain: nerve_transport::default_domain(),
+                events_depth: 256,
+            },
+            _t: PhantomData,
+        }
+    }
+
     /// Domain (default `$NERVE_DOMAIN` or 0).
     pub fn domain(mut self, domain: u32) -> Self {
         self.config.domain = domain;
@@ -35,17 +50,3 @@ impl<G, F, R, Side> ActionBuilder<G, F, R, Side> {
 pub enum ServerSide {}
 /// Marker for the client side of [`ActionBuilder`].
 pub enum ClientSide {}
-
-impl<G, F, R, Side> ActionBuilder<G, F, R, Side> {
-    /// Action `name` in the default domain, events depth 256.
-    pub(super) fn new(name: &str) -> Self {
-        ActionBuilder {
-            config: ActionConfig {
-                name: name.to_owned(),
-                domain: nerve_transport::default_domain(),
-                events_depth: 256,
-            },
-            _t: PhantomData,
-        }
-    }
-}
