@@ -19,6 +19,7 @@ use super::watch::{ServerWatch, LIVENESS_EVERY};
 use crate::error::CallError;
 use crate::wire::{self, RpcFrame, RpcHeader};
 
+/// `value` as MessagePack with named fields (so a Python dict with the same keys matches).
 fn encode<T: Serialize>(service: &str, value: &T) -> Result<Vec<u8>, CallError> {
     rmp_serde::to_vec_named(value).map_err(|e| CallError::Encode {
         service: service.to_owned(),
