@@ -1,7 +1,7 @@
 //! `nerve-bench`: nerve measured against its peers by one harness, in one run, on one machine.
 //!
-//! Subcommands are suites: `ipc` (here), `sched` (here, on `nerve-exec`'s public API), `rpc`
-//! (rows from the `bench` feature of `nerve-rpc`, with its peers), `python`. Shared pieces live in
+//! Subcommands are suites: `ipc`, `sched` (on `nerve-exec`'s public API), `rpc` (on
+//! `nerve-rpc`'s public API, with its peers), `python`. Shared pieces live in
 //! their own modules so every suite reports the same way: [`machine`] (what it ran on),
 //! [`stats`] (percentiles, timer overhead), [`report`] (the row, JSON/CSV/table), [`pin`]
 //! (core pinning), [`child`] (re-executing this binary for the other side of a benchmark).

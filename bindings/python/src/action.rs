@@ -5,8 +5,7 @@
 use std::fmt;
 use std::sync::{Arc, Mutex};
 
-use nerve::rpc::action::GoalContext;
-use nerve::rpc::{ActionError, GoalOutcome, GoalResult, GoalStatus};
+use nerve::rpc::{ActionError, GoalContext, GoalOutcome, GoalResult, GoalStatus};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use serde::de::{self, MapAccess, SeqAccess, Visitor};

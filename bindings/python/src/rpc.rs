@@ -6,10 +6,9 @@ use std::cell::Cell;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use nerve::rpc::param::{ParamInfo, ParamRange, ParamServer};
 use nerve::rpc::{
-    CallError, Failure, ParamDescriptor, ParamError, ParamValue, RawClient, ServeError,
-    ServiceConfig,
+    CallError, Failure, ParamDescriptor, ParamError, ParamInfo, ParamRange, ParamServer,
+    ParamValue, RawClient, ServeError, ServiceConfig,
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;

@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use crate::param::value::ParamType;
+
 /// A service call failed.
 #[derive(Debug, thiserror::Error)]
 pub enum CallError {
@@ -68,7 +70,7 @@ pub enum CallError {
         /// The service.
         service: String,
         /// The topic's error.
-        source: nerve::SendError<()>,
+        source: nerve_transport::SendError<()>,
     },
     /// A topic of the service could not be opened.
     #[error("service '{service}': {source}")]
@@ -76,7 +78,7 @@ pub enum CallError {
         /// The service.
         service: String,
         /// The topic's error.
-        source: nerve::OpenError,
+        source: nerve_transport::OpenError,
     },
 }
 
@@ -97,7 +99,7 @@ pub enum ServeError {
         /// The service.
         service: String,
         /// The topic's error.
-        source: nerve::OpenError,
+        source: nerve_transport::OpenError,
     },
     /// A server thread could not be started.
     #[error("service '{service}': cannot start a server thread: {source}")]
@@ -174,9 +176,9 @@ pub enum ParamError {
         /// The parameter.
         name: String,
         /// The declared type.
-        expected: crate::param::ParamType,
+        expected: ParamType,
         /// The value's type.
-        found: crate::param::ParamType,
+        found: ParamType,
         /// The refused value.
         value: String,
     },
@@ -237,4 +239,10 @@ pub enum ParamError {
     /// The parameter service call failed (no such node running, timeout…).
     #[error(transparent)]
     Call(CallError),
+}
+
+impl From<CallError> for ParamError {
+    fn from(e: CallError) -> Self {
+        ParamError::Call(e)
+    }
 }

@@ -1,5 +1,6 @@
 //! Services, actions and parameters over nerve's shared-memory topics (internal crate; users
-//! reach it through the `nerve` facade).
+//! reach it through the `nerve` facade, as `nerve::rpc`). The items re-exported here are the
+//! whole API; the modules are the crate's own.
 //!
 //! # Services
 //! ```no_run
@@ -30,28 +31,89 @@
 //!   caller has given up, and a late response is discarded by the client, never handed to
 //!   another call.
 //!
-//! # Actions and parameters
-//! See [`action`] (goals with feedback, result, cancel, reject, several goals at once) and
-//! [`param`] (declared, validated, remotely settable parameters; YAML files).
+//! # Actions
+//! Long-running goals with feedback, a result, cancel and reject.
+//!
+//! Built from three services and one topic, all named after the action `A`:
+//! - `A/goal` (send a goal: accepted or rejected with a reason),
+//! - `A/cancel` (ask to cancel a goal),
+//! - `A/status` (status and result of a goal; what a client polls if it missed an event),
+//! - `A/events`: every status change, feedback and result, broadcast to the action's clients,
+//!   each keeping the events of its own goals.
+//!
+//! ```no_run
+//! use nerve_rpc::{ActionClient, ActionServer, GoalOutcome};
+//! use std::time::Duration;
+//! let _server = ActionServer::<u32, u32, u64>::builder("fib")
+//!     .serve(
+//!         |n: &u32| if *n > 90 { Err("n must be at most 90".into()) } else { Ok(()) },
+//!         |ctx, n| {
+//!             let (mut a, mut b) = (0u64, 1u64);
+//!             for i in 0..n {
+//!                 if ctx.cancel_requested() {
+//!                     return GoalOutcome::Canceled(Some(a));
+//!                 }
+//!                 (a, b) = (b, a + b);
+//!                 ctx.feedback(i);
+//!             }
+//!             GoalOutcome::Succeeded(a)
+//!         },
+//!     )?;
+//! let client = ActionClient::<u32, u32, u64>::builder("fib").open()?;
+//! let goal = client.send_goal(10, Duration::from_secs(1))?;
+//! let result = goal.wait(Duration::from_secs(5))?;
+//! assert_eq!(result.result, Some(55));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Parameters
+//! Node parameters: typed, declared with a default, a range and a description; validated on
+//! every change; readable and settable from other processes through the services
+//! `<node>/param/get`, `<node>/param/set` and `<node>/param/list`; loaded from and dumped to
+//! YAML (`node: {ros__parameters: {name: value}}` or `node: {name: value}`).
+//!
+//! ```no_run
+//! use nerve_rpc::{ParamClient, ParamDescriptor, Parameters};
+//! use std::time::Duration;
+//! let params = Parameters::new("camera");
+//! params.declare(ParamDescriptor::new("fps", 30).int_range(1, 120).description("frame rate"))?;
+//! params.on_change(|name, value| match (name, value.as_int()) {
+//!     ("fps", Some(v)) if v % 5 != 0 => Err("fps must be a multiple of 5".into()),
+//!     _ => Ok(()),
+//! });
+//! let _served = params.serve()?;
+//! let remote = ParamClient::new("camera")?;
+//! remote.set("fps", 60.into(), Duration::from_secs(1))?;
+//! assert_eq!(params.get("fps").unwrap().as_int(), Some(60));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //!
 //! # For bindings
-//! [`RawClient::call_bytes`] and [`Server::start`] with a bytes handler carry MessagePack
+//! [`RawClient::call_bytes`] and [`Server::start`] with a [`RawHandler`] carry MessagePack
 //! bytes, so a binding encodes and decodes on its side (a Python dict with the field names of a
-//! Rust struct interoperates: requests are encoded with named fields).
+//! Rust struct interoperates: requests are encoded with named fields); a handler's
+//! [`Failure`] reaches the caller as [`CallError::Handler`] or [`CallError::BadRequest`].
+//! [`ServiceConfig`] (from [`Service::config`]) carries a service's settings to both. Actions
+//! and parameters are generic over serde types, so a binding uses them with a dynamic value
+//! type of its own.
 #![warn(missing_docs)]
-#![deny(unsafe_op_in_unsafe_fn)]
 
-pub mod action;
-#[cfg(feature = "bench")]
-pub mod bench;
-pub mod error;
-pub mod param;
-pub mod service;
-pub mod wire;
+mod action;
+mod error;
+mod param;
+mod service;
+mod wire;
 
-pub use action::{ActionClient, ActionServer, GoalHandle, GoalOutcome, GoalResult, GoalStatus};
+pub use action::{
+    ActionBuilder, ActionClient, ActionServer, ClientSide, GoalContext, GoalHandle, GoalOutcome,
+    GoalResult, GoalStatus, Payload, ServerSide,
+};
 pub use error::{ActionError, CallError, ParamError, ServeError};
-pub use param::{ParamClient, ParamDescriptor, ParamValue, Parameters};
+pub use param::{
+    ParamClient, ParamDescriptor, ParamInfo, ParamRange, ParamServer, ParamType, ParamValue,
+    Parameters,
+};
 pub use service::{
-    Client, Failure, RawClient, RawResult, Server, ServerStats, Service, ServiceConfig,
+    Client, Failure, RawClient, RawHandler, RawResult, Server, ServerBuilder, ServerStats, Service,
+    ServiceBuilder, ServiceConfig,
 };

@@ -1,10 +1,11 @@
 //! What crosses the shared-memory topics: request/response frames, the server record, ids and
-//! the monotonic clock shared by all processes of the machine.
+//! deadlines on the machine's one clock (`nerve_transport::time::now_ns`). Internal to the
+//! crate (the message macros need `pub` on the types; the module keeps them private).
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use nerve::msgs::{chunked_message, fixed_message};
+use nerve_transport::msgs::{chunked_message, fixed_message};
 
 chunked_message! {
     /// One request or response: a 32-byte header and the MessagePack payload as bytes.
@@ -41,56 +42,41 @@ fixed_message! {
 }
 
 /// A request frame.
-pub const KIND_REQUEST: u32 = 1;
+pub(crate) const KIND_REQUEST: u32 = 1;
 /// A response carrying the handler's result.
-pub const KIND_OK: u32 = 2;
+pub(crate) const KIND_OK: u32 = 2;
 /// A response carrying the handler's error message (UTF-8).
-pub const KIND_HANDLER_ERROR: u32 = 3;
+pub(crate) const KIND_HANDLER_ERROR: u32 = 3;
 /// A response saying the request could not be decoded (message UTF-8).
-pub const KIND_BAD_REQUEST: u32 = 4;
+pub(crate) const KIND_BAD_REQUEST: u32 = 4;
 
-/// `CLOCK_MONOTONIC` in nanoseconds: the same clock in every process of the machine.
-pub fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; CLOCK_MONOTONIC always exists on Linux.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
-/// The deadline `timeout` from now on the shared clock.
-pub fn deadline_after(timeout: Duration) -> u64 {
-    monotonic_ns().saturating_add(timeout.as_nanos().min(u64::MAX as u128) as u64)
+/// The deadline `timeout` from now on the machine's clock (`nerve_transport::time::now_ns`).
+pub(crate) fn deadline_after(timeout: Duration) -> u64 {
+    nerve_transport::time::now_ns().saturating_add(timeout.as_nanos().min(u64::MAX as u128) as u64)
 }
 
 /// A process-unique, machine-unique id: pid in the high 32 bits, a counter in the low ones.
-pub fn client_id() -> u64 {
+pub(crate) fn client_id() -> u64 {
     static NEXT: AtomicU32 = AtomicU32::new(1);
+    // Relaxed: only the uniqueness of the value matters (an atomic read-modify-write gives it
+    // in any ordering); no other memory is published through the counter.
     ((std::process::id() as u64) << 32) | NEXT.fetch_add(1, Ordering::Relaxed) as u64
 }
 
 /// The pid encoded in an id from [`client_id`].
-pub fn pid_of(id: u64) -> u32 {
+pub(crate) fn pid_of(id: u64) -> u32 {
     (id >> 32) as u32
 }
 
-/// Whether process `pid` runs (a zombie counts as dead; a reused pid as alive, which is why
-/// the server record also carries a start time).
-pub fn pid_alive(pid: u32) -> bool {
-    pid != 0 && nerve_shm::liveness::start_time(pid).is_some()
-}
-
 /// Topic names of a service.
-pub fn request_topic(service: &str) -> String {
+pub(crate) fn request_topic(service: &str) -> String {
     format!("{service}/request")
 }
 /// The response topic of one client.
-pub fn response_topic(service: &str, client: u64) -> String {
+pub(crate) fn response_topic(service: &str, client: u64) -> String {
     format!("{service}/response/{client:016x}")
 }
 /// The server liveness topic.
-pub fn server_topic(service: &str) -> String {
+pub(crate) fn server_topic(service: &str) -> String {
     format!("{service}/server")
 }

@@ -1,11 +1,9 @@
 //! Actions: success with feedback, reject, cancel, several goals, a dead server.
 
-mod common;
-
 use std::time::Duration;
 
-use nerve_rpc::action::{ActionClient, ActionServer, GoalOutcome, GoalStatus};
-use nerve_rpc::ActionError;
+use nerve_rpc::{ActionClient, ActionError, ActionServer, GoalOutcome, GoalStatus};
+use nerve_testing::domain;
 
 type Counter = ActionServer<u32, u32, u64>;
 
@@ -44,7 +42,7 @@ fn client(domain: u32, name: &str) -> ActionClient<u32, u32, u64> {
 
 #[test]
 fn goal_succeeds_with_feedback_and_result() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let _server = counter(d, "act/ok");
     let c = client(d, "act/ok");
     assert!(c.wait_for_server(Duration::from_secs(1)));
@@ -59,7 +57,7 @@ fn goal_succeeds_with_feedback_and_result() {
 
 #[test]
 fn server_rejects_a_goal_with_its_reason() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let _server = counter(d, "act/reject");
     let c = client(d, "act/reject");
     let err = c.send_goal(5000, Duration::from_secs(1)).unwrap_err();
@@ -74,7 +72,7 @@ fn server_rejects_a_goal_with_its_reason() {
 
 #[test]
 fn cancel_stops_a_running_goal() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let server = counter(d, "act/cancel");
     let c = client(d, "act/cancel");
     let goal = c.send_goal(1000, Duration::from_secs(1)).unwrap();
@@ -99,7 +97,7 @@ fn cancel_stops_a_running_goal() {
 
 #[test]
 fn client_waits_for_several_goals_including_an_aborted_one() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let _server = counter(d, "act/many");
     let c = client(d, "act/many");
     let goals: Vec<_> = [3u32, 8, 13, 1]
@@ -124,7 +122,7 @@ fn client_waits_for_several_goals_including_an_aborted_one() {
 
 #[test]
 fn absent_action_server_is_a_clear_error() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let c = client(d, "act/none");
     let err = c.send_goal(1, Duration::from_millis(300)).unwrap_err();
     assert!(

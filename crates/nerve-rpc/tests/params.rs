@@ -1,11 +1,9 @@
 //! Parameters: declaration, validation messages, callbacks, remote get/set/list, YAML.
 
-mod common;
-
 use std::time::Duration;
 
-use nerve_rpc::param::{ParamClient, ParamDescriptor, ParamValue, Parameters};
-use nerve_rpc::ParamError;
+use nerve_rpc::{ParamClient, ParamDescriptor, ParamError, ParamValue, Parameters};
+use nerve_testing::domain;
 
 const T: Duration = Duration::from_secs(2);
 
@@ -36,7 +34,7 @@ fn camera(domain: u32) -> Parameters {
 
 #[test]
 fn bad_values_are_rejected_with_a_clear_message() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let p = camera(d);
     let err = p.set("fps", 500).unwrap_err();
     assert!(matches!(err, ParamError::OutOfRange { .. }), "{err}");
@@ -75,7 +73,7 @@ fn bad_values_are_rejected_with_a_clear_message() {
 
 #[test]
 fn change_callbacks_can_reject_with_a_reason() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let p = camera(d);
     p.on_change(|name, v| match (name, v.as_int()) {
         ("fps", Some(x)) if x % 5 != 0 => Err("fps must be a multiple of 5".into()),
@@ -92,7 +90,7 @@ fn change_callbacks_can_reject_with_a_reason() {
 
 #[test]
 fn another_process_view_gets_sets_and_lists() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let p = camera(d);
     let _served = p.serve().unwrap();
     let remote = ParamClient::with_domain("camera", d).unwrap();
@@ -121,7 +119,7 @@ fn another_process_view_gets_sets_and_lists() {
 
 #[test]
 fn yaml_round_trip_and_both_shapes() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let p = camera(d);
     p.set("fps", 60).unwrap();
     p.set("frame_id", "cam0").unwrap();

@@ -1,11 +1,11 @@
 //! Services: pairing under load (threads and processes), dead and absent servers, dead clients,
 //! late responses, handler errors, async calls.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
 use nerve_rpc::{CallError, ServeError, Service};
+use nerve_testing::domain;
+use nerve_testing::process::{self, spawn_self};
 use serde::{Deserialize, Serialize};
 
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
@@ -65,10 +65,10 @@ fn echo(domain: u32) -> Service<Req, Resp> {
 /// calls; `slow-client` makes one call that takes long (it is killed meanwhile).
 #[test]
 fn child_process() {
-    let Some(role) = common::child_role() else {
+    let Some(role) = process::role() else {
         return;
     };
-    let domain = nerve::default_domain();
+    let domain = nerve_transport::default_domain();
     let svc = echo(domain);
     let parts: Vec<&str> = role.split(':').collect();
     match parts[0] {
@@ -106,7 +106,7 @@ fn child_process() {
 
 #[test]
 fn eight_threads_with_own_clients_get_their_own_responses() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let svc = echo(d);
     let server = svc.server().workers(4).serve(answer).unwrap();
     let threads: Vec<_> = (0..8)
@@ -130,7 +130,7 @@ fn eight_threads_with_own_clients_get_their_own_responses() {
 
 #[test]
 fn eight_threads_sharing_one_client_get_their_own_responses() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let svc = echo(d);
     let _server = svc.server().workers(4).serve(answer).unwrap();
     let client = svc.client().unwrap();
@@ -150,11 +150,11 @@ fn eight_threads_sharing_one_client_get_their_own_responses() {
 
 #[test]
 fn two_client_processes_and_local_threads_under_load() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let svc = echo(d);
     let server = svc.server().workers(4).serve(answer).unwrap();
     let children: Vec<_> = (0..2)
-        .map(|i| common::spawn_child("child_process", &format!("client:{}:400", 100 + i), d))
+        .map(|i| spawn_self("child_process", &format!("client:{}:400", 100 + i), d, &[]))
         .collect();
     std::thread::scope(|s| {
         for who in 0..4 {
@@ -169,16 +169,16 @@ fn two_client_processes_and_local_threads_under_load() {
         }
     });
     for c in children {
-        let out = c.wait_with_output();
-        assert!(out.status.success(), "client process failed: {out:?}");
-        assert!(String::from_utf8_lossy(&out.stdout).contains("done 400"));
+        let (status, out) = c.wait_with_output();
+        assert!(status.success(), "client process failed: {status}: {out}");
+        assert!(out.contains("done 400"));
     }
     assert_eq!(server.stats().handled, 2 * 400 + 4 * 300);
 }
 
 #[test]
 fn absent_server_is_an_error_at_once() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let client = echo(d).client().unwrap();
     let t = Instant::now();
     let err = client
@@ -191,7 +191,7 @@ fn absent_server_is_an_error_at_once() {
 
 #[test]
 fn stopped_server_is_no_server_and_second_server_is_refused() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let svc = echo(d);
     let server = svc.server().serve(answer).unwrap();
     let err = svc.server().serve(answer).unwrap_err();
@@ -209,9 +209,9 @@ fn stopped_server_is_no_server_and_second_server_is_refused() {
 
 #[test]
 fn server_killed_mid_call_fails_the_call_within_its_timeout() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let svc = echo(d);
-    let mut child = common::spawn_child("child_process", "server", d);
+    let mut child = spawn_self("child_process", "server", d, &[]);
     let client = svc.client().unwrap();
     assert!(client.raw().wait_for_server(Duration::from_secs(10)));
     let req = request(1, 1, 0);
@@ -236,7 +236,7 @@ fn server_killed_mid_call_fails_the_call_within_its_timeout() {
         "noticed {:?} after the kill",
         killed_at.elapsed()
     );
-    child.wait().unwrap();
+    child.wait();
     // Afterwards: no server, at once.
     let err = client.call(&req, Duration::from_secs(2)).unwrap_err();
     assert!(matches!(err, CallError::NoServer { .. }), "{err}");
@@ -244,22 +244,16 @@ fn server_killed_mid_call_fails_the_call_within_its_timeout() {
 
 #[test]
 fn client_killed_mid_call_does_not_disturb_the_server() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let svc = echo(d);
     let server = svc.server().workers(2).serve(answer).unwrap();
-    let mut child = common::spawn_child("child_process", "slow-client", d);
+    let mut child = spawn_self("child_process", "slow-client", d, &[]);
     // Wait until the child is about to call, give the request time to reach the server's
     // (500 ms) handler, then kill the caller mid-call.
-    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    while !line.contains("calling") {
-        line.clear();
-        let n = std::io::BufRead::read_line(&mut out, &mut line).unwrap();
-        assert!(n > 0, "the child exited before calling");
-    }
+    // (`wait_line` fails the test if the child exits before calling.)
+    child.wait_line("calling");
     std::thread::sleep(Duration::from_millis(100));
-    child.kill().unwrap();
-    child.wait().unwrap();
+    child.kill9();
     // Other clients are served meanwhile and afterwards.
     std::thread::scope(|s| {
         for who in 0..4 {
@@ -285,7 +279,7 @@ fn client_killed_mid_call_does_not_disturb_the_server() {
 
 #[test]
 fn timed_out_calls_never_receive_a_later_response() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let svc = echo(d);
     let _server = svc.server().workers(2).serve(answer).unwrap();
     let client = svc.client().unwrap();
@@ -309,7 +303,7 @@ fn timed_out_calls_never_receive_a_later_response() {
 
 #[test]
 fn handler_errors_and_panics_reach_the_caller() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let svc = echo(d);
     let _server = svc
         .server()
@@ -349,7 +343,7 @@ fn handler_errors_and_panics_reach_the_caller() {
 
 #[test]
 fn async_calls_run_concurrently() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let svc = echo(d);
     let _server = svc.server().workers(4).serve(answer).unwrap();
     let client = svc.client().unwrap();
@@ -379,14 +373,14 @@ fn async_calls_run_concurrently() {
 
 #[test]
 fn a_dropped_client_removes_its_response_topic() {
-    let (d, _g) = common::domain();
+    let (d, _g) = domain();
     let svc = echo(d);
     let _server = svc.server().serve(answer).unwrap();
     let client = svc.client().unwrap();
     let req = request(1, 1, 0);
     check(&req, &client.call(&req, Duration::from_secs(1)).unwrap());
     let count = || {
-        std::fs::read_dir(nerve::registry::domain_dir(d))
+        std::fs::read_dir(nerve_transport::registry::domain_dir(d))
             .unwrap()
             .filter(|e| {
                 let name = e.as_ref().unwrap().file_name();
@@ -397,4 +391,79 @@ fn a_dropped_client_removes_its_response_topic() {
     assert_eq!(count(), 1);
     drop(client);
     assert_eq!(count(), 0);
+}
+
+/// Panics raised outside this test file (in nerve's own code, e.g. an unwrap of a lock that a
+/// handler's panic poisoned) since the hook was installed. The handlers' deliberate panics are
+/// in this file and not counted.
+fn foreign_panics() -> &'static std::sync::atomic::AtomicUsize {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::OnceLock;
+    static COUNT: AtomicUsize = AtomicUsize::new(0);
+    static HOOK: OnceLock<()> = OnceLock::new();
+    HOOK.get_or_init(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if info.location().is_none_or(|l| l.file() != file!()) {
+                // Relaxed: a counter read after the calls it counts have returned.
+                COUNT.fetch_add(1, Ordering::Relaxed);
+            }
+            previous(info);
+        }));
+    });
+    &COUNT
+}
+
+#[test]
+fn a_panicking_handler_fails_only_its_own_call_and_the_server_keeps_serving() {
+    let foreign = foreign_panics();
+    let before = foreign.load(std::sync::atomic::Ordering::Relaxed);
+    let (d, _g) = domain();
+    let svc = echo(d);
+    let server = svc
+        .server()
+        .workers(2)
+        .serve(|r: Req| {
+            if r.who == 13 {
+                panic!("request {} of {} makes the handler panic", r.seq, r.who);
+            }
+            answer(r)
+        })
+        .unwrap();
+    let client = svc.client().unwrap();
+    let other = svc.client().unwrap();
+    let panicked = |err: &CallError| {
+        matches!(err, CallError::Handler { service, message }
+            if service == "test/echo" && message.contains("the handler panicked"))
+    };
+    let err = client
+        .call(&request(13, 1, 0), Duration::from_secs(2))
+        .unwrap_err();
+    assert!(panicked(&err), "{err}");
+    // Later calls: the same client shared by threads, another client, and a second panicking
+    // request among them, which fails alone.
+    std::thread::scope(|s| {
+        for who in 0..4 {
+            let c = if who % 2 == 0 { &client } else { &other };
+            s.spawn(move || {
+                for seq in 0..100 {
+                    let req = request(who, seq, 0);
+                    check(&req, &c.call(&req, Duration::from_secs(5)).unwrap());
+                }
+            });
+        }
+        let err = other
+            .call(&request(13, 2, 0), Duration::from_secs(5))
+            .unwrap_err();
+        assert!(panicked(&err), "{err}");
+    });
+    let req = request(1, 1000, 0);
+    check(&req, &client.call(&req, Duration::from_secs(2)).unwrap());
+    let st = server.stats();
+    assert_eq!((st.handled, st.failed), (403, 2), "{st:?}");
+    assert_eq!(
+        foreign.load(std::sync::atomic::Ordering::Relaxed),
+        before,
+        "something other than the handler panicked"
+    );
 }

@@ -105,12 +105,21 @@ pub mod exec {
 
 /// Services, actions and parameters.
 pub mod rpc {
-    pub use nerve_rpc::{action, param};
     pub use nerve_rpc::{
-        ActionClient, ActionError, ActionServer, CallError, Client, Failure, GoalHandle,
-        GoalOutcome, GoalResult, GoalStatus, ParamClient, ParamDescriptor, ParamError, ParamValue,
-        Parameters, RawClient, RawResult, ServeError, Server, ServerStats, Service, ServiceConfig,
+        ActionBuilder, ActionClient, ActionError, ActionServer, CallError, Client, ClientSide,
+        Failure, GoalContext, GoalHandle, GoalOutcome, GoalResult, GoalStatus, ParamClient,
+        ParamDescriptor, ParamError, ParamInfo, ParamRange, ParamServer, ParamType, ParamValue,
+        Parameters, Payload, RawClient, RawHandler, RawResult, ServeError, Server, ServerBuilder,
+        ServerSide, ServerStats, Service, ServiceBuilder, ServiceConfig,
     };
+}
+
+/// Operating-system plumbing nerve's own front ends share (bindings, tools): the poisoned-lock
+/// policy ([`sys::lock`]: recover, never unwrap) and process identities. Applications do not
+/// need it.
+#[doc(hidden)]
+pub mod sys {
+    pub use nerve_transport::sys::{lock, pid_alive, ProcessId};
 }
 
 /// Everything a node usually needs: `use nerve::prelude::*;`.

@@ -1,7 +1,7 @@
 //! `nerve-bench rpc`: service round trip (`rtt_ns`) and throughput (`qps`), nerve against ROS 2
 //! (rclpy services) and Zenoh (queryables), in one run (issue 5).
 //!
-//! - **nerve, Rust, cross-thread**: `nerve_rpc::bench::run_cross_thread`, server and clients
+//! - **nerve, Rust, cross-thread**: [`echo::run_cross_thread`], server and clients
 //!   threads of this process, the clients pinned to the first core and the server to the
 //!   second (512 B, 2 KB, 8 KB × parallelism 1, 4, 8).
 //! - **nerve, Rust, cross-process**: the echo servers run in a child (`__rpc-echo`, this binary
@@ -24,17 +24,25 @@
 //! round (rclpy's better executor that round), and the same ratios go to stderr next to the
 //! issue's targets (Rust ≤ 0.01, Python ≤ 0.05). A system that cannot be
 //! set up, started or run becomes rows with `error`, never a gap.
+//!
+//! Files: [`echo`] (nerve's echo service and client threads, through nerve-rpc's public API),
+//! [`measured`] (samples and call counts, their `rtt_ns` / `qps` rows), [`peers`] (the Python
+//! systems' processes and rows), this one (the plan of the run, the ratio rows).
 
-use crate::child::{Parent, SelfChild};
+mod echo;
+mod measured;
+mod peers;
+
+pub use self::echo::echo_child_main;
+
+use self::echo::{PARALLELISM, PAYLOADS};
+use self::peers::{python_rows, round_ratio, PyRunner, Series};
+use crate::child::SelfChild;
 use crate::machine::Machine;
 use crate::pin;
-use crate::python::{self, PyProc};
+use crate::python;
 use crate::report::{self, Row, SuiteArgs};
-use crate::stats;
-use anyhow::{bail, Context, Result};
-use nerve_rpc::bench::{self as rb, Measured, PARALLELISM, PAYLOADS};
-use serde_json::{json, Value};
-use std::path::Path;
+use anyhow::{bail, Result};
 use std::time::{Duration, Instant};
 
 /// Options of `nerve-bench rpc`.
@@ -87,223 +95,9 @@ impl Budget {
     }
 }
 
-/// Converts one `nerve-rpc` row; an `error` row keeps no numbers.
-fn convert(r: nerve_rpc::bench::Row) -> Row {
-    let row = Row::new(
-        r.suite,
-        r.system,
-        r.api,
-        r.transport,
-        &r.topology,
-        r.mode,
-        r.message,
-        r.payload_bytes,
-        r.metric,
-    )
-    .field("parallelism", r.parallelism)
-    .field("errors", r.errors);
-    match r.error {
-        Some(e) => row.error(e),
-        None => row.summary(report::summary_of(
-            r.min, r.p50, r.p90, r.p99, r.p999, r.max, r.n,
-        )),
-    }
-}
-
 /// A domain of its own for this run's services.
 fn bench_domain() -> u32 {
     3_900_000 + std::process::id() % 90_000
-}
-
-/// The child side: serves the echo service of every payload until told to quit.
-pub fn echo_child_main(domain: u32, core: usize) -> Result<()> {
-    let mut parent = Parent::attach();
-    if let Err(e) = pin::pin_current_thread(core) {
-        eprintln!("rpc echo: {e:#} (running unpinned)");
-    }
-    let mut servers = Vec::new();
-    for p in PAYLOADS {
-        // Server threads inherit this thread's pinning.
-        match rb::serve_echo(domain, &rb::echo_name(p), p) {
-            Ok(s) => servers.push(s),
-            Err(e) => {
-                parent.reply(&format!("error {e}"))?;
-                return Ok(());
-            }
-        }
-    }
-    parent.reply("ready")?;
-    while let Some(line) = parent.next_line() {
-        if line == "quit" {
-            break;
-        }
-    }
-    drop(servers);
-    let _ = std::fs::remove_dir_all(nerve::registry::domain_dir(domain));
-    Ok(())
-}
-
-/// One Python system (and variant) driven by `rpc_pingpong.py --serve`.
-struct PyRunner {
-    system: String,
-    variant: String,
-    proc: Option<PyProc>,
-    dead: Option<String>,
-    version: String,
-}
-
-impl PyRunner {
-    fn label(&self) -> String {
-        if self.variant.is_empty() {
-            self.system.clone()
-        } else {
-            format!("{}[{}]", self.system, self.variant)
-        }
-    }
-
-    fn start(&mut self, py: &Path, script: &Path) {
-        let r = (|| -> Result<()> {
-            let mut p = PyProc::spawn(py, script, &self.system, &self.variant)?;
-            let hello = p.recv(Duration::from_secs(120))?;
-            if let Some(f) = hello.get("fatal") {
-                bail!("{}", f.as_str().unwrap_or("start-up failed"));
-            }
-            self.version = hello["version"].as_str().unwrap_or("").to_string();
-            self.proc = Some(p);
-            Ok(())
-        })();
-        if let Err(e) = r {
-            self.dead = Some(format!("could not start: {e:#}"));
-        }
-    }
-
-    /// One round at `payload` bytes; `Err` also marks the runner dead when its process went.
-    fn round(
-        &mut self,
-        payload: usize,
-        parallelism: usize,
-        time: Duration,
-        warmup: usize,
-    ) -> Result<(Measured, String)> {
-        if let Some(e) = &self.dead {
-            bail!("{e}");
-        }
-        let proc = self.proc.as_mut().context("no process")?;
-        let cmd = json!({"payload": payload, "parallelism": parallelism,
-            "max_s": time.as_secs_f64(), "warmup": warmup, "timeout_s": 5.0});
-        let v = match proc
-            .send(&cmd)
-            .and_then(|_| proc.recv(Duration::from_secs(120)))
-        {
-            Ok(v) => v,
-            Err(e) => {
-                self.dead = Some(format!("died: {e:#}"));
-                self.proc = None;
-                bail!("{e:#}");
-            }
-        };
-        if let Some(f) = v.get("fatal") {
-            self.dead = Some(f.as_str().unwrap_or("fatal").to_string());
-            self.proc = None;
-        }
-        if let Some(e) = v.get("error").or(v.get("fatal")) {
-            bail!("{}", e.as_str().unwrap_or("error"));
-        }
-        let m = Measured {
-            samples: v["samples_ns"]
-                .as_array()
-                .map(|a| a.iter().filter_map(Value::as_u64).collect())
-                .unwrap_or_default(),
-            calls: v["calls"].as_u64().unwrap_or(0),
-            errors: v["errors"].as_u64().unwrap_or(0),
-            elapsed: Duration::from_secs_f64(v["elapsed_s"].as_f64().unwrap_or(0.0)),
-        };
-        Ok((m, v["variant"].as_str().unwrap_or("").to_string()))
-    }
-}
-
-/// One system's results at one payload over the rounds.
-#[derive(Default)]
-struct Series {
-    measured: Measured,
-    round_p50: Vec<Option<f64>>,
-    error: Option<String>,
-    variant: String,
-}
-
-impl Series {
-    fn add(&mut self, r: Result<(Measured, String)>) {
-        match r {
-            Ok((m, variant)) => {
-                self.round_p50.push(m.p50());
-                self.measured.merge(m);
-                self.variant = variant;
-            }
-            Err(e) => {
-                self.round_p50.push(None);
-                self.error.get_or_insert(format!("{e:#}"));
-            }
-        }
-    }
-}
-
-fn python_rows(r: &PyRunner, payload: usize, parallelism: usize, s: &Series) -> Vec<Row> {
-    let base = |metric: &str| {
-        let row = Row::new(
-            "rpc",
-            &r.system,
-            "python",
-            "cross-process",
-            &format!("{parallelism}:1"),
-            "blocking",
-            "bytes",
-            payload,
-            metric,
-        )
-        .field("parallelism", parallelism)
-        .field("errors", s.measured.errors)
-        .field("variant", s.variant.clone())
-        .field("version", r.version.clone());
-        if r.variant.starts_with("rust-server") {
-            row.field("server", "rust echo (nerve-bench __rpc-echo)")
-        } else {
-            row
-        }
-    };
-    if let Some(e) = &s.error {
-        return vec![
-            base("rtt_ns").error(e.clone()),
-            base("qps").error(e.clone()),
-        ];
-    }
-    rows_of(&s.measured, base)
-}
-
-/// `rtt_ns` and `qps` rows from measured samples (`base` makes a row for a metric).
-fn rows_of(m: &Measured, base: impl Fn(&str) -> Row) -> Vec<Row> {
-    let mut v: Vec<f64> = m.samples.iter().map(|&x| x as f64).collect();
-    let Some(s) = stats::Summary::of(&mut v) else {
-        let why = format!("no successful call ({} errors)", m.errors);
-        return vec![base("rtt_ns").error(why.clone()), base("qps").error(why)];
-    };
-    let rate = m.calls.saturating_sub(m.errors) as f64 / m.elapsed.as_secs_f64().max(1e-9);
-    vec![
-        base("rtt_ns").summary(s),
-        base("qps").summary(report::summary_of(
-            rate, rate, rate, rate, rate, rate, m.calls,
-        )),
-    ]
-}
-
-/// Median over rounds of `a` p50 / `b` p50 in the same round.
-fn round_ratio(a: &Series, b: &Series) -> Option<(f64, usize)> {
-    let r: Vec<f64> = a
-        .round_p50
-        .iter()
-        .zip(&b.round_p50)
-        .filter_map(|(x, y)| Some(x.as_ref()? / y.filter(|y| *y > 0.0)?))
-        .collect();
-    stats::median(&r).map(|m| (m, r.len()))
 }
 
 /// `nerve-bench rpc`.
@@ -326,11 +120,11 @@ pub fn run_suite(args: &RpcArgs) -> Result<()> {
     let pin_server = move || {
         let _ = pin::pin_current_thread(server_core);
     };
-    rows.extend(
-        rb::run_cross_thread(budget.warmup, budget.case, &pin_server)
-            .into_iter()
-            .map(convert),
-    );
+    rows.extend(echo::run_cross_thread(
+        budget.warmup,
+        budget.case,
+        &pin_server,
+    ));
     eprintln!(
         "rpc: nerve rust cross-thread ({:.1} s)",
         t.elapsed().as_secs_f64()
@@ -413,9 +207,9 @@ pub fn run_suite(args: &RpcArgs) -> Result<()> {
                 if idx == 0 {
                     match &echo {
                         Ok(_) => {
-                            let m = rb::measure(
+                            let m = echo::measure(
                                 domain,
-                                &rb::echo_name(payload),
+                                &echo::echo_name(payload),
                                 payload,
                                 1,
                                 if round == 0 {
@@ -465,20 +259,16 @@ pub fn run_suite(args: &RpcArgs) -> Result<()> {
                     continue;
                 }
                 (Ok(_), 1) => series[pi][0].measured.clone(),
-                (Ok(_), p) => rb::measure(
+                (Ok(_), p) => echo::measure(
                     domain,
-                    &rb::echo_name(payload),
+                    &echo::echo_name(payload),
                     payload,
                     p,
                     budget.warmup,
                     budget.case,
                 ),
             };
-            rows.extend(
-                m.rows("cross-process", payload, parallelism)
-                    .into_iter()
-                    .map(convert),
-            );
+            rows.extend(echo::rows(&m, "cross-process", payload, parallelism));
         }
     }
     eprintln!(

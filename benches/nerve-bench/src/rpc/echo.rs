@@ -1,66 +1,30 @@
-//! Service round trip and throughput, as rows for `nerve-bench rpc` (the JSON contract of
-//! BENCHMARKS.md, `suite: rpc`).
+//! nerve's own side of `nerve-bench rpc`, through nerve-rpc's public API only: an echo service
+//! and the client threads that call it.
 //!
-//! An echo server ([`serve_echo`]: one receiving thread running a typed handler that decodes the
-//! request and encodes it back) and `parallelism` client threads ([`measure`]), each with its own
-//! client, calling back to back with typed requests of 512 B, 2 KB and 8 KB of bytes
+//! The echo server ([`serve_echo`]: one receiving thread running a typed handler that decodes
+//! the request and encodes it back) and `parallelism` client threads ([`measure`]), each with
+//! its own client, calling back to back with typed requests of 512 B, 2 KB and 8 KB of bytes
 //! (MessagePack `bin`, so a few bytes more on the wire). The client checks the echoed length
 //! and its first and last byte. [`run_cross_thread`] puts the server in this process
-//! (`transport: cross-thread`); `nerve-bench rpc` also runs [`serve_echo`] in a child process
-//! and [`measure`] against it (`cross-process`). Waiting is the services' own: poll briefly,
-//! then sleep on the futex (`mode: blocking`).
+//! (`transport: cross-thread`); the suite also runs [`serve_echo`] in a child process
+//! ([`echo_child_main`]) and [`measure`] against it (`cross-process`). Waiting is the
+//! services' own: poll briefly, then sleep on the futex (`mode: blocking`).
 
 use std::time::{Duration, Instant};
 
+use anyhow::Result;
+use nerve_rpc::{ServeError, Server, Service};
 use serde::{Deserialize, Serialize};
 
-use crate::error::ServeError;
-use crate::service::{Server, Service};
+use super::measured::Measured;
+use crate::child::Parent;
+use crate::pin;
+use crate::report::Row;
 
-/// One result row.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Row {
-    /// Always `rpc`.
-    pub suite: &'static str,
-    /// Always `nerve`.
-    pub system: &'static str,
-    /// Always `rust`.
-    pub api: &'static str,
-    /// `cross-thread` (server and clients in one process) or `cross-process`, always through
-    /// shared-memory topics.
-    pub transport: &'static str,
-    /// `N:1`: N client threads, one server.
-    pub topology: String,
-    /// `blocking` (spin briefly, then sleep on the futex).
-    pub mode: &'static str,
-    /// `bytes`.
-    pub message: &'static str,
-    /// Request (and response) payload in bytes, before the MessagePack framing.
-    pub payload_bytes: usize,
-    /// `rtt_ns` or `qps`.
-    pub metric: &'static str,
-    /// Concurrent callers.
-    pub parallelism: usize,
-    /// Calls that failed (timeouts, errors, wrong echoes).
-    pub errors: u64,
-    /// Smallest sample (for `qps`: the rate).
-    pub min: f64,
-    /// Median (for `qps`: the rate).
-    pub p50: f64,
-    /// 90th percentile.
-    pub p90: f64,
-    /// 99th percentile.
-    pub p99: f64,
-    /// 99.9th percentile.
-    pub p999: f64,
-    /// Largest sample.
-    pub max: f64,
-    /// Samples (for `qps`: calls).
-    pub n: u64,
-    /// Why the case could not run (then the numbers are zero).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
+/// Payloads of every case, bytes.
+pub const PAYLOADS: [usize; 3] = [512, 2048, 8192];
+/// Concurrent callers of every case.
+pub const PARALLELISM: [usize; 3] = [1, 4, 8];
 
 /// Bytes carried as MessagePack `bin` (a plain `Vec<u8>` would be an array of integers).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -98,14 +62,6 @@ impl<'de> Deserialize<'de> for Blob {
     }
 }
 
-fn percentile(sorted: &[u64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let i = ((sorted.len() - 1) as f64 * q).round() as usize;
-    sorted[i] as f64
-}
-
 /// A benchmark echo service: requests of `payload` bytes, topics sized for them.
 fn echo_service(domain: u32, name: &str, payload: usize) -> Service<Blob, Blob> {
     Service::<Blob, Blob>::builder(name)
@@ -126,94 +82,29 @@ pub fn serve_echo(domain: u32, name: &str, payload: usize) -> Result<Server, Ser
     echo_service(domain, name, payload).server().serve(Ok)
 }
 
-/// Raw results of one measurement: round-trip samples (ns) and call counts.
-#[derive(Clone, Debug, Default)]
-pub struct Measured {
-    /// Round trips of the successful calls, in nanoseconds.
-    pub samples: Vec<u64>,
-    /// Calls made.
-    pub calls: u64,
-    /// Calls that failed (timeouts, errors, wrong echoes).
-    pub errors: u64,
-    /// Time the measuring took (the longest client).
-    pub elapsed: Duration,
-}
-
-impl Measured {
-    /// Pools another round into this one.
-    pub fn merge(&mut self, other: Measured) {
-        self.samples.extend(other.samples);
-        self.calls += other.calls;
-        self.errors += other.errors;
-        self.elapsed += other.elapsed;
-    }
-
-    /// The median round trip, if any call succeeded.
-    pub fn p50(&self) -> Option<f64> {
-        let mut s = self.samples.clone();
-        s.sort_unstable();
-        (!s.is_empty()).then(|| percentile(&s, 0.5))
-    }
-
-    /// The `rtt_ns` and `qps` rows of these results.
-    pub fn rows(&self, transport: &'static str, payload: usize, parallelism: usize) -> Vec<Row> {
-        let mut samples = self.samples.clone();
-        samples.sort_unstable();
-        let case = Case {
-            payload,
-            parallelism,
-            transport,
-        };
-        let mut rtt = row(&case, "rtt_ns", self.errors);
-        if samples.is_empty() {
-            rtt.error = Some(format!("no successful call ({} errors)", self.errors));
-            return vec![rtt];
-        }
-        rtt.min = samples[0] as f64;
-        rtt.p50 = percentile(&samples, 0.5);
-        rtt.p90 = percentile(&samples, 0.9);
-        rtt.p99 = percentile(&samples, 0.99);
-        rtt.p999 = percentile(&samples, 0.999);
-        rtt.max = samples[samples.len() - 1] as f64;
-        rtt.n = samples.len() as u64;
-        let rate =
-            self.calls.saturating_sub(self.errors) as f64 / self.elapsed.as_secs_f64().max(1e-9);
-        let mut qps = row(&case, "qps", self.errors);
-        (qps.min, qps.p50, qps.p90, qps.p99, qps.p999, qps.max) =
-            (rate, rate, rate, rate, rate, rate);
-        qps.n = self.calls;
-        vec![rtt, qps]
-    }
-}
-
-struct Case {
-    payload: usize,
-    parallelism: usize,
-    transport: &'static str,
-}
-
-fn row(case: &Case, metric: &'static str, errors: u64) -> Row {
-    Row {
-        suite: "rpc",
-        system: "nerve",
-        api: "rust",
-        transport: case.transport,
-        topology: format!("{}:1", case.parallelism),
-        mode: "blocking",
-        message: "bytes",
-        payload_bytes: case.payload,
+/// A row of nerve's Rust client (`errors`: calls that failed).
+pub fn row(transport: &str, payload: usize, parallelism: usize, metric: &str, errors: u64) -> Row {
+    Row::new(
+        "rpc",
+        "nerve",
+        "rust",
+        transport,
+        &format!("{parallelism}:1"),
+        "blocking",
+        "bytes",
+        payload,
         metric,
-        parallelism: case.parallelism,
-        errors,
-        min: 0.0,
-        p50: 0.0,
-        p90: 0.0,
-        p99: 0.0,
-        p999: 0.0,
-        max: 0.0,
-        n: 0,
-        error: None,
-    }
+    )
+    .field("parallelism", parallelism)
+    .field("errors", errors)
+}
+
+/// The `rtt_ns` and `qps` rows of nerve's Rust client; one `rtt_ns` row with `error` when no
+/// call succeeded.
+pub fn rows(m: &Measured, transport: &str, payload: usize, parallelism: usize) -> Vec<Row> {
+    let base = |metric: &str| row(transport, payload, parallelism, metric, m.errors);
+    m.rows(base)
+        .unwrap_or_else(|| vec![base("rtt_ns").error(m.no_success())])
 }
 
 /// `parallelism` client threads, each with its own client of the echo service `name` (served
@@ -318,25 +209,13 @@ fn run_case(
     let server = match started {
         Ok(s) => s,
         Err(e) => {
-            let case = Case {
-                payload,
-                parallelism,
-                transport: "cross-thread",
-            };
-            let mut r = row(&case, "rtt_ns", 0);
-            r.error = Some(e.to_string());
-            return vec![r];
+            return vec![row("cross-thread", payload, parallelism, "rtt_ns", 0).error(e.to_string())]
         }
     };
     let m = measure(domain, &name, payload, parallelism, warmup, time);
     drop(server);
-    m.rows("cross-thread", payload, parallelism)
+    rows(&m, "cross-thread", payload, parallelism)
 }
-
-/// Payloads of every case, bytes.
-pub const PAYLOADS: [usize; 3] = [512, 2048, 8192];
-/// Concurrent callers of every case.
-pub const PARALLELISM: [usize; 3] = [1, 4, 8];
 
 /// Every case (512 B, 2 KB, 8 KB × parallelism 1, 4, 8) with the server a thread of this
 /// process (`transport: cross-thread`): `rtt_ns` and `qps` rows, `warmup` then `time` each.
@@ -360,11 +239,30 @@ pub fn run_cross_thread(warmup: Duration, time: Duration, server_setup: &ServerS
     rows
 }
 
-/// [`run_cross_thread`] with 0.2 s warm-up and 1 s per case (`quick`), else 1 s and 5 s.
-pub fn run(quick: bool) -> Vec<Row> {
-    if quick {
-        run_cross_thread(Duration::from_millis(200), Duration::from_secs(1), &|| {})
-    } else {
-        run_cross_thread(Duration::from_secs(1), Duration::from_secs(5), &|| {})
+/// The child side (`__rpc-echo`): serves the echo service of every payload until told to quit.
+pub fn echo_child_main(domain: u32, core: usize) -> Result<()> {
+    let mut parent = Parent::attach();
+    if let Err(e) = pin::pin_current_thread(core) {
+        eprintln!("rpc echo: {e:#} (running unpinned)");
     }
+    let mut servers = Vec::new();
+    for p in PAYLOADS {
+        // Server threads inherit this thread's pinning.
+        match serve_echo(domain, &echo_name(p), p) {
+            Ok(s) => servers.push(s),
+            Err(e) => {
+                parent.reply(&format!("error {e}"))?;
+                return Ok(());
+            }
+        }
+    }
+    parent.reply("ready")?;
+    while let Some(line) = parent.next_line() {
+        if line == "quit" {
+            break;
+        }
+    }
+    drop(servers);
+    let _ = std::fs::remove_dir_all(nerve::registry::domain_dir(domain));
+    Ok(())
 }

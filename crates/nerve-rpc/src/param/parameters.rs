@@ -1,0 +1,309 @@
+//! One node's parameters ([`Parameters`]): declaration, validation, change callbacks, YAML
+//! load and dump, and serving them to other processes.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use nerve_transport::sys::lock;
+
+use super::descriptor::{ParamDescriptor, ParamInfo};
+use super::remote::{param_services, ParamServer};
+use super::value::ParamValue;
+use crate::error::{ParamError, ServeError};
+
+type ChangeCallback = dyn Fn(&str, &ParamValue) -> Result<(), String> + Send + Sync;
+
+#[derive(Default)]
+struct Store {
+    declared: BTreeMap<String, ParamInfo>,
+    /// Values loaded for parameters not declared yet (applied at declaration).
+    overrides: BTreeMap<String, ParamValue>,
+    callbacks: Vec<Arc<ChangeCallback>>,
+}
+
+/// The parameters of one node. Clones share the same store.
+#[derive(Clone)]
+pub struct Parameters {
+    node: String,
+    domain: u32,
+    store: Arc<Mutex<Store>>,
+}
+
+impl fmt::Debug for Parameters {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Parameters")
+            .field("node", &self.node)
+            .field("declared", &lock(&self.store).declared.len())
+            .finish()
+    }
+}
+
+impl Parameters {
+    /// Parameters of node `node` in the default domain.
+    pub fn new(node: &str) -> Self {
+        Self::with_domain(node, nerve_transport::default_domain())
+    }
+
+    /// Parameters of node `node` in `domain`.
+    pub fn with_domain(node: &str, domain: u32) -> Self {
+        Parameters {
+            node: node.trim_start_matches('/').to_owned(),
+            domain,
+            store: Arc::default(),
+        }
+    }
+
+    /// The node name.
+    pub fn node(&self) -> &str {
+        &self.node
+    }
+
+    /// Declares a parameter. Its value is the one loaded for it (YAML) if any, else the
+    /// default; either must pass validation.
+    pub fn declare(&self, descriptor: ParamDescriptor) -> Result<ParamValue, ParamError> {
+        let mut store = lock(&self.store);
+        if store.declared.contains_key(&descriptor.name) {
+            return Err(ParamError::AlreadyDeclared {
+                node: self.node.clone(),
+                name: descriptor.name.clone(),
+            });
+        }
+        if descriptor.default.ty() != descriptor.ty {
+            return Err(self.wrong_type(&descriptor, &descriptor.default));
+        }
+        self.validate(&descriptor, &descriptor.default)?;
+        let value = match store.overrides.get(&descriptor.name).cloned() {
+            Some(v) => {
+                let v = v.coerce(descriptor.ty);
+                // The loaded value leaves `overrides` once the callbacks have decided (accepted
+                // or refused), so a panicking callback leaves the store as it was.
+                let checked = self.check(&store, &descriptor, &v);
+                store.overrides.remove(&descriptor.name);
+                checked?;
+                v
+            }
+            None => descriptor.default.clone(),
+        };
+        store.declared.insert(
+            descriptor.name.clone(),
+            ParamInfo {
+                descriptor,
+                value: value.clone(),
+            },
+        );
+        Ok(value)
+    }
+
+    /// The value of a declared parameter.
+    pub fn get(&self, name: &str) -> Option<ParamValue> {
+        lock(&self.store)
+            .declared
+            .get(name)
+            .map(|p| p.value.clone())
+    }
+
+    /// Every declared parameter with its descriptor and value, by name.
+    pub fn list(&self) -> Vec<ParamInfo> {
+        lock(&self.store).declared.values().cloned().collect()
+    }
+
+    /// Sets a declared parameter after checking type, range and every change callback.
+    pub fn set(&self, name: &str, value: impl Into<ParamValue>) -> Result<(), ParamError> {
+        let value = value.into();
+        let mut store = lock(&self.store);
+        let Some(info) = store.declared.get(name) else {
+            return Err(ParamError::Undeclared {
+                node: self.node.clone(),
+                name: name.to_owned(),
+            });
+        };
+        let d = info.descriptor.clone();
+        if d.read_only {
+            return Err(ParamError::ReadOnly {
+                node: self.node.clone(),
+                name: name.to_owned(),
+            });
+        }
+        let value = value.coerce(d.ty);
+        // The change callbacks run before anything changes: one that panics leaves the store
+        // as it was.
+        self.check(&store, &d, &value)?;
+        store.declared.get_mut(name).expect("checked above").value = value;
+        Ok(())
+    }
+
+    /// Adds a callback run before every change (declaration with a loaded value, set, load);
+    /// `Err(reason)` rejects the value.
+    pub fn on_change(
+        &self,
+        callback: impl Fn(&str, &ParamValue) -> Result<(), String> + Send + Sync + 'static,
+    ) {
+        lock(&self.store).callbacks.push(Arc::new(callback));
+    }
+
+    fn wrong_type(&self, d: &ParamDescriptor, v: &ParamValue) -> ParamError {
+        ParamError::WrongType {
+            node: self.node.clone(),
+            name: d.name.clone(),
+            expected: d.ty,
+            found: v.ty(),
+            value: v.to_string(),
+        }
+    }
+
+    fn validate(&self, d: &ParamDescriptor, v: &ParamValue) -> Result<(), ParamError> {
+        if v.ty() != d.ty {
+            return Err(self.wrong_type(d, v));
+        }
+        if let Some(range) = &d.range {
+            if !range.admits(v) {
+                return Err(ParamError::OutOfRange {
+                    node: self.node.clone(),
+                    name: d.name.clone(),
+                    value: v.to_string(),
+                    range: range.to_string(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn check(&self, store: &Store, d: &ParamDescriptor, v: &ParamValue) -> Result<(), ParamError> {
+        self.validate(d, v)?;
+        for cb in &store.callbacks {
+            cb(&d.name, v).map_err(|reason| ParamError::Rejected {
+                node: self.node.clone(),
+                name: d.name.clone(),
+                value: v.to_string(),
+                reason,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Applies the parameters for this node found in a YAML document (see the module docs;
+    /// the keys `/node`, `node` and `/**` match). Declared parameters are validated and set;
+    /// others are kept for their declaration. Stops at the first invalid value.
+    pub fn load_yaml_str(&self, yaml: &str) -> Result<usize, ParamError> {
+        let doc: serde_yaml::Value = serde_yaml::from_str(yaml).map_err(|e| ParamError::Yaml {
+            node: self.node.clone(),
+            reason: e.to_string(),
+        })?;
+        let Some(nodes) = doc.as_mapping() else {
+            return Err(ParamError::Yaml {
+                node: self.node.clone(),
+                reason: "the top level must map node names to parameters".into(),
+            });
+        };
+        let mut flat = Vec::new();
+        for (key, body) in nodes {
+            let key = key.as_str().unwrap_or("").trim_start_matches('/');
+            if key != self.node && key != "**" {
+                continue;
+            }
+            let body = body.get("ros__parameters").unwrap_or(body);
+            flatten("", body, &mut flat).map_err(|reason| ParamError::Yaml {
+                node: self.node.clone(),
+                reason,
+            })?;
+        }
+        let n = flat.len();
+        for (name, value) in flat {
+            let declared = lock(&self.store).declared.contains_key(&name);
+            if declared {
+                self.set(&name, value)?;
+            } else {
+                lock(&self.store).overrides.insert(name, value);
+            }
+        }
+        Ok(n)
+    }
+
+    /// [`load_yaml_str`](Self::load_yaml_str) from a file.
+    pub fn load_yaml_file(&self, path: impl AsRef<std::path::Path>) -> Result<usize, ParamError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| ParamError::Yaml {
+            node: self.node.clone(),
+            reason: format!("cannot read {}: {e}", path.display()),
+        })?;
+        self.load_yaml_str(&text)
+    }
+
+    /// The declared parameters as YAML: `node: {ros__parameters: {name: value}}` (dotted names
+    /// nest, as ROS 2 writes them).
+    pub fn dump_yaml(&self) -> String {
+        use serde_yaml::{Mapping, Value as Y};
+        let mut params = Mapping::new();
+        for info in self.list() {
+            let mut map = &mut params;
+            let parts: Vec<&str> = info.descriptor.name.split('.').collect();
+            for part in &parts[..parts.len() - 1] {
+                let key = Y::String((*part).to_owned());
+                if !matches!(map.get(&key), Some(Y::Mapping(_))) {
+                    map.insert(key.clone(), Y::Mapping(Mapping::new()));
+                }
+                map = match map.get_mut(&key) {
+                    Some(Y::Mapping(m)) => m,
+                    _ => unreachable!("inserted above"),
+                };
+            }
+            map.insert(
+                Y::String(parts[parts.len() - 1].to_owned()),
+                info.value.to_yaml(),
+            );
+        }
+        let mut body = Mapping::new();
+        body.insert(Y::String("ros__parameters".into()), Y::Mapping(params));
+        let mut doc = Mapping::new();
+        doc.insert(Y::String(self.node.clone()), Y::Mapping(body));
+        serde_yaml::to_string(&Y::Mapping(doc)).expect("YAML of plain values")
+    }
+
+    /// Serves `<node>/param/get`, `<node>/param/set` and `<node>/param/list` until the returned
+    /// handle drops.
+    pub fn serve(&self) -> Result<ParamServer, ServeError> {
+        let (get, set, list) = param_services(&self.node, self.domain);
+        let p = self.clone();
+        let get = get.server().serve(move |name: String| Ok(p.get(&name)))?;
+        let p = self.clone();
+        let set = set
+            .server()
+            .serve(move |(name, value): (String, ParamValue)| {
+                Ok(p.set(&name, value).map_err(|e| e.to_string()))
+            })?;
+        let p = self.clone();
+        let list = list.server().serve(move |_: ()| Ok(p.list()))?;
+        Ok(ParamServer::new([get, set, list]))
+    }
+}
+
+fn flatten(
+    prefix: &str,
+    v: &serde_yaml::Value,
+    out: &mut Vec<(String, ParamValue)>,
+) -> Result<(), String> {
+    match v {
+        serde_yaml::Value::Mapping(m) => {
+            for (k, v) in m {
+                let k = k
+                    .as_str()
+                    .ok_or_else(|| format!("parameter names must be strings, found {k:?}"))?;
+                let name = if prefix.is_empty() {
+                    k.to_owned()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&name, v, out)?;
+            }
+            Ok(())
+        }
+        other => {
+            let value = ParamValue::from_yaml(other).ok_or_else(|| {
+                format!("parameter '{prefix}': unsupported value {other:?} (use a bool, number, string or a list of one of them)")
+            })?;
+            out.push((prefix.to_owned(), value));
+            Ok(())
+        }
+    }
+}
