@@ -520,7 +520,7 @@ impl Monitor {
                     Ok(Some((stamp, value))) => {
                         let lat = now_ns().saturating_sub(stamp);
                         let st = stats(&sub);
-                        let mut w = w.lock().unwrap();
+                        let mut w = nerve::sys::lock(&w);
                         w.latencies_ns.push(lat);
                         w.received = st.received;
                         w.lost = st.lost + st.dropped;
@@ -546,7 +546,7 @@ impl Monitor {
             "lost"
         );
         for (name, w) in &self.windows {
-            let mut w = w.lock().unwrap();
+            let mut w = nerve::sys::lock(w);
             let mut l = std::mem::take(&mut w.latencies_ns);
             l.sort_unstable();
             let pct = |p: f64| {

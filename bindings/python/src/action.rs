@@ -6,6 +6,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 
 use nerve::rpc::{ActionError, GoalContext, GoalOutcome, GoalResult, GoalStatus};
+use nerve::sys::lock;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use serde::de::{self, MapAccess, SeqAccess, Visitor};
@@ -294,9 +295,7 @@ impl ActionServer {
 
     /// Status name of a goal known to this server, or None.
     fn status(&self, goal_id: u64) -> Option<&'static str> {
-        self.server
-            .lock()
-            .unwrap()
+        lock(&self.server)
             .as_ref()
             .and_then(|s| s.status(goal_id))
             .map(status_name)
@@ -304,7 +303,7 @@ impl ActionServer {
 
     /// Stops accepting goals.
     fn close(&self, py: Python<'_>) {
-        let s = self.server.lock().unwrap().take();
+        let s = lock(&self.server).take();
         py.detach(move || drop(s));
     }
 }

@@ -6,6 +6,7 @@ use std::sync::Mutex;
 
 use nerve::msgs::ImageHeader;
 use nerve::raw::{MappingGuard, RawLoan, RawSample};
+use nerve::sys::lock;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pyclass::boolean_struct::True;
@@ -259,10 +260,7 @@ impl Loan {
     /// over the chunk made read-only once it is sent (subscribers read it from then on).
     #[pyo3(signature = (seal=None))]
     fn send(&self, seal: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
-        let loan = self
-            .raw
-            .lock()
-            .map_err(|_| PyRuntimeError::new_err("loan lock poisoned"))?
+        let loan = lock(&self.raw)
             .take()
             .ok_or_else(|| PyRuntimeError::new_err("this loan was already sent or discarded"))?;
         loan.send().map_err(send_err)?;
@@ -270,14 +268,12 @@ impl Loan {
     }
     /// Returns the chunk to the pool unsent.
     fn discard(&self) {
-        if let Ok(mut l) = self.raw.lock() {
-            l.take();
-        }
+        lock(&self.raw).take();
     }
     /// True until sent or discarded.
     #[getter]
     fn active(&self) -> bool {
-        self.raw.lock().map(|l| l.is_some()).unwrap_or(false)
+        lock(&self.raw).is_some()
     }
 }
 

@@ -10,6 +10,7 @@ use nerve::rpc::{
     CallError, Failure, ParamDescriptor, ParamError, ParamInfo, ParamRange, ParamServer,
     ParamValue, RawClient, ServeError, ServiceConfig,
 };
+use nerve::sys::lock;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -239,7 +240,7 @@ impl RawServiceServer {
     /// Requests handled so far (and failed, expired, undelivered) as a dict.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        if let Some(s) = self.server.lock().unwrap().as_ref() {
+        if let Some(s) = lock(&self.server).as_ref() {
             let st = s.stats();
             d.set_item("handled", st.handled)?;
             d.set_item("failed", st.failed)?;
@@ -251,7 +252,7 @@ impl RawServiceServer {
 
     /// Stops serving (waits for the handler threads, without the GIL).
     fn close(&self, py: Python<'_>) {
-        let s = self.server.lock().unwrap().take();
+        let s = lock(&self.server).take();
         py.detach(move || drop(s));
     }
 }
@@ -474,13 +475,13 @@ impl Parameters {
     /// Serves get/set/list to other processes (`ParamClient`) until `close()`.
     fn serve(&self, py: Python<'_>) -> PyResult<()> {
         let s = py.detach(|| self.params.serve()).map_err(serve_err)?;
-        *self.server.lock().unwrap() = Some(s);
+        *lock(&self.server) = Some(s);
         Ok(())
     }
 
     /// Stops serving.
     fn close(&self, py: Python<'_>) {
-        let s = self.server.lock().unwrap().take();
+        let s = lock(&self.server).take();
         py.detach(move || drop(s));
     }
 

@@ -18,11 +18,12 @@ mod mixed;
 mod overhead;
 mod tasks;
 
+// Locks recover from a node's panic (nerve's policy: recover, never unwrap).
 use crate::machine::Machine;
 use crate::report::{self, Row, SuiteArgs};
 use crate::stats::Summary;
 use anyhow::Result;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use nerve::sys::lock;
 
 /// The scenarios, by the names `$NERVE_SCHED_ONLY` takes.
 pub const SCENARIOS: [&str; 5] = ["mixed", "overhead", "budget", "estop", "tasks"];
@@ -95,10 +96,4 @@ fn with_node_stat(r: Row, s: &nerve_exec::Summary) -> Row {
         s.max as f64,
         s.n,
     ))
-}
-
-/// Locks `m`, recovering it if a node's panic poisoned it (nerve's policy: recover, never
-/// unwrap; the samples behind it stay valid).
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
