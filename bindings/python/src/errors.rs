@@ -57,6 +57,18 @@ create_exception!(
     "A configuration value is out of range."
 );
 create_exception!(nerve, Io, OpenError, "The operating system refused.");
+create_exception!(
+    nerve,
+    NoSpace,
+    OpenError,
+    "The shared-memory file system has no room for the topic."
+);
+create_exception!(
+    nerve,
+    Busy,
+    OpenError,
+    "A live process held what the open had to wait for, and did not let go in time."
+);
 create_exception!(nerve, SendError, NerveError, "Sending failed.");
 create_exception!(
     nerve,
@@ -108,6 +120,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TooLarge", py.get_type::<TooLarge>())?;
     m.add("PoolExhausted", py.get_type::<PoolExhausted>())?;
     m.add("Encode", py.get_type::<Encode>())?;
+    m.add("NoSpace", py.get_type::<NoSpace>())?;
+    m.add("Busy", py.get_type::<Busy>())?;
     m.add("RecvError", py.get_type::<RecvError>())?;
     m.add("Timeout", py.get_type::<Timeout>())?;
     m.add("Decode", py.get_type::<Decode>())?;
@@ -126,6 +140,8 @@ pub(crate) fn open_err(e: nerve::OpenError) -> PyErr {
         E::TooManyEndpoints { .. } => TooManyEndpoints::new_err(msg),
         E::InvalidConfig { .. } => InvalidConfig::new_err(msg),
         E::Io { .. } => Io::new_err(msg),
+        E::NoSpace { .. } => NoSpace::new_err(msg),
+        E::Busy { .. } => Busy::new_err(msg),
     }
 }
 
@@ -138,6 +154,7 @@ pub(crate) fn send_err<T>(e: nerve::SendError<T>) -> PyErr {
         E::TooLarge { .. } => TooLarge::new_err(msg),
         E::PoolExhausted { .. } => PoolExhausted::new_err(msg),
         E::Encode { .. } => Encode::new_err(msg),
+        E::Corrupt { .. } => Corrupt::new_err(msg),
     }
 }
 
@@ -148,5 +165,6 @@ pub(crate) fn recv_err(e: nerve::RecvError) -> PyErr {
     match e {
         E::Timeout { .. } => Timeout::new_err(msg),
         E::Decode { .. } => Decode::new_err(msg),
+        E::Corrupt { .. } => Corrupt::new_err(msg),
     }
 }

@@ -63,6 +63,28 @@ pub enum OpenError {
         /// What is wrong.
         reason: String,
     },
+    /// The shared-memory file system has no room for the topic's segment.
+    #[error("topic '{topic}': /dev/shm has {free} bytes free, the segment needs {needed}. Free space (`nerve clean` removes what dead processes left, `df -h /dev/shm` shows who uses it), or create the topic smaller (.depth(n), .max_message_bytes(n), .chunks(n))")]
+    NoSpace {
+        /// The topic.
+        topic: String,
+        /// Bytes the segment needs.
+        needed: u64,
+        /// Bytes free on the file system.
+        free: u64,
+    },
+    /// A live process holds something the open has to wait for, and did not let go in time.
+    #[error("topic '{topic}': {what} held by pid {pid} was not released within {waited:?}. If that process is stuck, stop it; `nerve topic info {topic}` shows the topic's processes")]
+    Busy {
+        /// The topic.
+        topic: String,
+        /// What is held.
+        what: &'static str,
+        /// The holder's pid.
+        pid: u32,
+        /// How long the open waited.
+        waited: std::time::Duration,
+    },
     /// The operating system refused.
     #[error("topic '{topic}': {source}. Check that /dev/shm is mounted and writable (or set NERVE_SHM_DIR)")]
     Io {
@@ -113,6 +135,15 @@ pub enum SendError<T> {
         /// The encoder's message.
         reason: String,
     },
+    /// The topic's shared memory can no longer be trusted (truncated, or written by something
+    /// that is not nerve): nothing was sent.
+    #[error("topic '{topic}': its shared memory is damaged ({reason}). Stop the topic's processes, run `nerve clean`, and restart them")]
+    Corrupt {
+        /// The topic.
+        topic: String,
+        /// What was found.
+        reason: String,
+    },
 }
 
 impl<T> SendError<T> {
@@ -139,6 +170,7 @@ impl<T> SendError<T> {
                 SendError::PoolExhausted { topic, chunks }
             }
             SendError::Encode { topic, reason } => SendError::Encode { topic, reason },
+            SendError::Corrupt { topic, reason } => SendError::Corrupt { topic, reason },
         }
     }
 }
@@ -163,6 +195,16 @@ pub enum RecvError {
         /// The topic.
         topic: String,
         /// The decoder's message.
+        reason: String,
+    },
+    /// The topic's shared memory can no longer be trusted (truncated under this process, or
+    /// written by something that is not nerve). Single bad messages are not errors: they are
+    /// skipped and counted in `SubscriberStats::corrupt`.
+    #[error("topic '{topic}': its shared memory is damaged ({reason}). Stop the topic's processes, run `nerve clean`, and restart them")]
+    Corrupt {
+        /// The topic.
+        topic: String,
+        /// What was found.
         reason: String,
     },
 }

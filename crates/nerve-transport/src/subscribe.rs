@@ -26,9 +26,12 @@ pub struct SubscriberStats {
     /// Messages overwritten before this subscriber read them (best effort), or skipped for a
     /// newer one (latest only).
     pub lost: u64,
-    /// Messages discarded as unusable: abandoned by a publisher that died mid-write, or with an
-    /// invalid length or chunk descriptor.
+    /// Messages abandoned by a publisher that died while writing them, skipped.
     pub dropped: u64,
+    /// Messages whose slot held something no nerve publisher writes (a length, chunk index or
+    /// descriptor out of range), skipped: the segment was written by another program or
+    /// damaged.
+    pub corrupt: u64,
 }
 
 /// What one attempt at the cursor produced.

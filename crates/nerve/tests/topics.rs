@@ -38,7 +38,8 @@ fn fixed_messages_reach_every_subscriber_in_order() {
                 SubscriberStats {
                     received: 50,
                     lost: 0,
-                    dropped: 0
+                    dropped: 0,
+                    corrupt: 0,
                 }
             );
         }
