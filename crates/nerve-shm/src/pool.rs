@@ -213,20 +213,28 @@ impl Pool {
         self.base
     }
 
-    fn refword(&self, index: u32) -> &AtomicU64 {
-        assert!(index < self.chunk_count);
+    /// The reference word of chunk `index`, None when the index is out of range (an index
+    /// read from shared memory is untrusted).
+    fn refword(&self, index: u32) -> Option<&AtomicU64> {
         // SAFETY: index < chunk_count and the refs array was validated to fit the area.
-        unsafe { &*self.refs.add(index as usize) }
+        (index < self.chunk_count).then(|| unsafe { &*self.refs.add(index as usize) })
     }
 
-    fn holder_word(&self, endpoint: u32, index: u32) -> (&AtomicU64, u64) {
-        assert!(endpoint < self.max_endpoints && index < self.chunk_count);
+    /// The holder word and bit of (endpoint, chunk), None when either is out of range.
+    fn holder_word(&self, endpoint: u32, index: u32) -> Option<(&AtomicU64, u64)> {
+        if endpoint >= self.max_endpoints || index >= self.chunk_count {
+            return None;
+        }
         let i = endpoint as usize * self.words_per_endpoint + index as usize / 64;
         // SAFETY: i < max_endpoints * words_per_endpoint, the validated size of the array.
-        (unsafe { &*self.holders.add(i) }, 1u64 << (index % 64))
+        Some((unsafe { &*self.holders.add(i) }, 1u64 << (index % 64)))
     }
 
     /// Pointer to the first byte of chunk `index`.
+    ///
+    /// # Panics
+    /// If `index` is out of range: callers pass indices they validated (a loan from `alloc`,
+    /// a descriptor checked against `chunk_count`), never one read from shared memory as is.
     pub fn chunk_ptr(&self, index: u32) -> *mut u8 {
         assert!(index < self.chunk_count);
         // SAFETY: index < chunk_count; the data area was validated to hold every chunk.
@@ -260,7 +268,9 @@ impl Pool {
         let start = self.hint.load(Relaxed) % n;
         for k in 0..n {
             let index = (start + k) % n;
-            let word = self.refword(index);
+            let Some(word) = self.refword(index) else {
+                continue;
+            };
             let cur = word.load(Relaxed);
             if cur & 0xffff_ffff != 0 {
                 continue;
@@ -273,8 +283,9 @@ impl Pool {
                 .is_ok()
             {
                 self.hint.store(index + 1, Relaxed);
-                let (w, bit) = self.holder_word(endpoint, index);
-                w.fetch_or(bit, Relaxed);
+                if let Some((w, bit)) = self.holder_word(endpoint, index) {
+                    w.fetch_or(bit, Relaxed);
+                }
                 return Some(ChunkId { index, generation });
             }
         }
@@ -284,10 +295,9 @@ impl Pool {
     /// Adds a reference for `endpoint` if the chunk still holds generation `id.generation`.
     /// False when the chunk was recycled (the message it carried is gone).
     pub fn retain(&self, id: ChunkId, endpoint: u32) -> bool {
-        if id.index >= self.chunk_count {
+        let Some(word) = self.refword(id.index) else {
             return false;
-        }
-        let word = self.refword(id.index);
+        };
         let mut cur = word.load(Relaxed);
         loop {
             if (cur >> 32) as u32 != id.generation || cur & 0xffff_ffff == 0 {
@@ -302,55 +312,68 @@ impl Pool {
                 Err(now) => cur = now,
             }
         }
-        let (w, bit) = self.holder_word(endpoint, id.index);
-        w.fetch_or(bit, Relaxed);
+        if let Some((w, bit)) = self.holder_word(endpoint, id.index) {
+            w.fetch_or(bit, Relaxed);
+        }
         true
     }
 
     /// Moves `endpoint`'s reference to the ring (the slot now owns it): clears the holder bit.
     pub fn disown(&self, id: ChunkId, endpoint: u32) {
-        let (w, bit) = self.holder_word(endpoint, id.index);
-        w.fetch_and(!bit, Relaxed);
+        if let Some((w, bit)) = self.holder_word(endpoint, id.index) {
+            w.fetch_and(!bit, Relaxed);
+        }
     }
 
     /// Drops `endpoint`'s reference.
     pub fn release(&self, id: ChunkId, endpoint: u32) {
         self.disown(id, endpoint);
-        self.release_unowned(id);
+        // Our own references are valid (taken by `alloc`/`retain` on a checked index).
+        let _ = self.release_unowned(id);
     }
 
-    /// Drops a reference no endpoint records (the ring's).
-    pub fn release_unowned(&self, id: ChunkId) {
-        let word = self.refword(id.index);
+    /// Drops a reference no endpoint records (the ring's). Returns false, changing nothing,
+    /// when the reference cannot be right: an index out of range, or a chunk nobody holds
+    /// (descriptors and holder bits come from shared memory, which is untrusted).
+    #[must_use = "false means the reference was invalid: count it"]
+    pub fn release_unowned(&self, id: ChunkId) -> bool {
+        let Some(word) = self.refword(id.index) else {
+            return false;
+        };
         // Release pairs with the Acquire CAS in `alloc`: our reads of the chunk happen before
         // the next owner's writes.
         let prev = word.fetch_sub(1, Release);
-        debug_assert!(
-            prev & 0xffff_ffff != 0,
-            "chunk {} released below zero",
-            id.index
-        );
+        if prev & 0xffff_ffff == 0 {
+            // Nobody held it: undo, rather than leave a count of 2^32 - 1 and a generation
+            // one lower (a chunk lost for good). Only a damaged segment gets here.
+            word.fetch_add(1, Relaxed);
+            return false;
+        }
+        true
     }
 
-    /// Releases every chunk a dead endpoint held. Returns how many.
+    /// Releases every chunk a dead endpoint held. Returns how many (bits that name no valid
+    /// reference are cleared and not counted).
     pub fn reclaim_endpoint(&self, endpoint: u32) -> usize {
         let mut n = 0;
+        if endpoint >= self.max_endpoints {
+            return 0;
+        }
         for wi in 0..self.words_per_endpoint {
             let i = endpoint as usize * self.words_per_endpoint + wi;
-            // endpoint < max_endpoints is checked by holder_word's callers; re-checked here.
-            assert!(endpoint < self.max_endpoints);
-            // SAFETY: i is inside the validated holders array (endpoint checked just above).
+            // SAFETY: i is inside the validated holders array (endpoint checked above).
             let w = unsafe { &*self.holders.add(i) };
             // Relaxed: the record is ours alone (won by the RECLAIMING CAS in the transport's
             // reclaim_dead), its owner is dead, and each reference dropped below carries its own
             // Release (`release_unowned`, which pairs with the Acquire CAS in `alloc`).
             let bits = w.swap(0, Relaxed);
             for b in 0..64 {
-                if bits & (1 << b) != 0 {
-                    self.release_unowned(ChunkId {
+                if bits & (1 << b) != 0
+                    && self.release_unowned(ChunkId {
                         index: (wi * 64 + b) as u32,
                         generation: 0,
-                    });
+                    })
+                {
                     n += 1;
                 }
             }
@@ -361,7 +384,10 @@ impl Pool {
     /// Chunks currently referenced by anyone (the ring included).
     pub fn in_use(&self) -> u32 {
         (0..self.chunk_count)
-            .filter(|&i| self.refword(i).load(Relaxed) & 0xffff_ffff != 0)
+            .filter(|&i| {
+                self.refword(i)
+                    .is_some_and(|w| w.load(Relaxed) & 0xffff_ffff != 0)
+            })
             .count() as u32
     }
 }

@@ -61,6 +61,9 @@ pub enum Claimed {
     /// A newer message already owns the slot (this one was overtaken a full ring later); the
     /// message must be dropped.
     Overtaken,
+    /// A live writer (this endpoint) has held the slot mid-write for [`SLOT_WAIT`]: it is
+    /// stuck, or stopped in a debugger. The message must be dropped; readers skip it.
+    Blocked(u32),
 }
 
 impl Claimed {
@@ -69,7 +72,7 @@ impl Claimed {
         match s {
             0 => Claimed::Fresh,
             s if s % 2 == 1 => Claimed::TakenOver,
-            s => Claimed::Replaced(s / 2 - 1),
+            s => Claimed::Replaced((s / 2).wrapping_sub(1)),
         }
     }
 }
@@ -109,6 +112,11 @@ pub struct Claim {
 /// How many times a writer spins on a slot held by an older writer before checking whether that
 /// writer is still alive.
 const TAKEOVER_SPINS: u32 = 1 << 16;
+
+/// How long a writer waits for a live older writer to finish a slot before it gives up on its
+/// own message ([`Claimed::Blocked`]). A write takes nanoseconds; only a stuck or stopped
+/// process takes this long.
+pub const SLOT_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl Ring {
     /// Builds a view of the ring described by `params` in the segment at `base`.
@@ -177,6 +185,16 @@ impl Ring {
         }
     }
 
+    /// The pid recorded in endpoint record `i`, 0 when `i` is out of range (an index read
+    /// from a slot is untrusted).
+    pub fn endpoint_pid(&self, i: u32) -> u32 {
+        if i < self.endpoints {
+            self.endpoint(i).pid.load(Relaxed)
+        } else {
+            0
+        }
+    }
+
     /// Claims a free endpoint record for the current process with state `kind`. Returns its
     /// index, or None when every record is taken.
     pub fn claim_endpoint(&self, kind: u32) -> Option<u32> {
@@ -238,10 +256,14 @@ impl Ring {
 
     /// Claims the slot of message `n` for writer `writer`. `writer_dead(e)` tells whether the
     /// process of endpoint `e` is gone; it is only called after a long wait.
+    ///
+    /// Every word of the slot is untrusted: a sequence that never changes ends the wait after
+    /// [`SLOT_WAIT`] ([`Claimed::Blocked`]), and sequence arithmetic wraps rather than panics.
     pub fn begin_write(&self, n: u64, writer: u32, writer_dead: impl Fn(u32) -> bool) -> Claim {
         let (seq, _, who, _) = self.slot(n);
-        let writing = 2 * n + 1;
+        let writing = n.wrapping_mul(2).wrapping_add(1);
         let mut spins = 0u32;
+        let mut held_since: Option<(u64, std::time::Instant)> = None;
         loop {
             let raw = seq.load(Relaxed);
             let s = raw & !WAITER;
@@ -259,7 +281,19 @@ impl Ring {
                     continue;
                 }
                 spins = 0;
-                if !writer_dead(who.load(Relaxed)) {
+                let holder = who.load(Relaxed);
+                if !writer_dead(holder) {
+                    match held_since {
+                        Some((r, t)) if r == raw => {
+                            if t.elapsed() >= SLOT_WAIT {
+                                return Claim {
+                                    claimed: Claimed::Blocked(holder),
+                                    wake: false,
+                                };
+                            }
+                        }
+                        _ => held_since = Some((raw, std::time::Instant::now())),
+                    }
                     std::thread::yield_now();
                     continue;
                 }
@@ -290,7 +324,7 @@ impl Ring {
     /// subscriber last read would stall the writer on every message, where stores do not.
     pub fn begin_write_solo(&self, n: u64, writer: u32, inspect: bool) -> Claim {
         let (seq, _, who, _) = self.slot(n);
-        let writing = 2 * n + 1;
+        let writing = n.wrapping_mul(2).wrapping_add(1);
         if !inspect {
             seq.store(writing, Relaxed);
             // Pairs with the Acquire fence in `read`, as in `begin_write`.
@@ -327,7 +361,7 @@ impl Ring {
     pub fn commit_solo(&self, n: u64) -> bool {
         let (seq, _, _, _) = self.slot(n);
         // Release pairs with the Acquire load in `read`, as in `commit`.
-        seq.store(2 * n + 2, Release);
+        seq.store(n.wrapping_mul(2).wrapping_add(2), Release);
         // The store→load order against a reader's `sleepers` increment comes from that
         // reader's heavy barrier (see `wait`); here only the compiler must keep the order.
         crate::barrier::light();
@@ -365,7 +399,7 @@ impl Ring {
         // Release pairs with the Acquire load in `read`: the payload is visible before the
         // sequence says it is complete. A reader that tried to set WAITER after our claiming
         // CAS saw the odd sequence and does not sleep (see `wait`): no wake-up is lost.
-        seq.store(2 * n + 2, Release);
+        seq.store(n.wrapping_mul(2).wrapping_add(2), Release);
         if claim.wake {
             // SAFETY: the slot's sequence word is 8-byte aligned and inside the mapping.
             unsafe { crate::futex::wake_all_raw(seq.as_ptr() as *const u32) };
@@ -400,7 +434,7 @@ impl Ring {
         // is whole when the caller reads it.
         let mut raw = seq.load(Acquire);
         loop {
-            if raw & !WAITER > 2 * c {
+            if raw & !WAITER > c.wrapping_mul(2) {
                 return;
             }
             // An older writer (a ring behind) is still on the slot. Its plain publishing store
@@ -432,14 +466,14 @@ impl Ring {
     /// Copies message `c` into `out` (at most `out.len()` bytes).
     pub fn read(&self, c: u64, out: &mut [u8]) -> Read {
         let (seq, len, who, p) = self.slot(c);
-        let want = 2 * c + 2;
+        let want = c.wrapping_mul(2).wrapping_add(2);
         // Acquire pairs with the Release store in `commit`. Sleeping readers may set WAITER at
         // any time without changing the message, so compare without it.
         let s1 = seq.load(Acquire) & !WAITER;
         if s1 != want {
-            return if s1 < want - 1 {
+            return if s1 < want.wrapping_sub(1) {
                 Read::Empty
-            } else if s1 == want - 1 {
+            } else if s1 == want.wrapping_sub(1) {
                 Read::Writing(who.load(Relaxed))
             } else {
                 Read::Lapped

@@ -72,8 +72,9 @@ macro_rules! topic_builder_options {
         /// created. Ignored for fixed-size types.
         pub fn max_message_bytes(mut self, bytes: usize) -> Self {
             if self.spec.chunk_bytes.is_some() {
-                self.spec.chunk_bytes =
-                    Some(bytes + $crate::shared::data_offset(self.spec.stored_type.size as usize));
+                self.spec.chunk_bytes = Some(bytes.saturating_add($crate::shared::data_offset(
+                    self.spec.stored_type.size as usize,
+                )));
             }
             self
         }
@@ -96,7 +97,67 @@ fn describe_qos(r: Reliability, capacity: u32) -> String {
     format!("{r:?} depth {capacity}")
 }
 
+/// Largest ring depth: the ring holds `depth` slots in shared memory.
+pub const MAX_DEPTH: u32 = 1 << 20;
+/// Largest message of a chunked topic (a chunk of the pool holds one).
+pub const MAX_MESSAGE_BYTES: usize = 1 << 30;
+/// Largest number of chunks in a topic's pool.
+pub const MAX_CHUNKS: u32 = 1 << 16;
+
 impl OpenSpec {
+    /// Checks the options against their limits before anything is created; the error names
+    /// the option, the value and the limit.
+    fn validate(&self) -> Result<(), OpenError> {
+        let invalid = |reason: String| {
+            Err(OpenError::InvalidConfig {
+                topic: self.name.clone(),
+                reason,
+            })
+        };
+        match self.depth {
+            Some(0) => {
+                return invalid(
+                    "depth must be at least 1 (the ring keeps the last `depth` messages)".into(),
+                )
+            }
+            Some(d) if d > MAX_DEPTH => {
+                return invalid(format!("depth {d} is above the limit of {MAX_DEPTH} slots"))
+            }
+            _ => {}
+        }
+        let max_endpoints = nerve_shm::layout::MAX_ENDPOINTS;
+        if self.max_endpoints == 0 || self.max_endpoints > max_endpoints {
+            return invalid(format!(
+                "max_endpoints {} is out of range: 1 to {max_endpoints}",
+                self.max_endpoints
+            ));
+        }
+        if let Some(bytes) = self.chunk_bytes {
+            let message =
+                bytes.saturating_sub(crate::shared::data_offset(self.stored_type.size as usize));
+            if message > MAX_MESSAGE_BYTES {
+                return invalid(format!(
+                    "max_message_bytes {message} is above the limit of {MAX_MESSAGE_BYTES} (1 GiB): split the data, or send it in several messages"
+                ));
+            }
+            let capacity = self.capacity();
+            let chunks = self.chunks.unwrap_or(capacity * 2 + 8);
+            if chunks > MAX_CHUNKS {
+                return invalid(format!(
+                    "{chunks} chunks (depth {capacity}) is above the limit of {MAX_CHUNKS} chunks per topic: lower .depth(n) or .chunks(n)"
+                ));
+            }
+            if chunks <= capacity {
+                return invalid(format!(
+                    "chunks ({chunks}) must exceed the ring depth ({capacity}): the ring keeps the chunks of its last {capacity} messages, so no chunk would be left to loan. Use at least {} (default {})",
+                    capacity + 1,
+                    capacity * 2 + 8
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// The reliability asked for, or best effort.
     fn reliability(&self) -> Reliability {
         self.reliability.unwrap_or(Reliability::BestEffort)
@@ -140,6 +201,7 @@ impl Shared {
     /// what was asked for.
     pub(crate) fn open(spec: &OpenSpec) -> Result<Arc<Shared>, OpenError> {
         crate::name::validate(&spec.name)?;
+        spec.validate()?;
         let shared = if spec.in_process {
             heap::get_or_create(spec.domain, &spec.name, || Self::create_on_heap(spec))?
         } else {

@@ -32,6 +32,8 @@ pub struct PubCore {
     /// `Sync`): any thread may take the solo path, since handing the publisher to another
     /// thread synchronises. Shared owners (`RawPublisher`) keep to one thread instead.
     exclusive: bool,
+    /// Invalid descriptors met in replaced slots (a damaged segment).
+    corrupt: AtomicU64,
 }
 
 /// How long a reliable publisher waits for room by default.
@@ -41,7 +43,7 @@ impl PubCore {
     /// `exclusive`: the owner guarantees no two threads send at once (see the field).
     pub(crate) fn new(shared: &Arc<Shared>, exclusive: bool) -> Result<Self, OpenError> {
         let ep = shared.claim_endpoint(ENDPOINT_PUBLISHER)?;
-        let solo_tag = shared.join_solo(ep.index);
+        let solo_tag = shared.join_solo(ep.index)?;
         Ok(PubCore {
             ep,
             min_cursor: AtomicU64::new(0),
@@ -50,6 +52,7 @@ impl PubCore {
             solo_tag,
             solo_thread: AtomicUsize::new(0),
             exclusive,
+            corrupt: AtomicU64::new(0),
         })
     }
 
@@ -100,8 +103,14 @@ impl PubCore {
             Ok(_) => true,
             Err(owner) if owner == me => true,
             Err(_) => {
-                if self.shared().revoke_solo(self.solo_tag) {
-                    tracing::info!(topic = %self.shared().name, "a raw publisher sent from a second thread: the topic now claims with locked instructions (one sending thread per raw publisher keeps the faster path)");
+                match self.shared().revoke_solo(self.solo_tag, u32::MAX) {
+                    Ok(true) => {
+                        tracing::info!(topic = %self.shared().name, "a raw publisher sent from a second thread: the topic now claims with locked instructions (one sending thread per raw publisher keeps the faster path)")
+                    }
+                    Ok(false) => {}
+                    Err(e) => {
+                        tracing::error!(topic = %self.shared().name, "{e}; sending with locked claims anyway")
+                    }
                 }
                 false
             }
@@ -187,19 +196,15 @@ impl PubCore {
         if self.solo_tag != 0 && (self.exclusive || self.on_solo_thread()) {
             let rec = self.ep.record();
             rec.busy.store(1, Relaxed);
+            // Drops `busy` on every way out of this block, unwinding included: a send that
+            // panicked must not leave joining publishers waiting for it.
+            let _busy = BusyGuard(&rec.busy);
             // The store→load order against a revoker comes from its heavy barrier.
             barrier::light();
             if self.shared().ring.solo().load(Relaxed) == self.solo_tag {
-                let done = self.publish_solo(payload);
-                // Release pairs with the Acquire load of `busy` in `Shared::revoke_solo`: our
-                // plain stores to `head` and the slot are visible to a revoker that sees 0.
-                rec.busy.store(0, Release);
-                if let Some(ok) = done {
+                if let Some(ok) = self.publish_solo(payload) {
                     return ok;
                 }
-            } else {
-                // Release pairs with the Acquire load of `busy` in `Shared::revoke_solo`.
-                rec.busy.store(0, Release);
             }
         }
         let Some(n) = self.claim() else { return false };
@@ -228,6 +233,16 @@ impl PubCore {
                 self.release_payload(payload);
                 return;
             }
+            Claimed::Blocked(writer) => {
+                // A live writer has held the slot for a whole `Ring::begin_write` deadline
+                // (stuck, or stopped in a debugger): our message cannot go in; it is counted
+                // as lost by this publisher and skipped by readers.
+                self.count_full();
+                self.release_payload(payload);
+                let pid = ring.endpoint_pid(writer);
+                tracing::warn!(topic = %shared.name, message = n, writer_pid = pid, "a publisher has been writing one slot for over a second (stuck or stopped?): this message is dropped");
+                return;
+            }
             Claimed::Replaced(_) => {
                 if shared.pool.is_some() {
                     let mut old = [0u8; 16];
@@ -248,7 +263,9 @@ impl PubCore {
         // message. A publisher killed in between leaks that one chunk until the topic is
         // reclaimed, the same bound as any crash between two steps of the pool.
         if let (Some(id), Some(pool)) = (replaced, &shared.pool) {
-            pool.release_unowned(id);
+            if !pool.release_unowned(id) {
+                self.saw_corrupt_descriptor(id);
+            }
         }
         // Statistics only: a load and a store, not a locked read-modify-write. Concurrent sends
         // through one publisher from several threads may undercount.
@@ -267,7 +284,17 @@ impl PubCore {
 
     fn release_payload(&self, payload: &[u8]) {
         if let (Some(pool), Ok(b)) = (&self.shared().pool, <&[u8; 16]>::try_from(payload)) {
-            pool.release_unowned(Descriptor::from_bytes(b).id);
+            // Our own descriptor: valid.
+            let _ = pool.release_unowned(Descriptor::from_bytes(b).id);
+        }
+    }
+
+    /// A slot we replaced carried a descriptor no nerve publisher wrote (the segment was
+    /// written by another program or damaged): nothing was released; say so once.
+    #[cold]
+    fn saw_corrupt_descriptor(&self, id: ChunkId) {
+        if self.corrupt.fetch_add(1, Relaxed) == 0 {
+            tracing::warn!(topic = %self.shared().name, chunk = id.index, "a ring slot held an invalid chunk descriptor (the topic's shared memory was written by another program or damaged); it was skipped");
         }
     }
 
@@ -323,10 +350,9 @@ impl PubCore {
             return true;
         }
         // Full: take the reference back.
-        if !pool.retain(id, self.ep.index) {
-            unreachable!("a loaned chunk cannot be recycled while we hold it");
-        }
-        pool.release_unowned(id);
+        // A loaned chunk cannot be recycled while we hold it, so both succeed.
+        let _ = pool.retain(id, self.ep.index);
+        let _ = pool.release_unowned(id);
         false
     }
 
@@ -349,5 +375,16 @@ impl Drop for PubCore {
                 // Release pairs with the Acquire of the next taker in `join_solo`.
                 .compare_exchange(self.solo_tag, 0, AcqRel, Relaxed);
         }
+    }
+}
+
+/// Clears a publisher record's `busy` flag when dropped.
+struct BusyGuard<'a>(&'a std::sync::atomic::AtomicU32);
+
+impl Drop for BusyGuard<'_> {
+    fn drop(&mut self) {
+        // Release pairs with the Acquire load of `busy` in `Shared::wait_for_solo_sends`: our
+        // plain stores to `head` and the slot are visible to a revoker that sees 0.
+        self.0.store(0, Release);
     }
 }

@@ -3,11 +3,17 @@
 //! leaves, and revoked for good when a second one appears.
 
 use std::sync::atomic::Ordering::*;
+use std::time::{Duration, Instant};
 
 use nerve_shm::layout::ENDPOINT_PUBLISHER;
 use nerve_shm::{barrier, ProcessId, SOLO_SHARED};
 
+use crate::error::OpenError;
 use crate::shared::Shared;
+
+/// How long a publisher that joins waits for another one to finish a send begun on the solo
+/// path (a send takes nanoseconds: only a stuck or stopped process takes this long).
+const SOLO_WAIT: Duration = Duration::from_secs(1);
 
 impl Shared {
     /// Whether the solo tag `tag` names a live publisher record.
@@ -25,8 +31,9 @@ impl Shared {
 
     /// Settles the solo right (ring.rs) for publisher record `index`, which just joined: takes
     /// it when no live publisher holds it, else revokes it for good. Returns our tag, or 0 when
-    /// we claim with locked instructions.
-    pub(crate) fn join_solo(&self, index: u32) -> u64 {
+    /// we claim with locked instructions; `Busy` when a publisher stays inside a solo send
+    /// (it is stuck, or stopped in a debugger) for longer than `SOLO_WAIT`.
+    pub(crate) fn join_solo(&self, index: u32) -> Result<u64, OpenError> {
         let solo = self.ring.solo();
         let tag = (u64::from(ProcessId::current().pid) << 32) | u64::from(index + 1);
         loop {
@@ -34,7 +41,10 @@ impl Shared {
             // the CAS below).
             let cur = solo.load(Acquire);
             if cur == SOLO_SHARED {
-                return 0;
+                // Revoked before: a send its holder began with plain stores may still be in
+                // flight if that holder got stuck; locked claims must not start beside it.
+                self.wait_for_solo_sends(index)?;
+                return Ok(0);
             }
             if cur == 0 || !self.solo_holder_live(cur) {
                 // Free, or its holder left or died (a dead process's stores are all visible).
@@ -49,20 +59,21 @@ impl Shared {
                 // `PubCore::drop` (its `head` and slot stores are then visible to our plain
                 // loads); Release publishes our tag to revokers' Acquire loads.
                 if solo.compare_exchange(cur, new, AcqRel, Acquire).is_ok() {
-                    return if new == tag { tag } else { 0 };
+                    return Ok(if new == tag { tag } else { 0 });
                 }
                 continue;
             }
-            if self.revoke_solo(cur) {
-                return 0;
+            if self.revoke_solo(cur, index)? {
+                return Ok(0);
             }
         }
     }
 
     /// Revokes the solo right from the live holder `tag` and waits until its send in progress
     /// (if any) is over, so its plain stores to `head` and the slots are visible before anyone
-    /// claims with locked instructions. False if the tag changed meanwhile.
-    pub(crate) fn revoke_solo(&self, tag: u64) -> bool {
+    /// claims with locked instructions. False if the tag changed meanwhile. `me` is the
+    /// caller's own record (never waited for).
+    pub(crate) fn revoke_solo(&self, tag: u64, me: u32) -> Result<bool, OpenError> {
         if self
             .ring
             .solo()
@@ -72,25 +83,53 @@ impl Shared {
             .compare_exchange(tag, SOLO_SHARED, AcqRel, Acquire)
             .is_err()
         {
-            return false;
+            return Ok(false);
         }
         tracing::debug!(topic = %self.name, "second publisher: single-publisher fast path off");
+        self.wait_for_solo_sends(me)?;
+        Ok(true)
+    }
+
+    /// Waits until no publisher of the topic (other than record `me`) is inside a send it
+    /// began on the solo path: until each `busy` flag drops, or its record no longer names a
+    /// live publisher (it died, or left cleanly — a clean exit frees the record). At most
+    /// `SOLO_WAIT`; then `Busy` naming the holder.
+    fn wait_for_solo_sends(&self, me: u32) -> Result<(), OpenError> {
         // Pairs with the holder's light barrier between setting `busy` and loading `solo`:
         // after this, either the holder sees SOLO_SHARED or we see its `busy` flag.
         barrier::heavy();
-        let holder = (tag as u32) - 1;
-        let rec = self.ring.endpoint(holder);
-        let mut spins = 0u32;
-        // Acquire pairs with the holder's Release store of `busy = 0` after its last send.
-        while rec.busy.load(Acquire) != 0 && !self.record_dead(holder) {
-            spins += 1;
-            if spins < 1024 {
-                std::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
+        let start = Instant::now();
+        for i in (0..self.ring.endpoint_count()).filter(|&i| i != me) {
+            let rec = self.ring.endpoint(i);
+            let pid = rec.pid.load(Relaxed);
+            let mut spins = 0u32;
+            // Acquire pairs with the holder's Release store of `busy = 0` after its send
+            // (`BusyGuard::drop` in publish.rs).
+            while rec.busy.load(Acquire) != 0 {
+                // Acquire pairs with the Release store of `state` in `Ring::claim_endpoint`.
+                let same_publisher =
+                    rec.state.load(Acquire) == ENDPOINT_PUBLISHER && rec.pid.load(Relaxed) == pid;
+                if !same_publisher || self.record_dead(i) {
+                    break;
+                }
+                let waited = start.elapsed();
+                if waited >= SOLO_WAIT {
+                    return Err(OpenError::Busy {
+                        topic: self.name.clone(),
+                        what: "a send on the single-publisher fast path",
+                        pid,
+                        waited,
+                    });
+                }
+                spins += 1;
+                if spins < 1024 {
+                    std::hint::spin_loop();
+                } else {
+                    std::thread::sleep(Duration::from_micros(50));
+                }
             }
         }
-        true
+        Ok(())
     }
 }
 

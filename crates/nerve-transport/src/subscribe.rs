@@ -40,7 +40,10 @@ pub enum Step<T> {
     Empty,
     Writing(u32),
     Lapped,
+    /// Abandoned by a publisher that died mid-write.
     Dropped,
+    /// The slot holds what no nerve publisher writes (a bad length or descriptor).
+    Corrupt,
 }
 
 impl<T> Step<T> {
@@ -52,6 +55,7 @@ impl<T> Step<T> {
             Step::Writing(w) => Step::Writing(w),
             Step::Lapped => Step::Lapped,
             Step::Dropped => Step::Dropped,
+            Step::Corrupt => Step::Corrupt,
         }
     }
 }
@@ -154,6 +158,13 @@ impl SubCore {
                     self.stats.dropped += 1;
                     self.advance(0, false);
                 }
+                Step::Corrupt => {
+                    if self.stats.corrupt == 0 {
+                        tracing::warn!(topic = %self.shared().name, message = self.cursor, "skipping a message whose slot holds what no nerve publisher writes; the topic's shared memory was written by another program or damaged (counted in the subscriber's `corrupt`)");
+                    }
+                    self.stats.corrupt += 1;
+                    self.advance(0, false);
+                }
                 Step::Empty | Step::Writing(_) => {
                     self.stuck_polls = self.stuck_polls.wrapping_add(1);
                     if self.stuck_polls.is_multiple_of(4096) && self.check_stuck(&mut decode) {
@@ -234,9 +245,10 @@ impl SubCore {
             return Some(v);
         }
         let start = Instant::now();
-        let deadline = timeout.map(|t| start + t);
-        let spin_until = start + self.spin;
-        while Instant::now() < spin_until {
+        // A timeout (or spin) too large for the clock has no end: wait (or spin) forever.
+        let deadline = timeout.and_then(|t| crate::time::deadline(start, t));
+        let spin_until = crate::time::deadline(start, self.spin);
+        while spin_until.is_none_or(|until| Instant::now() < until) {
             for _ in 0..64 {
                 std::hint::spin_loop();
             }
@@ -278,7 +290,7 @@ impl SubCore {
 pub(crate) fn read_fixed(shared: &Shared, c: u64, out: &mut [u8]) -> Step<()> {
     match shared.ring.read(c, out) {
         Read::Ok(n) if n == out.len() => Step::Got(()),
-        Read::Ok(_) => Step::Dropped,
+        Read::Ok(_) => Step::Corrupt,
         Read::Empty => Step::Empty,
         Read::Writing(w) => Step::Writing(w),
         Read::Lapped => Step::Lapped,
@@ -297,21 +309,21 @@ pub(crate) fn read_chunk(
     let mut b = [0u8; 16];
     match shared.ring.read(c, &mut b) {
         Read::Ok(16) => {}
-        Read::Ok(_) => return Step::Dropped,
+        Read::Ok(_) => return Step::Corrupt,
         Read::Empty => return Step::Empty,
         Read::Writing(w) => return Step::Writing(w),
         Read::Lapped => return Step::Lapped,
     }
     let desc = Descriptor::from_bytes(&b);
     let Some(pool) = &shared.pool else {
-        return Step::Dropped;
+        return Step::Corrupt;
     };
     let fits = (desc.len as usize)
         .checked_mul(elem.max(1))
         .and_then(|n| n.checked_add(data_offset(header)))
         .is_some_and(|n| n <= pool.chunk_size());
     if desc.id.index >= pool.chunk_count() || !fits {
-        return Step::Dropped;
+        return Step::Corrupt;
     }
     pool.prefetch(desc.id.index);
     if !pool.retain(desc.id, ep.index) {

@@ -27,6 +27,8 @@ mod watchdog;
 use std::sync::Arc;
 use std::time::Duration;
 
+use nerve_transport::time::duration_ns;
+
 pub use builder::{NodeEntry, SchedulerBuilder};
 
 use builder::Options;
@@ -212,7 +214,10 @@ impl Scheduler {
         let pollers = IdlePollers::start(&s.poll_cpus, &self.shared);
         let start = threads.start();
         let watchdog = s.watchdog_tick.map(|t| Watchdog::start(&self.shared, t));
-        wait_for_end(&self.shared, limit.map(|d| start + d.as_nanos() as u64));
+        wait_for_end(
+            &self.shared,
+            limit.map(|d| start.saturating_add(duration_ns(d))),
+        );
         let stuck = threads.collect(s.shutdown_timeout);
         pollers.stop();
         if let Some(w) = watchdog {
@@ -239,7 +244,7 @@ impl Scheduler {
     ) -> Result<StopReason, RunError> {
         let clock = Clock::Sim(sim.clone());
         let start = sim.now_ns();
-        let end = limit.map(|d| start + d.as_nanos() as u64);
+        let end = limit.map(|d| start.saturating_add(duration_ns(d)));
         for lane in &mut lanes {
             if let Err(e) = lane.init_all(&self.shared) {
                 self.shared.fail(e);

@@ -2,6 +2,7 @@
 //! tick order (RT nodes by `(priority, cpu)`, compute nodes on the compute lane, async nodes
 //! on the async lane, each event node on a lane of its own).
 
+use nerve_transport::time::duration_ns;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
@@ -63,7 +64,7 @@ pub(super) fn plan(specs: Vec<NodeSpec>, opts: &Options) -> Result<Plan, BuildEr
         let sh = Arc::new(NodeShared::new(
             name,
             spec.rate.filter(|_| !event).unwrap_or(0.0),
-            watchdog.map_or(0, |w| w.as_nanos() as u64),
+            watchdog.map_or(0, duration_ns),
             spec.on_hang,
         ));
         nodes.push((seq, sh.clone()));
@@ -161,7 +162,7 @@ fn new_lane(kind: LaneKind, first: &str, opts: &Options) -> Lane {
         LaneKind::Event => format!("ev-{first}"),
     };
     let spin_ns = match kind {
-        LaneKind::Rt { .. } => opts.spin.as_nanos() as u64,
+        LaneKind::Rt { .. } => duration_ns(opts.spin),
         _ => 0,
     };
     let boost = match kind {

@@ -171,7 +171,7 @@ impl LaneThreads {
     /// nodes of the lanes that did not (stuck in a hung node: abandoned, their `shutdown` did
     /// not run).
     pub(super) fn collect(self, timeout: Duration) -> Vec<String> {
-        let give_up = now_ns() + timeout.as_nanos() as u64;
+        let give_up = now_ns().saturating_add(nerve_transport::time::duration_ns(timeout));
         let mut back = vec![false; self.lane_nodes.len()];
         let mut returned = 0;
         while returned < self.spawned {

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use nerve_transport::time::now_ns;
+use nerve_transport::time::{duration_ns, now_ns};
 
 use super::builder::NodeSpec;
 use crate::error::RunError;
@@ -57,8 +57,8 @@ impl Slot {
             timeline: Timeline {
                 hz: spec.rate.unwrap_or(1.0),
             },
-            deadline_ns: spec.deadline.map_or(period_ns, |d| d.as_nanos() as u64),
-            budget_ns: spec.budget.map(|d| d.as_nanos() as u64),
+            deadline_ns: spec.deadline.map_or(period_ns, duration_ns),
+            budget_ns: spec.budget.map(duration_ns),
             on_miss: spec.on_miss,
             on_panic: spec.on_panic,
             wake: spec.wake,
@@ -282,7 +282,7 @@ impl Slot {
                 tracing::warn!(node = %self.sh.name, %message, restart = self.restarts, ?delay, "node panicked; restarting");
                 self.needs_init = true;
                 if self.period_ns > 0 {
-                    let resume = now + delay.as_nanos() as u64;
+                    let resume = now.saturating_add(duration_ns(delay));
                     let k = self
                         .timeline
                         .first_at_or_after(resume.saturating_sub(start));

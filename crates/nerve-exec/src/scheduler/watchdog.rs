@@ -7,7 +7,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use nerve_transport::sys::futex;
-use nerve_transport::time::now_ns;
+use nerve_transport::time::{duration_ns, now_ns};
 
 use crate::error::RunError;
 use crate::policy::HangPolicy;
@@ -61,7 +61,7 @@ fn watch(shared: &Shared, done: &AtomicBool, tick: Duration) {
         // Sleep a watchdog tick; the control word only makes us check `done` sooner.
         // pairs with the Release increment in Shared::kick_ctl()
         let gen = word.load(Ordering::Acquire);
-        futex::wait_until_private(word, gen, now_ns() + tick.as_nanos() as u64);
+        futex::wait_until_private(word, gen, now_ns().saturating_add(duration_ns(tick)));
     }
 }
 

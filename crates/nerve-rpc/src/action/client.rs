@@ -197,7 +197,7 @@ impl<G: Payload, F: Payload, R: Payload + Clone> ActionClient<G, F, R> {
         goals: &[GoalHandle<'_, G, F, R>],
         timeout: Duration,
     ) -> Result<Vec<GoalResult<R>>, ActionError> {
-        let end = Instant::now() + timeout;
+        let end = Instant::now() + nerve_transport::time::clamp(timeout);
         goals
             .iter()
             .map(|g| g.wait(end.saturating_duration_since(Instant::now())))
@@ -283,7 +283,7 @@ impl<G: Payload, F: Payload, R: Payload + Clone> GoalHandle<'_, G, F, R> {
     /// Waits up to `timeout` for the goal to end.
     pub fn wait(&self, timeout: Duration) -> Result<GoalResult<R>, ActionError> {
         let shared = &self.client.shared;
-        let end = Instant::now() + timeout;
+        let end = Instant::now() + nerve_transport::time::clamp(timeout);
         let mut next_poll = Instant::now() + Duration::from_millis(200);
         loop {
             {

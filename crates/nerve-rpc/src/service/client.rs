@@ -217,12 +217,12 @@ impl RawClient {
 
     /// Waits up to `timeout` for a server to come up; true when one is.
     pub fn wait_for_server(&self, timeout: Duration) -> bool {
-        let end = Instant::now() + timeout;
+        let end = nerve_transport::time::deadline(Instant::now(), timeout);
         loop {
             if self.server_available() {
                 return true;
             }
-            if Instant::now() >= end {
+            if end.is_some_and(|end| Instant::now() >= end) {
                 return false;
             }
             std::thread::sleep(Duration::from_millis(2));
@@ -248,7 +248,7 @@ impl RawClient {
         let inner = &*self.inner;
         let service = &inner.config.name;
         let start = Instant::now();
-        let deadline = start + timeout;
+        let deadline = start + nerve_transport::time::clamp(timeout);
         let timed_out = || CallError::Timeout {
             service: service.clone(),
             timeout,
