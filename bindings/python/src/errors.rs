@@ -155,6 +155,7 @@ pub(crate) fn send_err<T>(e: nerve::SendError<T>) -> PyErr {
         E::PoolExhausted { .. } => PoolExhausted::new_err(msg),
         E::Encode { .. } => Encode::new_err(msg),
         E::Corrupt { .. } => Corrupt::new_err(msg),
+        E::NoSpace { .. } => NoSpace::new_err(msg),
     }
 }
 

@@ -97,6 +97,17 @@ impl Pool {
         .map(|o| o.3)
     }
 
+    /// Bytes at the start of a pool area before its first chunk (header, reference words,
+    /// holder bitmaps): what must exist for the pool to work before any chunk is used.
+    pub fn metadata_len(chunk_size: usize, chunks: u32, max_endpoints: u32) -> Option<usize> {
+        offsets(
+            align_up(chunk_size.max(1), CHUNK_ALIGN),
+            chunks,
+            max_endpoints,
+        )
+        .map(|o| o.2)
+    }
+
     /// Writes a fresh pool header into `area`.
     ///
     /// # Safety

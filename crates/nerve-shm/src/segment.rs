@@ -19,7 +19,7 @@ use crate::layout::{
 };
 use crate::liveness::ProcessId;
 use crate::pool::Pool;
-use crate::region::Region;
+use crate::region::{HeapRegion, Region};
 use crate::ring::Ring;
 
 /// Offset of the `ready` word (in the reserved space after the header fields).
@@ -143,6 +143,16 @@ pub enum SegmentError {
         /// What the segment holds.
         found: StoredType,
     },
+    /// The file system has no room for the segment.
+    #[error("{path}: no space: the segment needs {needed} bytes, {free} are free")]
+    NoSpace {
+        /// The file.
+        path: PathBuf,
+        /// Bytes the segment needs now.
+        needed: u64,
+        /// Bytes free on the file system.
+        free: u64,
+    },
     /// Every endpoint record is taken by a live process.
     #[error("{path}: every endpoint record is in use")]
     Full {
@@ -167,6 +177,91 @@ pub fn domain_dir(domain: u32) -> PathBuf {
     // SAFETY: getuid has no preconditions.
     let uid = unsafe { libc::getuid() };
     root.join(format!("nerve-{uid}-{domain}"))
+}
+
+/// Bytes free for an unprivileged user on the file system holding `path` (0 if unknown).
+pub fn free_bytes(path: &Path) -> u64 {
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) else {
+        return 0;
+    };
+    // SAFETY: zeroed statvfs is a valid out-parameter; statvfs writes it on success.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: `c` is a NUL-terminated path and `st` a writable statvfs.
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return 0;
+    }
+    (st.f_bavail as u64).saturating_mul(st.f_frsize as u64)
+}
+
+/// Bytes of a segment that must exist before anyone maps it: everything but the pool's
+/// chunks, which are allocated on first use (`populate`).
+fn reserved_len(header: &HeaderFields, chunks: Option<(usize, u32)>, max_endpoints: u32) -> u64 {
+    let total = header.total_size;
+    match chunks {
+        Some((size, count)) if header.pool_offset != 0 => {
+            let meta = Pool::metadata_len(size, count, max_endpoints).unwrap_or(usize::MAX);
+            header.pool_offset.saturating_add(meta as u64).min(total)
+        }
+        _ => total,
+    }
+}
+
+/// Allocates `len` bytes of `file` from offset 0, so that touching them never raises SIGBUS
+/// on a full file system: `NoSpace` instead, naming what was needed and what is free.
+fn reserve(file: &File, len: u64, path: &Path) -> Result<(), SegmentError> {
+    #[cfg(target_os = "linux")]
+    {
+        let len = libc::off_t::try_from(len).unwrap_or(libc::off_t::MAX);
+        // SAFETY: fallocate on an open descriptor; mode 0 allocates and extends if needed.
+        if unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, len) } != 0 {
+            let e = io::Error::last_os_error();
+            return Err(match e.raw_os_error() {
+                Some(libc::ENOSPC) => SegmentError::NoSpace {
+                    path: path.to_owned(),
+                    needed: len as u64,
+                    free: path.parent().map_or(0, free_bytes),
+                },
+                // A file system without fallocate: pages are promised, as before.
+                Some(libc::EOPNOTSUPP) => return Ok(()),
+                _ => SegmentError::Io {
+                    path: path.to_owned(),
+                    source: e,
+                },
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (file, len, path);
+    Ok(())
+}
+
+/// Makes sure the `len` bytes of a shared mapping at `ptr` exist in the file behind it (a
+/// chunk about to be written for the first time by this process): false when the file
+/// system is full, where writing them would raise SIGBUS. Cheap for pages that exist.
+pub fn populate(ptr: *mut u8, len: usize) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        // Whole pages from the page containing `ptr`.
+        let page = 4096usize;
+        let start = (ptr as usize) & !(page - 1);
+        let end = (ptr as usize).saturating_add(len);
+        // SAFETY: madvise only populates page tables of our own mapping (the caller passes a
+        // range inside a live mapping); it reads and writes no user memory.
+        let r = unsafe {
+            libc::madvise(
+                start as *mut libc::c_void,
+                end - start,
+                libc::MADV_POPULATE_WRITE,
+            )
+        };
+        // EINVAL: a kernel older than 5.14; pages are then promised, as before.
+        r == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (ptr, len);
+        true
+    }
 }
 
 /// File name for a topic (names are validated by the facade: `/` is mapped to `%`).
@@ -478,7 +573,15 @@ fn create(
         .mode(0o600)
         .open(path)
         .map_err(io_err(path))?;
-    f.set_len(header.total_size).map_err(io_err(path))?;
+    let sized = f
+        .set_len(header.total_size)
+        .map_err(io_err(path))
+        .and_then(|()| reserve(&f, reserved_len(&header, chunks, config.max_endpoints), path));
+    if let Err(e) = sized {
+        // Nothing of it is usable: leave no file behind.
+        let _ = std::fs::remove_file(path);
+        return Err(e);
+    }
     let region =
         ShmRegion::map(&f, header.total_size as usize, path, true).map_err(io_err(path))?;
     // SAFETY: the mapping is fresh (create_new), zero-filled, page-aligned, private to us under
@@ -503,16 +606,94 @@ fn create(
     })
 }
 
-/// Maps an existing segment read-only for inspection (listing). No lock taken.
-pub fn inspect(path: &Path) -> Result<(ShmRegion, TopicParams), SegmentError> {
-    let f = File::open(path).map_err(io_err(path))?;
-    let len = f.metadata().map_err(io_err(path))?.len() as usize;
-    let region = ShmRegion::map(&f, len, path, false).map_err(io_err(path))?;
-    let params = validate(&region).map_err(|source| SegmentError::Corrupt {
+/// A copy of a segment's header, endpoint records and ring, read with `pread` for tools that
+/// only look (list, info, clean): reading a file never allocates its holes nor faults on a
+/// truncated or sparse segment on a full file system, where touching a mapping would raise
+/// SIGBUS. The copy is a snapshot: its counters do not move.
+pub struct Snapshot {
+    region: HeapRegion,
+    /// The parameters of the copy (no pool: only the control part was read).
+    control: TopicParams,
+    /// The segment's own parameters.
+    params: TopicParams,
+}
+
+impl Snapshot {
+    /// The segment's parameters, as validated.
+    pub fn params(&self) -> &TopicParams {
+        &self.params
+    }
+
+    /// A view of the copied ring and endpoint records (atomics over the copy).
+    pub fn ring(&self) -> Ring {
+        // SAFETY: `control` was validated for this copy (the header, endpoint records and
+        // slots, `control.total_size` bytes, with no pool), which lives as long as `self`;
+        // the ring view is used while `self` is borrowed by the caller.
+        unsafe { Ring::new(self.region.base(), &self.control) }
+    }
+}
+
+/// Reads `buf.len()` bytes at `offset` of `file`; false on a short read (a truncated file).
+fn pread_exact(file: &File, buf: &mut [u8], offset: u64) -> io::Result<bool> {
+    use std::os::unix::fs::FileExt;
+    let mut done = 0;
+    while done < buf.len() {
+        match file.read_at(&mut buf[done..], offset + done as u64) {
+            Ok(0) => return Ok(false),
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(true)
+}
+
+/// Reads and validates a segment for inspection, without mapping it. No lock taken.
+pub fn inspect(path: &Path) -> Result<Snapshot, SegmentError> {
+    let corrupt = |source| SegmentError::Corrupt {
         path: path.to_owned(),
         source,
-    })?;
-    Ok((region, params))
+    };
+    let f = File::open(path).map_err(io_err(path))?;
+    let file_len = f.metadata().map_err(io_err(path))?.len();
+    let mut raw = [0u8; std::mem::size_of::<HeaderFields>()];
+    if !pread_exact(&f, &mut raw, 0).map_err(io_err(path))? {
+        return Err(corrupt(LayoutError::TooShort {
+            needed: raw.len(),
+            actual: file_len as usize,
+        }));
+    }
+    // SAFETY: HeaderFields is plain integers and byte arrays, valid for any bit pattern; the
+    // buffer is exactly its size.
+    let header = unsafe { std::ptr::read_unaligned(raw.as_ptr() as *const HeaderFields) };
+    let params = header
+        .validate(usize::try_from(file_len).unwrap_or(usize::MAX))
+        .map_err(corrupt)?;
+    let control_len = if params.pool_offset != 0 {
+        params.pool_offset
+    } else {
+        params.total_size
+    };
+    let region = HeapRegion::new(control_len);
+    // SAFETY: the heap region is ours alone, `control_len` bytes long and writable.
+    let buf = unsafe { std::slice::from_raw_parts_mut(region.base().as_ptr(), control_len) };
+    if !pread_exact(&f, buf, 0).map_err(io_err(path))? {
+        return Err(corrupt(LayoutError::TooShort {
+            needed: control_len,
+            actual: file_len as usize,
+        }));
+    }
+    let control = TopicParams {
+        total_size: control_len,
+        pool_offset: 0,
+        pool_len: 0,
+        ..params.clone()
+    };
+    Ok(Snapshot {
+        region,
+        control,
+        params,
+    })
 }
 
 /// What `clean` removed.
@@ -539,10 +720,8 @@ pub fn clean(dir: &Path) -> Result<CleanReport, SegmentError> {
             continue;
         }
         match inspect(&path) {
-            Ok((region, params)) => {
-                // SAFETY: params validated against this mapping; only atomics are read.
-                let ring = unsafe { Ring::new(region.base(), &params) };
-                if live_endpoints(&ring) > 0 {
+            Ok(snapshot) => {
+                if live_endpoints(&snapshot.ring()) > 0 {
                     report.kept += 1;
                     continue;
                 }

@@ -127,6 +127,17 @@ pub enum SendError<T> {
         /// Chunks in the pool.
         chunks: u32,
     },
+    /// The shared-memory file system is full: the chunk could not be given memory (writing it
+    /// would have raised SIGBUS). Nothing was sent.
+    #[error("topic '{topic}': /dev/shm is full ({free} bytes free) and a chunk of {needed} bytes could not be allocated. Free space (`nerve clean` removes what dead processes left, `df -h /dev/shm` shows who uses it)")]
+    NoSpace {
+        /// The topic.
+        topic: String,
+        /// Bytes the loan needed.
+        needed: usize,
+        /// Bytes free on the file system.
+        free: u64,
+    },
     /// The value could not be serialized.
     #[error("topic '{topic}': cannot serialize the message: {reason}")]
     Encode {
@@ -171,6 +182,15 @@ impl<T> SendError<T> {
             }
             SendError::Encode { topic, reason } => SendError::Encode { topic, reason },
             SendError::Corrupt { topic, reason } => SendError::Corrupt { topic, reason },
+            SendError::NoSpace {
+                topic,
+                needed,
+                free,
+            } => SendError::NoSpace {
+                topic,
+                needed,
+                free,
+            },
         }
     }
 }

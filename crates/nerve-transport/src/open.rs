@@ -254,6 +254,11 @@ impl Shared {
                     topic: topic(),
                     max: spec.max_endpoints,
                 },
+                SegmentError::NoSpace { needed, free, .. } => OpenError::NoSpace {
+                    topic: topic(),
+                    needed,
+                    free,
+                },
                 SegmentError::Io { source, .. } => OpenError::Io {
                     topic: topic(),
                     source,
@@ -349,6 +354,12 @@ impl Shared {
         } else {
             None
         };
+        let populated = match (&memory, &pool) {
+            (Memory::Shm(_), Some(p)) => (0..p.chunk_count())
+                .map(|_| std::sync::atomic::AtomicUsize::new(0))
+                .collect(),
+            _ => Box::default(),
+        };
         Ok(Shared {
             name: spec.name.clone(),
             domain: spec.domain,
@@ -357,6 +368,7 @@ impl Shared {
             ring,
             pool,
             handle: None,
+            populated,
             memory,
         })
     }

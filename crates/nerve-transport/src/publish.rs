@@ -12,7 +12,7 @@ use nerve_shm::{barrier, ChunkId, Claimed, Reliability};
 
 use crate::endpoint::Endpoint;
 use crate::error::{OpenError, SendError};
-use crate::shared::{Descriptor, Shared};
+use crate::shared::{data_offset, Descriptor, Shared};
 use crate::solo::thread_tag;
 
 /// Publisher half of the core.
@@ -330,15 +330,32 @@ impl PubCore {
                 limit,
             });
         }
-        if let Some(id) = pool.alloc(self.ep.index) {
-            return Ok(id);
-        }
-        shared.reclaim_dead();
-        pool.alloc(self.ep.index)
-            .ok_or_else(|| SendError::PoolExhausted {
+        let id = match pool.alloc(self.ep.index) {
+            Some(id) => id,
+            None => {
+                shared.reclaim_dead();
+                pool.alloc(self.ep.index)
+                    .ok_or_else(|| SendError::PoolExhausted {
+                        topic: shared.name.clone(),
+                        chunks: pool.chunk_count(),
+                    })?
+            }
+        };
+        let needed = data_offset(header).saturating_add(bytes);
+        if !shared.populate_chunk(id.index, needed) {
+            pool.release(id, self.ep.index);
+            return Err(SendError::NoSpace {
                 topic: shared.name.clone(),
-                chunks: pool.chunk_count(),
-            })
+                needed,
+                free: match &shared.path {
+                    crate::shared::TransportPath::Shm(p) => {
+                        p.parent().map_or(0, nerve_shm::segment::free_bytes)
+                    }
+                    crate::shared::TransportPath::Heap => 0,
+                },
+            });
+        }
+        Ok(id)
     }
 
     /// Publishes a loaned chunk. On `false` (full) the loan is still ours.

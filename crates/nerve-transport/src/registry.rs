@@ -128,10 +128,8 @@ pub fn list(domain: u32) -> Vec<TopicInfo> {
             }
             let name = name_from_file(&path);
             match segment::inspect(&path) {
-                Ok((region, params)) => {
-                    use nerve_shm::Region;
-                    // SAFETY: params validated against this mapping, which outlives the ring.
-                    let ring = unsafe { Ring::new(region.base(), &params) };
+                Ok(snapshot) => {
+                    let (ring, params) = (snapshot.ring(), snapshot.params());
                     out.push(TopicInfo {
                         name,
                         type_name: params.stored_type.name.clone(),

@@ -34,6 +34,10 @@ pub struct Shared {
     pub pool: Option<Pool>,
     /// Our `ENDPOINT_HANDLE` record (shared-memory topics).
     pub(crate) handle: Option<u32>,
+    /// Bytes of each chunk this process made sure exist in the segment's file (shared-memory
+    /// pools only): a chunk is populated once before its first write, so a full /dev/shm is
+    /// an error at loan time, never a SIGBUS while filling it.
+    pub(crate) populated: Box<[std::sync::atomic::AtomicUsize]>,
     // Declared last: dropped after the ring and pool views that point into it.
     pub(crate) memory: Memory,
 }
@@ -56,6 +60,25 @@ impl Memory {
 }
 
 impl Shared {
+    /// Makes sure the first `bytes` of chunk `index` exist in the segment's file before this
+    /// process writes them; false when the file system is full. Free for heap topics and for
+    /// chunks already populated this far.
+    #[inline]
+    pub(crate) fn populate_chunk(&self, index: u32, bytes: usize) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        let (Some(done), Some(pool)) = (self.populated.get(index as usize), &self.pool) else {
+            return true;
+        };
+        if done.load(Relaxed) >= bytes {
+            return true;
+        }
+        let ok = nerve_shm::segment::populate(pool.chunk_ptr(index), bytes);
+        if ok {
+            done.fetch_max(bytes, Relaxed);
+        }
+        ok
+    }
+
     /// Largest payload a chunk holds after a header of `header` bytes (0 without a pool).
     pub(crate) fn chunk_limit(&self, header: usize) -> usize {
         self.pool
