@@ -576,7 +576,13 @@ fn create(
     let sized = f
         .set_len(header.total_size)
         .map_err(io_err(path))
-        .and_then(|()| reserve(&f, reserved_len(&header, chunks, config.max_endpoints), path));
+        .and_then(|()| {
+            reserve(
+                &f,
+                reserved_len(&header, chunks, config.max_endpoints),
+                path,
+            )
+        });
     if let Err(e) = sized {
         // Nothing of it is usable: leave no file behind.
         let _ = std::fs::remove_file(path);

@@ -5,11 +5,13 @@
 //! - [`process`]: the test binary re-executed as a child process in a named role, killed when
 //!   its guard drops so a failing test leaves no process behind, with a line protocol on its
 //!   stdout;
-//! - [`payload`]: deterministic patterns and checksums, so a receiver checks every byte it got.
+//! - [`payload`]: deterministic patterns and checksums, so a receiver checks every byte it got;
+//! - [`hostile`]: a process that writes what no nerve process writes into a live segment.
 //!
 //! A dev-dependency only: nothing in the product depends on it.
 #![warn(missing_docs)]
 
+pub mod hostile;
 pub mod payload;
 pub mod process;
 
