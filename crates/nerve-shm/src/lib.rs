@@ -16,6 +16,7 @@ pub mod liveness;
 pub mod pool;
 pub mod ring;
 pub mod segment;
+pub mod sigbus;
 mod words;
 
 pub use layout::{Reliability, StoredType, TopicConfig, TopicParams};

@@ -33,6 +33,8 @@ pub struct ShmRegion {
     path: PathBuf,
     /// (device, inode) of the mapped file: tells whether `path` still names this segment.
     id: (u64, u64),
+    /// The mapping's entry in the SIGBUS guard (a file truncated under it).
+    guard: Option<crate::sigbus::Registration>,
 }
 
 // SAFETY: the mapping is MAP_SHARED, page-aligned (mmap), `len` bytes, unmapped only on drop.
@@ -83,7 +85,17 @@ impl ShmRegion {
             ptr: NonNull::new(p as *mut u8).expect("mmap returned null"),
             len,
             path: path.to_owned(),
+            guard: Some(crate::sigbus::register(p as *mut u8, len)),
         })
+    }
+
+    /// Set when a page of this mapping was found past the end of its file (the segment was
+    /// truncated under us): what it holds can no longer be trusted.
+    pub fn damage_flag(&self) -> &'static std::sync::atomic::AtomicBool {
+        match &self.guard {
+            Some(g) => g.flag(),
+            None => crate::sigbus::Registration::none().flag(),
+        }
     }
 
     /// The file behind the mapping.
@@ -119,6 +131,8 @@ impl ShmRegion {
 
 impl Drop for ShmRegion {
     fn drop(&mut self) {
+        // Out of the SIGBUS guard before the range is unmapped (and maybe reused).
+        self.guard.take();
         // SAFETY: ptr/len came from a successful mmap and are unmapped exactly once.
         unsafe { libc::munmap(self.ptr.as_ptr() as *mut libc::c_void, self.len) };
     }

@@ -70,12 +70,14 @@ impl<C: Deref<Target = PubCore>> ChunkLoan<C> {
     /// Publishes the chunk: O(1) in its size. On `Full` the chunk goes back to the pool.
     fn send(mut self) -> Result<(), SendError<()>> {
         self.sent = true;
-        if self.core.send_chunk(self.id, self.len) {
-            Ok(())
-        } else {
+        if !self.core.send_chunk(self.id, self.len) {
             self.core.release_loan(self.id);
-            Err(self.core.full_error(()))
+            return Err(self.core.full_error(()));
         }
+        if self.core.shared().damaged() {
+            return Err(self.core.damage_error());
+        }
+        Ok(())
     }
 }
 

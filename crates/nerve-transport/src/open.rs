@@ -360,7 +360,12 @@ impl Shared {
                 .collect(),
             _ => Box::default(),
         };
+        let damage = match &memory {
+            Memory::Shm(region) => region.damage_flag(),
+            Memory::Heap(_) => nerve_shm::sigbus::Registration::none().flag(),
+        };
         Ok(Shared {
+            damage,
             name: spec.name.clone(),
             domain: spec.domain,
             path,

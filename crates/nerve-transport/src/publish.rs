@@ -298,6 +298,17 @@ impl PubCore {
         }
     }
 
+    /// `Corrupt` when the topic's memory was truncated under us: what was written went
+    /// nowhere anyone can read.
+    #[cold]
+    pub(crate) fn damage_error<T>(&self) -> SendError<T> {
+        let shared = self.shared();
+        SendError::Corrupt {
+            topic: shared.name.clone(),
+            reason: shared.damage_reason(),
+        }
+    }
+
     /// Counts a message refused as full.
     pub(crate) fn count_full(&self) {
         self.ep.record().lost.fetch_add(1, Relaxed);
@@ -315,6 +326,9 @@ impl PubCore {
     /// Loans a chunk able to hold `bytes` bytes after a header of `header` bytes.
     pub(crate) fn loan(&self, header: usize, bytes: usize) -> Result<ChunkId, SendError<()>> {
         let shared = self.shared();
+        if shared.damaged() {
+            return Err(self.damage_error());
+        }
         let limit = shared.chunk_limit(header);
         let Some(pool) = &shared.pool else {
             return Err(SendError::TooLarge {

@@ -212,11 +212,16 @@ impl RawPublisher {
                 },
             });
         }
-        if self.core.publish(bytes) {
-            Ok(())
-        } else {
-            Err(self.core.full_error(()))
+        if shared.damaged() {
+            return Err(self.core.damage_error());
         }
+        if !self.core.publish(bytes) {
+            return Err(self.core.full_error(()));
+        }
+        if self.shared().damaged() {
+            return Err(self.core.damage_error());
+        }
+        Ok(())
     }
 
     /// Loans a chunk for a message of `header_bytes` (must equal the type's header size) and
@@ -272,7 +277,7 @@ enum Got {
 }
 
 impl RawSubscriber {
-    fn run(&mut self, wait: Option<Option<Duration>>) -> Option<Got> {
+    fn run(&mut self, wait: Option<Option<Duration>>) -> Result<Option<Got>, RecvError> {
         let t = &self.core.ep.shared.params.stored_type;
         let fixed = kind_of(t) == Some(MessageKind::Fixed);
         let (header, elem) = (t.size as usize, (t.elem_size as usize).max(1));
@@ -290,48 +295,51 @@ impl RawSubscriber {
             read_chunk(ep, c, header, elem)
                 .map(|chunk| Got::Chunk(RawSample::new(chunk, header, elem)))
         };
-        match wait {
+        let got = match wait {
             None => self.core.try_recv(decode),
             Some(t) => self.core.recv_until(t, decode),
+        };
+        match (got, self.core.damage_error()) {
+            (None, Some(e)) => Err(e),
+            (got, _) => Ok(got),
         }
     }
 
-    fn wrap(&self, got: Option<Got>) -> Option<RawMessage<'_>> {
-        got.map(|g| match g {
+    fn wrap(&self, got: Got) -> RawMessage<'_> {
+        match got {
             Got::Fixed => RawMessage::Fixed(&self.scratch),
             Got::Chunk(s) => RawMessage::Chunk(s),
-        })
+        }
     }
 
     /// The next message if one is there; never blocks.
     pub fn try_recv(&mut self) -> Result<Option<RawMessage<'_>>, RecvError> {
-        let got = self.run(None);
-        Ok(self.wrap(got))
+        let got = self.run(None)?;
+        Ok(got.map(|g| self.wrap(g)))
     }
 
     /// Waits for the next message: spins briefly, then sleeps on a futex (≈0 % CPU).
     pub fn recv(&mut self) -> Result<RawMessage<'_>, RecvError> {
         let got = loop {
-            if let Some(got) = self.run(Some(None)) {
+            if let Some(got) = self.run(Some(None))? {
                 break got;
             }
         };
-        Ok(self.wrap(Some(got)).expect("a message was received"))
+        Ok(self.wrap(got))
     }
 
     /// Waits up to `timeout`; `Ok(None)` when nothing arrived.
     pub fn recv_timeout(&mut self, timeout: Duration) -> Result<Option<RawMessage<'_>>, RecvError> {
-        let got = self.run(Some(Some(timeout)));
-        Ok(self.wrap(got))
+        let got = self.run(Some(Some(timeout)))?;
+        Ok(got.map(|g| self.wrap(g)))
     }
 
     /// Like `recv_timeout`, but a timeout is an error naming the topic.
     pub fn recv_deadline(&mut self, timeout: Duration) -> Result<RawMessage<'_>, RecvError> {
-        let got = self.run(Some(Some(timeout)));
-        if got.is_none() {
-            return Err(self.core.timeout_error(timeout));
+        match self.run(Some(Some(timeout)))? {
+            Some(got) => Ok(self.wrap(got)),
+            None => Err(self.core.timeout_error(timeout)),
         }
-        Ok(self.wrap(got).expect("a message was received"))
     }
 
     /// The last fixed message received (the buffer `RawMessage::Fixed` borrows); zeroes before

@@ -38,6 +38,9 @@ pub struct Shared {
     /// pools only): a chunk is populated once before its first write, so a full /dev/shm is
     /// an error at loan time, never a SIGBUS while filling it.
     pub(crate) populated: Box<[std::sync::atomic::AtomicUsize]>,
+    /// Set by nerve's SIGBUS guard when a page of the segment was found past the end of its
+    /// file: the segment was truncated under us (`nerve_shm::sigbus`).
+    pub(crate) damage: &'static std::sync::atomic::AtomicBool,
     // Declared last: dropped after the ring and pool views that point into it.
     pub(crate) memory: Memory,
 }
@@ -60,6 +63,21 @@ impl Memory {
 }
 
 impl Shared {
+    /// Whether the topic's memory was truncated under this process: nothing in it can be
+    /// trusted any more.
+    #[inline]
+    pub(crate) fn damaged(&self) -> bool {
+        self.damage.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// What a damaged topic reports, to a publisher or a subscriber.
+    pub(crate) fn damage_reason(&self) -> String {
+        format!(
+            "{} was truncated under this process by another program",
+            self.display_path().display()
+        )
+    }
+
     /// Makes sure the first `bytes` of chunk `index` exist in the segment's file before this
     /// process writes them; false when the file system is full. Free for heap topics and for
     /// chunks already populated this far.

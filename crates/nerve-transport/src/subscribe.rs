@@ -270,12 +270,25 @@ impl SubCore {
                 }
                 None => slice,
             };
+            if shared.damaged() {
+                return None;
+            }
             ring.wait(self.cursor, wait);
             if let Some(msg) = self.try_recv(&mut decode) {
                 return Some(msg);
             }
             self.check_stuck(&mut decode);
         }
+    }
+
+    /// `Corrupt` when the topic's memory was truncated under us (checked when nothing was
+    /// received: a damaged segment reads as empty).
+    pub(crate) fn damage_error(&self) -> Option<RecvError> {
+        let shared = self.shared();
+        shared.damaged().then(|| RecvError::Corrupt {
+            topic: shared.name.clone(),
+            reason: shared.damage_reason(),
+        })
     }
 
     pub(crate) fn timeout_error(&self, timeout: Duration) -> RecvError {

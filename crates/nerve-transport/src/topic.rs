@@ -207,11 +207,17 @@ impl<T: FixedMessage> Publisher<T> {
     /// Copies `msg` into the ring. O(size of T); no syscall unless a subscriber sleeps.
     #[inline]
     pub fn send(&self, msg: &T) -> Result<(), SendError<T>> {
-        if self.core.publish(bytemuck::bytes_of(msg)) {
-            Ok(())
-        } else {
-            Err(self.core.full_error(*msg))
+        // A topic found truncated (before this send, or by it) takes no more messages.
+        if self.core.shared().damaged() {
+            return Err(self.core.damage_error());
         }
+        if !self.core.publish(bytemuck::bytes_of(msg)) {
+            return Err(self.core.full_error(*msg));
+        }
+        if self.core.shared().damaged() {
+            return Err(self.core.damage_error());
+        }
+        Ok(())
     }
 }
 
@@ -248,12 +254,14 @@ impl<V: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static>
                 reason: e.to_string(),
             });
         }
-        if self.core.send_chunk(id, w.pos as u64) {
-            Ok(())
-        } else {
+        if !self.core.send_chunk(id, w.pos as u64) {
             self.core.release_loan(id);
-            Err(self.core.full_error(()))
+            return Err(self.core.full_error(()));
         }
+        if shared.damaged() {
+            return Err(self.core.damage_error());
+        }
+        Ok(())
     }
 }
 
@@ -309,10 +317,11 @@ where
 {
     fn run(&mut self, wait: Option<Option<Duration>>) -> Option<Result<Received<T>, RecvError>> {
         let decode = <T::Kind as Codec<T>>::decode;
-        match wait {
+        let got = match wait {
             None => self.core.try_recv(decode),
             Some(t) => self.core.recv_until(t, decode),
-        }
+        };
+        got.or_else(|| self.core.damage_error().map(Err))
     }
 
     /// Returns the next message if one is there; never blocks.

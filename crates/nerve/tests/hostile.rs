@@ -173,6 +173,18 @@ fn child_entry() {
     let domain = env_u64("NERVE_DOMAIN") as u32;
     match role.as_str() {
         "full_tmpfs" => full_tmpfs(domain),
+        "wait_forever" => {
+            let topic = Topic::<CmdVel>::builder("hostile/truncated_far")
+                .domain(domain)
+                .open()
+                .unwrap();
+            let mut sub = topic.subscriber().unwrap();
+            println!("READY");
+            match sub.recv() {
+                Err(e @ RecvError::Corrupt { .. }) => println!("RESULT Corrupt: {e}"),
+                other => println!("RESULT unexpected {other:?}"),
+            }
+        }
         other => panic!("unknown role {other}"),
     }
 }
@@ -296,4 +308,65 @@ fn a_full_shm_file_system_gives_no_space_errors_never_sigbus() {
     assert!(out.contains("RESULT open=NoSpace"), "{out}");
     assert!(out.contains("RESULT loan=NoSpace"), "{out}");
     assert!(out.contains("RESULT listed=2 kept=1 stale=1"), "{out}");
+}
+
+#[test]
+fn a_segment_truncated_under_live_endpoints_is_corrupt_not_sigbus() {
+    let (d, _g) = domain();
+    let topic = Topic::<CmdVel>::builder("hostile/truncated")
+        .domain(d)
+        .open()
+        .unwrap();
+    let publisher = topic.publisher().unwrap();
+    let mut sub = topic.subscriber().unwrap();
+    publisher.send(&CmdVel::default()).unwrap();
+    nerve_testing::hostile::truncate(d, "hostile/truncated", 0);
+    match sub.try_recv() {
+        Err(RecvError::Corrupt { topic, reason }) => {
+            assert_eq!(topic, "hostile/truncated");
+            assert!(reason.contains("truncated"), "{reason}");
+        }
+        other => panic!("expected Corrupt, got {other:?}"),
+    }
+    assert!(matches!(
+        publisher.send(&CmdVel::default()),
+        Err(SendError::Corrupt { .. })
+    ));
+    assert!(matches!(
+        sub.recv_timeout(Duration::from_secs(5)),
+        Err(RecvError::Corrupt { .. })
+    ));
+    // Chunked topics too: a loan is refused, a waiting receive ends.
+    let images = Topic::<Image>::builder("hostile/truncated_images")
+        .domain(d)
+        .open()
+        .unwrap();
+    let camera = images.publisher().unwrap();
+    let mut viewer = images.subscriber().unwrap();
+    image(&camera, 3);
+    nerve_testing::hostile::truncate(d, "hostile/truncated_images", 4096);
+    assert!(matches!(
+        viewer.try_recv(),
+        Err(RecvError::Corrupt { .. }) | Ok(None)
+    ));
+    assert!(matches!(camera.loan(16), Err(SendError::Corrupt { .. })));
+}
+
+#[test]
+fn a_subscriber_waiting_in_another_process_sees_its_segment_truncated_as_corrupt() {
+    let (d, _g) = domain();
+    let topic = Topic::<CmdVel>::builder("hostile/truncated_far")
+        .domain(d)
+        .open()
+        .unwrap();
+    let mut child = process::spawn_self("child_entry", "wait_forever", d, &[]);
+    child.wait_line("READY");
+    std::thread::sleep(Duration::from_millis(50));
+    nerve_testing::hostile::truncate(d, "hostile/truncated_far", 0);
+    let start = Instant::now();
+    assert!(child.wait_line("RESULT").contains("Corrupt"));
+    assert!(start.elapsed() < Duration::from_secs(2));
+    let status = child.wait();
+    assert!(status.success(), "the waiting process ended with {status}");
+    drop(topic);
 }
