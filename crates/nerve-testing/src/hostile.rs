@@ -28,13 +28,18 @@ pub struct Segment {
 impl Segment {
     /// Maps topic `name` of `domain` (it must exist and be valid).
     pub fn open(domain: u32, name: &str) -> Segment {
+        Self::try_open(domain, name)
+            .unwrap_or_else(|| panic!("topic {name} of domain {domain}: no valid segment"))
+    }
+
+    /// Maps topic `name` of `domain`, or None when it does not exist or does not validate.
+    pub fn try_open(domain: u32, name: &str) -> Option<Segment> {
         let path = segment_path(domain, name);
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(&path)
-            .unwrap_or_else(|e| panic!("open {}: {e}", path.display()));
-        let len = file.metadata().expect("stat the segment").len() as usize;
+        let file = OpenOptions::new().read(true).write(true).open(&path).ok()?;
+        let len = file.metadata().ok()?.len() as usize;
+        if len < std::mem::size_of::<HeaderFields>() {
+            return None;
+        }
         // SAFETY: a fresh shared mapping of an open file; the kernel picks the address.
         let p = unsafe {
             libc::mmap(
@@ -46,12 +51,21 @@ impl Segment {
                 0,
             )
         };
-        assert_ne!(p, libc::MAP_FAILED, "mmap {}", path.display());
-        let ptr = NonNull::new(p as *mut u8).expect("mmap returned null");
-        // SAFETY: the mapping is at least a header long (the topic exists and is valid).
+        if p == libc::MAP_FAILED {
+            return None;
+        }
+        let ptr = NonNull::new(p as *mut u8)?;
+        let segment = |params| Segment { ptr, len, params };
+        // SAFETY: the mapping is at least a header long (checked above).
         let header = unsafe { std::ptr::read_volatile(ptr.as_ptr() as *const HeaderFields) };
-        let params = header.validate(len).expect("a valid segment");
-        Segment { ptr, len, params }
+        match header.validate(len) {
+            Ok(params) => Some(segment(params)),
+            Err(_) => {
+                // SAFETY: unmaps the mapping made above, once.
+                unsafe { libc::munmap(p, len) };
+                None
+            }
+        }
     }
 
     /// The segment's parameters.

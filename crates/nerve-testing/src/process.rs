@@ -102,6 +102,16 @@ impl ChildGuard {
         }
     }
 
+    /// The next line of the child's stdout (trimmed), None once it is closed.
+    pub fn read_line(&mut self) -> Option<String> {
+        let out = self.stdout.as_mut()?;
+        let mut line = String::new();
+        match out.read_line(&mut line) {
+            Ok(0) | Err(_) => None,
+            Ok(_) => Some(line.trim().to_owned()),
+        }
+    }
+
     /// Waits for the `RESULT` line, then for a successful exit; returns the line.
     pub fn finish(mut self) -> String {
         let line = self.wait_line("RESULT");

@@ -103,8 +103,8 @@ impl SubCore {
     }
 
     fn advance(&mut self, by_lost: u64, got: bool) {
-        self.cursor += 1;
-        self.stats.lost += by_lost;
+        self.cursor = self.cursor.wrapping_add(1);
+        self.stats.lost = self.stats.lost.wrapping_add(by_lost);
         let rec = self.ep.record();
         if got {
             self.stats.received += 1;
@@ -120,8 +120,8 @@ impl SubCore {
         let ring = &self.shared().ring;
         // Relaxed, as in `new`.
         let head = ring.head().load(Relaxed);
-        let next = (head.saturating_sub(ring.capacity()) + 1).max(self.cursor + 1);
-        self.stats.lost += next - self.cursor;
+        let next = (head.saturating_sub(ring.capacity()) + 1).max(self.cursor.wrapping_add(1));
+        self.stats.lost = self.stats.lost.wrapping_add(next.wrapping_sub(self.cursor));
         self.cursor = next;
         self.ep.record().lost.store(self.stats.lost, Relaxed);
         if self.shared().params.reliability == Reliability::Reliable {
@@ -138,14 +138,22 @@ impl SubCore {
         if self.shared().params.reliability == Reliability::LatestOnly {
             // Relaxed, as in `new`.
             let head = self.shared().ring.head().load(Relaxed);
-            if head > self.cursor + 1 {
+            if head > self.cursor.saturating_add(1) {
                 let skip = head - 1 - self.cursor;
-                self.stats.lost += skip;
+                self.stats.lost = self.stats.lost.wrapping_add(skip);
                 self.cursor = head - 1;
             }
         }
+        // Skips (lapped, dropped, corrupt) move the cursor one message each; slots that a
+        // damaged segment makes lie forever must not keep this call looping: after a ring's
+        // worth of skips it returns, and the next call goes on.
+        let mut skips = self.shared().ring.capacity().saturating_mul(2) + 4;
         loop {
             let cursor = self.cursor;
+            if skips == 0 {
+                return None;
+            }
+            skips -= 1;
             match decode(&self.ep, cursor) {
                 Step::Got(v) => {
                     self.stuck_polls = 0;
