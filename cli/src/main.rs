@@ -1,8 +1,16 @@
 //! `nerve`: the command-line tool. Topics, clean-up, and the demo robot graph.
+//!
+//! Errors end the command on one line and a status (see `exit`).
 
+#[macro_use]
+mod output;
 mod demo;
+mod exit;
 mod topic_cmd;
 
+use std::process::ExitCode;
+
+use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -37,7 +45,8 @@ enum Command {
     },
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() -> ExitCode {
+    exit::install_panic_hook();
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
@@ -45,7 +54,12 @@ fn main() -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
+    // Usage errors, --help and --version: printed by clap, which exits (2, 0, 0).
     let cli = Cli::parse();
+    exit::finish(run(cli))
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
     let domain = cli.domain.unwrap_or_else(nerve::default_domain);
     match cli.command {
         Command::Demo(args) => demo::run(domain, args),
@@ -56,19 +70,23 @@ fn main() -> anyhow::Result<()> {
         } => demo::role(domain, &role, duration_s, rt),
         Command::Topic(cmd) => topic_cmd::run(domain, cmd),
         Command::Clean => {
-            let r = nerve::registry::clean(domain)?;
+            let r = nerve::registry::clean(domain).with_context(|| {
+                format!(
+                    "cannot clean domain {domain} ({})",
+                    nerve::registry::domain_dir(domain).display()
+                )
+            })?;
             for p in &r.stale {
-                println!("removed stale   {}", p.display());
+                outln!("removed stale   {}", p.display())?;
             }
             for p in &r.corrupt {
-                println!("removed corrupt {}", p.display());
+                outln!("removed corrupt {}", p.display())?;
             }
-            println!(
+            outln!(
                 "{} removed, {} in use kept",
                 r.stale.len() + r.corrupt.len(),
                 r.kept
-            );
-            Ok(())
+            )
         }
     }
 }
