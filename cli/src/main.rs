@@ -1,9 +1,11 @@
 //! `nerve`: the command-line tool. Topics, clean-up, and the demo robot graph.
 //!
-//! Errors end the command on one line and a status (see `exit`).
+//! Errors end the command on one line and a status (see `exit`); numeric arguments are
+//! checked while the command line is parsed (see `args`).
 
 #[macro_use]
 mod output;
+mod args;
 mod demo;
 mod exit;
 mod topic_cmd;
@@ -20,9 +22,10 @@ use clap::{Parser, Subcommand};
     about = "nerve robotics middleware: tools and demo"
 )]
 struct Cli {
-    /// Domain (default: $NERVE_DOMAIN or 0).
-    #[arg(long, global = true)]
-    domain: Option<u32>,
+    /// Domain: topics of different domains never meet (0 to 4294967295).
+    #[arg(long, global = true, env = "NERVE_DOMAIN", default_value_t = 0,
+          value_parser = args::domain, allow_negative_numbers = true)]
+    domain: u32,
     #[command(subcommand)]
     command: Command,
 }
@@ -60,7 +63,7 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
-    let domain = cli.domain.unwrap_or_else(nerve::default_domain);
+    let domain = cli.domain;
     match cli.command {
         Command::Demo(args) => demo::run(domain, args),
         Command::DemoRole {

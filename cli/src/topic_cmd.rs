@@ -6,6 +6,8 @@ use clap::Subcommand;
 use nerve::registry::{self, TopicInfo};
 use nerve::TransportPath;
 
+use crate::args;
+
 #[derive(Subcommand)]
 pub enum TopicCommand {
     /// List topics with type, endpoints, path and owners.
@@ -15,9 +17,10 @@ pub enum TopicCommand {
     /// Publish rate of a topic, measured without subscribing (from its sequence counter).
     Hz {
         name: String,
-        /// Seconds to measure (default: until Ctrl-C).
-        #[arg(long)]
-        duration: Option<f64>,
+        /// Seconds to measure, in one-second windows (1 to 604800; default: until Ctrl-C).
+        #[arg(long, value_name = "SECONDS", value_parser = args::window_seconds,
+          allow_hyphen_values = true)]
+        duration: Option<Duration>,
     },
 }
 
@@ -126,7 +129,7 @@ pub fn run(domain: u32, cmd: TopicCommand) -> anyhow::Result<()> {
                     None => outln!("{name}: the topic was created again; measuring anew")?,
                 }
                 last = now;
-                if duration.is_some_and(|d| start.elapsed().as_secs_f64() >= d) {
+                if duration.is_some_and(|d| start.elapsed() >= d) {
                     return Ok(());
                 }
             }

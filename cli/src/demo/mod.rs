@@ -16,14 +16,17 @@ use std::time::{Duration, Instant};
 
 use nerve::TransportPath;
 
+use crate::args;
+
 use graph::{controller, sensor};
 use monitor::Monitor;
 
 #[derive(clap::Args)]
 pub struct DemoArgs {
-    /// Stop after this many seconds (default: run until Ctrl-C).
-    #[arg(long)]
-    duration: Option<f64>,
+    /// Stop after this many seconds (more than 0, at most 604800; default: run until Ctrl-C).
+    #[arg(long, value_name = "SECONDS", value_parser = args::run_seconds,
+          allow_hyphen_values = true)]
+    duration: Option<Duration>,
     /// Run the 1 kHz Imu node on a real-time lane (SCHED_FIFO, pinned to CPU 1, mlockall);
     /// if the OS refuses, it runs anyway and says what it could not do.
     #[arg(long)]
@@ -58,7 +61,7 @@ fn sleep_until(t: Instant) {
 
 pub fn run(domain: u32, args: DemoArgs) -> anyhow::Result<()> {
     install_signal_handlers();
-    let duration = args.duration.unwrap_or(0.0);
+    let duration = args.duration.map_or(0.0, |d| d.as_secs_f64());
     let exe = std::env::current_exe()?;
     println!(
         "nerve demo: domain {domain}, shared memory in {}",
