@@ -63,6 +63,15 @@ pub fn domain(s: &str) -> Result<u32, String> {
     })
 }
 
+/// A process id (`__demo-role --parent`): a whole number from 1 to `i32::MAX` (`pid_t`).
+pub fn pid(s: &str) -> Result<u32, String> {
+    let expected = format!("expected a process id from 1 to {}", i32::MAX);
+    match s.trim().parse::<u32>() {
+        Ok(p) if p >= 1 && i32::try_from(p).is_ok() => Ok(p),
+        _ => Err(expected),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,7 +97,7 @@ mod tests {
     }
 
     #[test]
-    fn domain_range() {
+    fn domain_and_pid_ranges() {
         assert_eq!(domain("0").unwrap(), 0);
         assert_eq!(domain("4294967295").unwrap(), u32::MAX);
         for bad in ["-1", "4294967296", "1.5", "abc", ""] {
@@ -96,6 +105,10 @@ mod tests {
                 domain(bad).unwrap_err().contains("0 to 4294967295"),
                 "{bad}"
             );
+        }
+        assert_eq!(pid("42").unwrap(), 42);
+        for bad in ["0", "-5", "2147483648", "x"] {
+            assert!(pid(bad).is_err(), "{bad}");
         }
     }
 }

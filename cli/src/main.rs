@@ -39,10 +39,13 @@ enum Command {
     Topic(topic_cmd::TopicCommand),
     /// Remove shared-memory segments no live process uses (and corrupt ones).
     Clean,
+    /// One process of the demo graph, started by `nerve demo`.
     #[command(hide = true, name = "__demo-role")]
     DemoRole {
-        role: String,
-        duration_s: f64,
+        role: demo::Role,
+        /// The pid of the `nerve demo` that started this process: this one ends with it.
+        #[arg(long, value_parser = args::pid)]
+        parent: u32,
         #[arg(long)]
         rt: bool,
     },
@@ -66,11 +69,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     let domain = cli.domain;
     match cli.command {
         Command::Demo(args) => demo::run(domain, args),
-        Command::DemoRole {
-            role,
-            duration_s,
-            rt,
-        } => demo::role(domain, &role, duration_s, rt),
+        Command::DemoRole { role, parent, rt } => demo::role(domain, role, parent, rt),
         Command::Topic(cmd) => topic_cmd::run(domain, cmd),
         Command::Clean => {
             let r = nerve::registry::clean(domain).with_context(|| {

@@ -13,7 +13,7 @@ use nerve::time::now_ns;
 use nerve::Topic;
 
 /// The sensor process: three nodes on the scheduler.
-pub fn sensor(domain: u32, duration_s: f64, rt: bool) -> anyhow::Result<()> {
+pub fn sensor(domain: u32, rt: bool) -> anyhow::Result<()> {
     let imu = ImuNode {
         publisher: Topic::<Imu>::builder("demo/imu")
             .domain(domain)
@@ -60,15 +60,13 @@ pub fn sensor(domain: u32, duration_s: f64, rt: bool) -> anyhow::Result<()> {
             backoff: Duration::from_millis(100),
         })
         .build()?;
-    run_sched(&mut sched, duration_s)
+    run_sched(&mut sched)
 }
 
-fn run_sched(sched: &mut Scheduler, duration_s: f64) -> anyhow::Result<()> {
-    if duration_s > 0.0 {
-        sched.run_for(Duration::from_secs_f64(duration_s))?;
-    } else {
-        sched.run()?;
-    }
+/// Runs until SIGINT/SIGTERM (from `nerve demo` when it stops, or from the kernel when it
+/// dies), every node's shutdown included.
+fn run_sched(sched: &mut Scheduler) -> anyhow::Result<()> {
+    sched.run()?;
     Ok(())
 }
 
@@ -176,7 +174,7 @@ impl Node for CameraNode {
 /// The controller process: one event node, woken by each Imu message (no polling), that
 /// publishes CmdVel at a tenth of the Imu rate and slows down near obstacles. In safe state
 /// (e-stop) it commands zero velocity.
-pub fn controller(domain: u32, duration_s: f64) -> anyhow::Result<()> {
+pub fn controller(domain: u32) -> anyhow::Result<()> {
     let imu_sub = Topic::<Imu>::builder("demo/imu")
         .domain(domain)
         .depth(64)
@@ -202,7 +200,7 @@ pub fn controller(domain: u32, duration_s: f64) -> anyhow::Result<()> {
         .node(node)
         .wake_on(source)
         .build()?;
-    run_sched(&mut sched, duration_s)
+    run_sched(&mut sched)
 }
 
 struct Controller {

@@ -6,19 +6,22 @@
 //!   obstacles);
 //! - **monitor** (this process): subscribes to everything and prints, every second, each
 //!   topic's rate, latency percentiles (publisher stamp → receipt) and losses.
+//!
+//! The sensor and the controller end with this process however it ends: asked (Ctrl-C,
+//! SIGTERM, `--duration`), failing, or killed (`kill -9`): see `children`.
 
+mod children;
 mod graph;
 mod monitor;
 
-use std::process::{Child, Command};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use anyhow::Context as _;
 use nerve::TransportPath;
 
 use crate::args;
-
-use graph::{controller, sensor};
+use children::Children;
 use monitor::Monitor;
 
 #[derive(clap::Args)]
@@ -33,6 +36,26 @@ pub struct DemoArgs {
     rt: bool,
 }
 
+/// A process of the demo graph other than the monitor.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum Role {
+    Sensor,
+    Controller,
+}
+
+impl Role {
+    fn name(self) -> &'static str {
+        match self {
+            Role::Sensor => "sensor",
+            Role::Controller => "controller",
+        }
+    }
+}
+
+/// How long the children get to run their shutdown after SIGINT before they are killed:
+/// more than the scheduler's own bound on a shutdown (2 s).
+const GRACE: Duration = Duration::from_secs(3);
+
 static STOP: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_signal(_: libc::c_int) {
@@ -46,12 +69,7 @@ fn install_signal_handlers() {
     }
 }
 
-fn stopped(start: Instant, duration_s: f64) -> bool {
-    STOP.load(Ordering::Relaxed)
-        || (duration_s > 0.0 && start.elapsed().as_secs_f64() >= duration_s)
-}
-
-/// Sleeps until `start + k * period` (absolute, so the rate never drifts).
+/// Sleeps until `t` (absolute, so the reports never drift).
 fn sleep_until(t: Instant) {
     let now = Instant::now();
     if t > now {
@@ -61,61 +79,78 @@ fn sleep_until(t: Instant) {
 
 pub fn run(domain: u32, args: DemoArgs) -> anyhow::Result<()> {
     install_signal_handlers();
-    let duration = args.duration.map_or(0.0, |d| d.as_secs_f64());
-    let exe = std::env::current_exe()?;
-    println!(
+    let exe = std::env::current_exe()
+        .context("cannot find the nerve executable to start the demo processes")?;
+    outln!(
         "nerve demo: domain {domain}, shared memory in {}",
         nerve::registry::domain_dir(domain).display()
-    );
+    )?;
     // Subscribe before the sensor starts so the monitor sees the first messages.
     let mut monitor = Monitor::new(domain)?;
-    let spawn = |role: &str| -> anyhow::Result<Child> {
-        let mut cmd = Command::new(&exe);
-        let child_duration = if duration > 0.0 { duration + 1.0 } else { 0.0 };
-        cmd.args([
-            "--domain",
-            &domain.to_string(),
-            "__demo-role",
-            role,
-            &child_duration.to_string(),
-        ]);
+    let mut children = Children::new();
+    let mut spawn = |role: Role| {
+        let mut a = vec![
+            "--domain".to_owned(),
+            domain.to_string(),
+            "__demo-role".to_owned(),
+            role.name().to_owned(),
+        ];
         if args.rt {
-            cmd.arg("--rt");
+            a.push("--rt".to_owned());
         }
-        Ok(cmd.spawn()?)
+        children.spawn(role.name(), &exe, &a)
     };
-    let mut children = vec![spawn("controller")?, spawn("sensor")?];
-    println!(
-        "started sensor (pid {}) and controller (pid {}); Ctrl-C to stop",
-        children[1].id(),
-        children[0].id()
-    );
-    let start = Instant::now();
-    let mut next = start + Duration::from_secs(1);
-    while !stopped(start, duration) {
-        sleep_until(next.min(Instant::now() + Duration::from_millis(100)));
-        if Instant::now() >= next {
-            monitor.report(start.elapsed());
-            next += Duration::from_secs(1);
-        }
-        if children
-            .iter_mut()
-            .any(|c| matches!(c.try_wait(), Ok(Some(_))))
-        {
-            println!("a demo process exited; stopping");
-            break;
-        }
-    }
-    for c in &mut children {
-        // SAFETY: signalling a child we spawned.
-        unsafe { libc::kill(c.id() as i32, libc::SIGINT) };
-    }
-    for c in &mut children {
-        c.wait()?;
-    }
+    let controller = spawn(Role::Controller)?;
+    let sensor = spawn(Role::Sensor)?;
+    outln!("started sensor (pid {sensor}) and controller (pid {controller}); Ctrl-C to stop")?;
+    let watched = watch(&mut monitor, &mut children, args.duration);
+    let stopped = children.stop(GRACE);
     // Listed while the monitor still holds its subscriptions: the last process to close a
     // topic removes its segment.
-    println!("\ndemo topics at shutdown:");
+    let listed = list_topics(domain);
+    monitor.stop();
+    watched?;
+    stopped?;
+    listed?;
+    outln!("demo stopped cleanly")
+}
+
+/// Reports every second until Ctrl-C/SIGTERM or the end of `duration`; an error if a child
+/// ends on its own (or stdout is closed).
+fn watch(
+    monitor: &mut Monitor,
+    children: &mut Children,
+    duration: Option<Duration>,
+) -> anyhow::Result<()> {
+    let start = Instant::now();
+    let end = duration.map(|d| start + d);
+    let mut next = start + Duration::from_secs(1);
+    loop {
+        let mut wake = next.min(Instant::now() + Duration::from_millis(100));
+        if let Some(end) = end {
+            wake = wake.min(end);
+        }
+        sleep_until(wake);
+        let now = Instant::now();
+        if now >= next {
+            monitor.report(start.elapsed())?;
+            // After a pause (a stopped process), one report, not one per missed second.
+            next = (next + Duration::from_secs(1)).max(now + Duration::from_millis(500));
+        }
+        // The stop first: on Ctrl-C the terminal signals the children too, and their end is
+        // then no surprise.
+        if STOP.load(Ordering::Relaxed) || end.is_some_and(|e| now >= e) {
+            return Ok(());
+        }
+        if let Some(why) = children.ended_early() {
+            anyhow::bail!("{why}; the demo stops");
+        }
+    }
+}
+
+/// The demo's topics as the registry sees them.
+fn list_topics(domain: u32) -> anyhow::Result<()> {
+    outln!("\ndemo topics at shutdown:")?;
     for t in nerve::registry::list(domain) {
         if !(t.name.starts_with("demo/") || t.name.starts_with("nerve/")) {
             continue;
@@ -125,21 +160,24 @@ pub fn run(domain: u32, args: DemoArgs) -> anyhow::Result<()> {
         } else {
             "heap"
         };
-        println!(
+        outln!(
             "  {:<14} {:<16} published {:>8}  path {path}",
-            t.name, t.type_name, t.published
-        );
+            t.name,
+            t.type_name,
+            t.published
+        )?;
     }
-    monitor.stop();
-    println!("demo stopped cleanly");
     Ok(())
 }
 
-pub fn role(domain: u32, role: &str, duration_s: f64, rt: bool) -> anyhow::Result<()> {
-    // The scheduler handles SIGINT/SIGTERM in these processes: every node's shutdown runs.
+/// A child process of `nerve demo` (`nerve __demo-role`): ends with its parent, then runs
+/// its part of the graph until SIGINT (its parent stops it) or SIGTERM (its parent died).
+pub fn role(domain: u32, role: Role, parent: u32, rt: bool) -> anyhow::Result<()> {
+    let name = role.name();
+    children::end_with_parent(parent).with_context(|| format!("demo {name}"))?;
     match role {
-        "sensor" => sensor(domain, duration_s, rt),
-        "controller" => controller(domain, duration_s),
-        other => anyhow::bail!("unknown demo role {other}"),
+        Role::Sensor => graph::sensor(domain, rt),
+        Role::Controller => graph::controller(domain),
     }
+    .with_context(|| format!("demo {name}"))
 }
