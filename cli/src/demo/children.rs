@@ -7,7 +7,7 @@
 //! - Each child calls [`end_with_parent`] first: when the parent dies without stopping them
 //!   (`kill -9`, a crash), the kernel sends them SIGTERM, so no orphan keeps a topic alive.
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -82,7 +82,7 @@ impl Children {
     pub fn spawn(
         &mut self,
         name: &'static str,
-        exe: &PathBuf,
+        exe: &Path,
         args: &[String],
     ) -> anyhow::Result<u32> {
         let child = Command::new(exe)
