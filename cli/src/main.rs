@@ -1,8 +1,18 @@
 //! `nerve`: the command-line tool. Topics, clean-up, and the demo robot graph.
+//!
+//! Errors end the command on one line and a status (see `exit`); numeric arguments are
+//! checked while the command line is parsed (see `args`).
 
+#[macro_use]
+mod output;
+mod args;
 mod demo;
+mod exit;
 mod topic_cmd;
 
+use std::process::ExitCode;
+
+use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -12,9 +22,10 @@ use clap::{Parser, Subcommand};
     about = "nerve robotics middleware: tools and demo"
 )]
 struct Cli {
-    /// Domain (default: $NERVE_DOMAIN or 0).
-    #[arg(long, global = true)]
-    domain: Option<u32>,
+    /// Domain: topics of different domains never meet (0 to 4294967295).
+    #[arg(long, global = true, env = "NERVE_DOMAIN", default_value_t = 0,
+          value_parser = args::domain, allow_negative_numbers = true)]
+    domain: u32,
     #[command(subcommand)]
     command: Command,
 }
@@ -28,16 +39,20 @@ enum Command {
     Topic(topic_cmd::TopicCommand),
     /// Remove shared-memory segments no live process uses (and corrupt ones).
     Clean,
+    /// One process of the demo graph, started by `nerve demo`.
     #[command(hide = true, name = "__demo-role")]
     DemoRole {
-        role: String,
-        duration_s: f64,
+        role: demo::Role,
+        /// The pid of the `nerve demo` that started this process: this one ends with it.
+        #[arg(long, value_parser = args::pid)]
+        parent: u32,
         #[arg(long)]
         rt: bool,
     },
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() -> ExitCode {
+    exit::install_panic_hook();
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()),
@@ -45,30 +60,35 @@ fn main() -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
+    // Usage errors, --help and --version: printed by clap, which exits (2, 0, 0).
     let cli = Cli::parse();
-    let domain = cli.domain.unwrap_or_else(nerve::default_domain);
+    exit::finish(run(cli))
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    let domain = cli.domain;
     match cli.command {
         Command::Demo(args) => demo::run(domain, args),
-        Command::DemoRole {
-            role,
-            duration_s,
-            rt,
-        } => demo::role(domain, &role, duration_s, rt),
+        Command::DemoRole { role, parent, rt } => demo::role(domain, role, parent, rt),
         Command::Topic(cmd) => topic_cmd::run(domain, cmd),
         Command::Clean => {
-            let r = nerve::registry::clean(domain)?;
+            let r = nerve::registry::clean(domain).with_context(|| {
+                format!(
+                    "cannot clean domain {domain} ({})",
+                    nerve::registry::domain_dir(domain).display()
+                )
+            })?;
             for p in &r.stale {
-                println!("removed stale   {}", p.display());
+                outln!("removed stale   {}", p.display())?;
             }
             for p in &r.corrupt {
-                println!("removed corrupt {}", p.display());
+                outln!("removed corrupt {}", p.display())?;
             }
-            println!(
+            outln!(
                 "{} removed, {} in use kept",
                 r.stale.len() + r.corrupt.len(),
                 r.kept
-            );
-            Ok(())
+            )
         }
     }
 }

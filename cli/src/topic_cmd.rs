@@ -6,6 +6,8 @@ use clap::Subcommand;
 use nerve::registry::{self, TopicInfo};
 use nerve::TransportPath;
 
+use crate::args;
+
 #[derive(Subcommand)]
 pub enum TopicCommand {
     /// List topics with type, endpoints, path and owners.
@@ -15,9 +17,10 @@ pub enum TopicCommand {
     /// Publish rate of a topic, measured without subscribing (from its sequence counter).
     Hz {
         name: String,
-        /// Seconds to measure (default: until Ctrl-C).
-        #[arg(long)]
-        duration: Option<f64>,
+        /// Seconds to measure, in one-second windows (1 to 604800; default: until Ctrl-C).
+        #[arg(long, value_name = "SECONDS", value_parser = args::window_seconds,
+          allow_hyphen_values = true)]
+        duration: Option<Duration>,
     },
 }
 
@@ -37,21 +40,37 @@ fn find(domain: u32, name: &str) -> anyhow::Result<TopicInfo> {
         })
 }
 
+/// How many messages topic `name` has published; an error if it is gone or damaged.
+fn published(domain: u32, name: &str) -> anyhow::Result<u64> {
+    let t = find(domain, name)?;
+    match t.error {
+        Some(e) => anyhow::bail!(
+            "topic '{name}' in domain {domain} is damaged ({e}); stop its processes and run `nerve clean`"
+        ),
+        None => Ok(t.published),
+    }
+}
+
 pub fn run(domain: u32, cmd: TopicCommand) -> anyhow::Result<()> {
     match cmd {
         TopicCommand::List => {
             let topics = registry::list(domain);
-            println!(
+            outln!(
                 "{:<32} {:<20} {:>4} {:>4} {:<5} {:>10}  pids",
-                "topic", "type", "pubs", "subs", "path", "published"
-            );
+                "topic",
+                "type",
+                "pubs",
+                "subs",
+                "path",
+                "published"
+            )?;
             for t in &topics {
                 if let Some(e) = &t.error {
-                    println!("{:<32} CORRUPT: {e}", t.name);
+                    outln!("{:<32} CORRUPT: {e}", t.name)?;
                     continue;
                 }
                 let pids: Vec<String> = t.pids().iter().map(u32::to_string).collect();
-                println!(
+                outln!(
                     "{:<32} {:<20} {:>4} {:>4} {:<5} {:>10}  {}",
                     t.name,
                     t.type_name,
@@ -60,20 +79,26 @@ pub fn run(domain: u32, cmd: TopicCommand) -> anyhow::Result<()> {
                     path(&t.path),
                     t.published,
                     pids.join(",")
-                );
+                )?;
             }
             if topics.is_empty() {
-                println!(
+                outln!(
                     "(no topics in domain {domain}: {})",
                     registry::domain_dir(domain).display()
-                );
+                )?;
             }
         }
         TopicCommand::Info { name } => {
             let t = find(domain, &name)?;
-            println!("topic      {}\ntype       {}\npath       {:?}\nqos        {:?}, depth {}\npublished  {}\nclaims     {} (solo: one publisher, plain stores; locked: several publishers or threads)", t.name, t.type_name, t.path, t.reliability, t.depth, t.published, t.claims);
+            if let Some(e) = &t.error {
+                return outln!(
+                    "topic      {}\ndamaged    {e} (stop its processes and run `nerve clean`)",
+                    t.name
+                );
+            }
+            outln!("topic      {}\ntype       {}\npath       {:?}\nqos        {:?}, depth {}\npublished  {}\nclaims     {} (solo: one publisher, plain stores; locked: several publishers or threads)", t.name, t.type_name, t.path, t.reliability, t.depth, t.published, t.claims)?;
             for e in &t.endpoints {
-                println!(
+                outln!(
                     "  {:<10} pid {:<8} {:<5} {} {:>10}  {} {}",
                     if e.publisher {
                         "publisher"
@@ -86,19 +111,25 @@ pub fn run(domain: u32, cmd: TopicCommand) -> anyhow::Result<()> {
                     e.count,
                     if e.publisher { "full" } else { "lost" },
                     e.lost
-                );
+                )?;
             }
         }
         TopicCommand::Hz { name, duration } => {
             let start = Instant::now();
-            let mut last = (Instant::now(), find(domain, &name)?.published);
+            let mut last = (Instant::now(), published(domain, &name)?);
             loop {
                 std::thread::sleep(Duration::from_secs(1));
-                let now = (Instant::now(), find(domain, &name)?.published);
-                let hz = (now.1 - last.1) as f64 / (now.0 - last.0).as_secs_f64();
-                println!("{name}: {hz:.1} Hz");
+                let now = (Instant::now(), published(domain, &name)?);
+                match now.1.checked_sub(last.1) {
+                    Some(n) => {
+                        let hz = n as f64 / (now.0 - last.0).as_secs_f64();
+                        outln!("{name}: {hz:.1} Hz")?;
+                    }
+                    // The count went down: the topic was removed and created again.
+                    None => outln!("{name}: the topic was created again; measuring anew")?,
+                }
                 last = now;
-                if duration.is_some_and(|d| start.elapsed().as_secs_f64() >= d) {
+                if duration.is_some_and(|d| start.elapsed() >= d) {
                     return Ok(());
                 }
             }
