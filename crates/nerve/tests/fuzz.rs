@@ -238,7 +238,7 @@ fn live_segments_survive_a_million_hostile_mutations_in_process_and_across_proce
     let seed = std::env::var("NERVE_FUZZ_SEED")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| nerve::time::now_ns());
+        .unwrap_or_else(nerve::time::now_ns);
     eprintln!("fuzz: {mutations} mutations, NERVE_FUZZ_SEED={seed}");
     let (domain, _guard) = nerve_testing::domain();
     // The topics exist before anyone mutates them; these handles keep them alive.
