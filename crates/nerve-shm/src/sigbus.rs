@@ -63,9 +63,9 @@ impl Registration {
 impl Drop for Registration {
     fn drop(&mut self) {
         if let Some(i) = self.0 {
-            // Release pairs with the Acquire load of `start` in `claim`: the slot's next
-            // owner sees it cleared.
             MAPPINGS[i].end.store(0, Relaxed);
+            // Release pairs with the Acquire CAS of `start` in `register`: the slot's next
+            // owner sees it cleared.
             MAPPINGS[i].start.store(0, Release);
         }
     }
