@@ -16,12 +16,23 @@ use crate::publish::PubCore;
 use crate::shared::{Shared, TransportPath, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_ENDPOINTS};
 use crate::subscribe::{Codec, Received, SubCore, SubscriberStats};
 
-/// The domain from `$NERVE_DOMAIN`, or 0.
+/// The domain from `$NERVE_DOMAIN`, or 0. A value that is not a domain number (0 to
+/// 4294967295) is reported once and ignored, rather than silently putting the process in
+/// another domain than its peers.
 pub fn default_domain() -> u32 {
-    std::env::var("NERVE_DOMAIN")
-        .ok()
-        .and_then(|d| d.parse().ok())
-        .unwrap_or(0)
+    let Some(raw) = std::env::var_os("NERVE_DOMAIN") else {
+        return 0;
+    };
+    match raw.to_str().and_then(|v| v.trim().parse().ok()) {
+        Some(d) => d,
+        None => {
+            static WARNED: std::sync::Once = std::sync::Once::new();
+            WARNED.call_once(|| {
+                tracing::error!("NERVE_DOMAIN={raw:?} is not a domain number (0 to 4294967295): using domain 0, where this process will not meet peers of the domain you meant");
+            });
+            0
+        }
+    }
 }
 
 pub(crate) fn stored_type(fp: &nerve_msgs::Fingerprint) -> StoredType {
