@@ -56,12 +56,14 @@ fn child_entry() {
 
 /// A topic whose records are held by this process (a handle and a subscriber) and by
 /// `dead` killed processes (a handle and a publisher each).
+/// The guard comes first: it is dropped last, after the topic (whose drop would otherwise
+/// recreate the removed directory's lock file).
 fn table_of_the_dead(
     dead: u32,
 ) -> (
+    nerve_testing::DomainGuard,
     Topic<Tick>,
     nerve::Subscriber<Tick>,
-    nerve_testing::DomainGuard,
 ) {
     let (d, g) = domain();
     let topic = open(d).unwrap();
@@ -77,12 +79,12 @@ fn table_of_the_dead(
         .filter(|e| e.alive)
         .count();
     assert_eq!(live, 1, "only our subscriber is alive");
-    (topic, s, g)
+    (g, topic, s)
 }
 
 #[test]
 fn control_the_dead_are_reclaimed_before_a_new_open() {
-    let (topic, _s, g) = table_of_the_dead((RECORDS - 2) / 2);
+    let (g, topic, _s) = table_of_the_dead((RECORDS - 2) / 2);
     assert_eq!(topic.reclaim_dead(), (RECORDS - 2) as usize);
     open(g.0).expect("after reclaim_dead the records are free");
 }
@@ -90,7 +92,7 @@ fn control_the_dead_are_reclaimed_before_a_new_open() {
 #[test]
 #[ignore = "nerve bug: the handle claim of an open does not reclaim dead records"]
 fn a_table_full_of_dead_records_still_lets_a_new_process_open_the_topic() {
-    let (topic, _s, g) = table_of_the_dead((RECORDS - 2) / 2);
+    let (g, topic, _s) = table_of_the_dead((RECORDS - 2) / 2);
     // 2 records ours, 6 of 3 dead processes: the table is full, mostly of the dead.
     let opened = open(g.0);
     assert!(

@@ -172,10 +172,17 @@ pub fn account(ledger: &Ledger, incs: &[Incarnation], claimed: u64, reliable: bo
                 b.kills.2 += u64::from(*mode == KillMode::MidLoan);
                 b.kills.3 += u64::from(*mode == KillMode::HoldingSample);
             }
-            (Fate::Exited { ok: false, status }, role) => b.failures.push(format!(
-                "{role:?} slot {} exited by itself ({status}); its stderr is above",
-                i.slot
-            )),
+            (Fate::Exited { ok: false, status }, role) => {
+                let text = std::fs::read_to_string(&i.out).unwrap_or_default();
+                let why = text
+                    .lines()
+                    .find_map(|l| l.strip_prefix("ERROR "))
+                    .unwrap_or("no ERROR line: see its stderr above");
+                b.failures.push(format!(
+                    "{role:?} slot {} exited by itself ({status}): {why}",
+                    i.slot
+                ));
+            }
             (Fate::Hung, role) => b.failures.push(format!(
                 "{role:?} slot {} did not finish within its deadline (a hang?) and was killed",
                 i.slot
@@ -208,6 +215,9 @@ pub fn account(ledger: &Ledger, incs: &[Incarnation], claimed: u64, reliable: bo
                 if begun != done || said != Some(done) {
                     b.failures.push(format!("publisher slot {}: ledger begun {begun} done {done}, final line {fin:?}: they must agree", p.slot));
                 }
+            }
+            Fate::Exited { ok: false, .. } | Fate::Hung if begun <= done + 1 => {
+                b.in_flight += begun - done; // reported above as a failure already
             }
             _ => b.failures.push(format!(
                 "publisher slot {}: ledger begun {begun} done {done} is impossible for {:?}",
@@ -297,8 +307,12 @@ pub fn account(ledger: &Ledger, incs: &[Incarnation], claimed: u64, reliable: bo
         b.exact.push(line);
     }
     if !partial.is_empty() {
+        let shown: Vec<String> = partial.iter().take(8).map(u32::to_string).collect();
+        let more = if partial.len() > 8 { ", …" } else { "" };
         b.notes.push(format!(
-            "subscriber slots {partial:?} were killed or started after the first message: their windows are disjoint and start or end mid-stream, so their counts are summed and every message they got was checked, but they are not matched against sent"
+            "{} subscribers (slots {}{more}) were killed or started after the first message: their windows are disjoint and start or end mid-stream, so their counts are summed and every message they got was checked, but they are not matched against sent",
+            partial.len(),
+            shown.join(", ")
         ));
     }
     if b.exact.is_empty() && b.failures.is_empty() {

@@ -3,8 +3,9 @@
 //!
 //! Counters go to the [ledger](super::ledger) after every message; stdout (a file the parent
 //! reads after the child is gone) carries the line protocol: `BAD …` the moment a check fails
-//! (at most [`MAX_BAD_LINES`] lines, every case counted in the ledger), and on a clean exit one
-//! `FINAL …` line — for a subscriber, what it saw of each sender as `slot:first:last:count`.
+//! (at most [`MAX_BAD_LINES`] lines, every case counted in the ledger), `ERROR …` when nerve
+//! returned an error, and on a clean exit one `FINAL …` line — for a subscriber, what it saw
+//! of each sender as `slot:first:last:count`.
 
 use super::ledger::*;
 use super::message::{blob_fill, blob_len, soak64, Kind, Soak64, SoakBlobHeader};
@@ -62,13 +63,22 @@ pub fn child_main(spec: &str) -> Result<()> {
         ledger: &ledger,
         spec: &spec,
     };
-    let final_line = match (spec.role, spec.topic.kind) {
-        (Role::Pub, Kind::Fixed) => c.publish_fixed()?,
-        (Role::Pub, Kind::Blob) => c.publish_blobs()?,
-        (Role::Sub, Kind::Fixed) => c.subscribe_fixed()?,
-        (Role::Sub, Kind::Blob) => c.subscribe_blobs()?,
+    let result = match (spec.role, spec.topic.kind) {
+        (Role::Pub, Kind::Fixed) => c.publish_fixed(),
+        (Role::Pub, Kind::Blob) => c.publish_blobs(),
+        (Role::Sub, Kind::Fixed) => c.subscribe_fixed(),
+        (Role::Sub, Kind::Blob) => c.subscribe_blobs(),
     };
     let mut out = std::io::stdout().lock();
+    let final_line = match result {
+        Ok(line) => line,
+        Err(e) => {
+            // For the parent's summary; main prints it on stderr too.
+            let _ = writeln!(out, "ERROR {e:#}");
+            let _ = out.flush();
+            return Err(e);
+        }
+    };
     writeln!(out, "FINAL {final_line}")?;
     out.flush()?;
     ledger.slot(spec.slot, STATE).store(STATE_DONE, Relaxed);

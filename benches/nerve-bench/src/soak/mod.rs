@@ -54,6 +54,9 @@ pub struct SoakArgs {
     /// Time between two kills, uniform in MIN..MAX milliseconds; 0: no kills.
     #[arg(long, value_name = "MS..MS", default_value = "50..500")]
     pub kill_every: KillEvery,
+    /// A workload that sent its share goes on until the killer struck this many times.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub min_kills: u64,
     /// Only the workloads whose name contains this text (e.g. `reliable`, `blob`, `1:1`).
     #[arg(long, value_name = "TEXT")]
     pub only: Option<String>,
@@ -96,9 +99,16 @@ fn workloads(args: &SoakArgs, domain: u32) -> Vec<Plan> {
     let total = args
         .messages
         .unwrap_or(if args.quick { 2_000_000 } else { 100_000_000 });
-    WORKLOADS
+    let chosen: Vec<_> = WORKLOADS
         .iter()
         .filter(|w| args.only.as_deref().is_none_or(|o| w.0.contains(o)))
+        .collect();
+    // Shares of the workloads chosen, scaled to add up to 1.
+    let (msg_sum, time_sum) = chosen
+        .iter()
+        .fold((0.0, 0.0), |(m, t), w| (m + w.5, t + w.6));
+    chosen
+        .into_iter()
         .enumerate()
         .map(
             |(i, &(name, kind, reliable, publishers, subscribers, share, time))| Plan {
@@ -111,8 +121,11 @@ fn workloads(args: &SoakArgs, domain: u32) -> Vec<Plan> {
                 },
                 publishers,
                 subscribers,
-                quota: ((total as f64 * share) as u64).max(1),
-                time_limit: args.duration.map(|d| Duration::from_secs_f64(d * time)),
+                quota: ((total as f64 * share / msg_sum) as u64).max(1),
+                min_kills: args.min_kills,
+                time_limit: args
+                    .duration
+                    .map(|d| Duration::from_secs_f64(d * time / time_sum)),
             },
         )
         .collect()
@@ -138,12 +151,48 @@ impl Drop for RunDirs {
     }
 }
 
+/// Removes what earlier runs left when they were killed themselves (SIGKILL leaves no time
+/// to clean up): a `<domain dir>.soak` directory whose run's process is gone, and its domain.
+/// Only directories named like the ones this suite creates are touched.
+fn sweep_dead_runs() {
+    let probe = nerve::registry::domain_dir(0);
+    let (Some(root), Some(name)) = (probe.parent(), probe.file_name()) else {
+        return;
+    };
+    // `nerve-<uid>-0` without its domain.
+    let name = name.to_string_lossy();
+    let Some(prefix) = name.strip_suffix('0') else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(domain) = name
+            .strip_prefix(prefix)
+            .and_then(|r| r.strip_suffix(".soak"))
+            .and_then(|d| d.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        // `nerve_testing::unique_domain`: 100 000 000 + 1 000 × pid + n.
+        let pid = domain.saturating_sub(100_000_000) / 1000;
+        if domain >= 100_000_000 && !nerve::sys::pid_alive(pid) {
+            let _ = std::fs::remove_dir_all(e.path());
+            let _ = std::fs::remove_dir_all(nerve::registry::domain_dir(domain));
+            eprintln!("soak: removed {name} and its domain, left by a run that was killed");
+        }
+    }
+}
+
 /// `nerve-bench soak`.
 pub fn run_suite(args: &SoakArgs) -> Result<()> {
     for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
         // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
         unsafe { libc::signal(sig, on_signal as *const () as libc::sighandler_t) };
     }
+    sweep_dead_runs();
     let machine = Machine::detect();
     let seed = args.seed.unwrap_or_else(Rng::fresh_seed);
     let domain = nerve_testing::unique_domain();
@@ -291,6 +340,15 @@ fn print_outcome(o: &Outcome) {
             .map(|(u, n)| format!("; chunks in use at the end {u} of {n}"))
             .unwrap_or_default()
     );
+    eprintln!(
+        "    killer: one kill every {}; longest pause with nothing sent or received {:.2} s, {} pauses over {:?}",
+        o.kill_interval_s
+            .map(|s| format!("{:.0} ms", s * 1e3))
+            .unwrap_or_else(|| "-".into()),
+        o.stalls.0,
+        o.stalls.1,
+        phase::LONG_STALL
+    );
     for line in &b.exact {
         eprintln!("    exact: {line}");
     }
@@ -299,6 +357,12 @@ fn print_outcome(o: &Outcome) {
     }
     for line in &b.failures {
         eprintln!("    FAILURE: {line}");
+    }
+    if let Some(dir) = &o.kept {
+        eprintln!(
+            "    kept the topic's segment and every child's output in {}",
+            dir.display()
+        );
     }
 }
 
@@ -337,6 +401,8 @@ fn rows(outcomes: &[Outcome], seed: u64) -> Vec<Row> {
         .field("claimed", b.claimed)
         .field("abandoned", b.abandoned())
         .field("exact_subscribers", b.exact.len())
+        .field("longest_stall_s", o.stalls.0)
+        .field("stalls_over_1s", o.stalls.1)
         .field("pass", b.failures.is_empty());
         let base = match o.chunks_after {
             Some((u, n)) => base.field("chunks_in_use_after", u).field("chunks", n),

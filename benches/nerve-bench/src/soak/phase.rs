@@ -26,6 +26,10 @@ const STALL: Duration = Duration::from_secs(20);
 const FINISH: Duration = Duration::from_secs(30);
 /// How long a child gets to reach a state the parent waits for (ready, holding).
 const REACH: Duration = Duration::from_secs(20);
+/// A pause this long is counted (and the longest reported): nothing in a workload should
+/// keep every process waiting this long, kills included (a dead subscriber of a reliable
+/// topic is reclaimed within ~100 ms, an abandoned message skipped within ~200 ms).
+pub const LONG_STALL: Duration = Duration::from_secs(1);
 
 /// One workload.
 #[derive(Clone, Debug)]
@@ -38,8 +42,10 @@ pub struct Plan {
     pub publishers: usize,
     /// Subscriber processes at any time; the first is the witness, never killed.
     pub subscribers: usize,
-    /// Stop once this many messages were sent (and at least one kill happened).
+    /// Stop once this many messages were sent and the killer struck `min_kills` times...
     pub quota: u64,
+    /// ...(ignored when the killer is off).
+    pub min_kills: u64,
     /// ...or after this long.
     pub time_limit: Option<Duration>,
 }
@@ -52,6 +58,12 @@ pub struct Outcome {
     pub run_s: f64,
     /// Chunks in use after every child left and the dead were reclaimed (blob topics).
     pub chunks_after: Option<(u32, u32)>,
+    /// Pauses while publishers ran: the longest (s), and how many lasted over [`LONG_STALL`].
+    pub stalls: (f64, u64),
+    /// Mean time between two kills (s), as achieved.
+    pub kill_interval_s: Option<f64>,
+    /// Where the topic's segment and the children's output were copied after a failure.
+    pub kept: Option<PathBuf>,
     /// The books.
     pub books: Books,
 }
@@ -255,6 +267,7 @@ pub fn run(plan: &Plan, env: &mut Env) -> Result<Outcome> {
     let mut next_kill = start + env.kill_every.draw(env.rng);
     let mut kills = 0u64;
     let (mut last_total, mut last_change) = (0u64, start);
+    let (mut longest_stall, mut long_stalls) = (Duration::ZERO, 0u64);
     let mut last_print = start;
     while failures.is_empty() {
         std::thread::sleep(Duration::from_millis(5));
@@ -268,13 +281,23 @@ pub fn run(plan: &Plan, env: &mut Env) -> Result<Outcome> {
             break;
         }
         let (sent, seen) = procs.totals();
-        let killed_enough = kills > 0 || !env.kill_every.enabled();
+        let killed_enough = kills >= plan.min_kills || !env.kill_every.enabled();
         if (sent >= plan.quota && killed_enough)
             || plan.time_limit.is_some_and(|t| now - start >= t)
         {
             break;
         }
         if sent + seen != last_total {
+            let pause = now - last_change;
+            longest_stall = longest_stall.max(pause);
+            if pause >= LONG_STALL {
+                long_stalls += 1;
+                eprintln!(
+                    "  {}: nothing sent or received for {:.1} s (kills so far {kills})",
+                    plan.name,
+                    pause.as_secs_f64()
+                );
+            }
             (last_total, last_change) = (sent + seen, now);
         } else if now - last_change > STALL {
             failures.push(format!(
@@ -300,6 +323,7 @@ pub fn run(plan: &Plan, env: &mut Env) -> Result<Outcome> {
         }
     }
     let run_s = start.elapsed().as_secs_f64();
+    let kill_interval_s = (kills > 0).then(|| run_s / kills as f64);
 
     // Stop: publishers finish their message and exit; then the head is final.
     ledger.header(STOP).store(1, Relaxed);
@@ -325,11 +349,27 @@ pub fn run(plan: &Plan, env: &mut Env) -> Result<Outcome> {
     let incs = std::mem::take(&mut procs.incs);
     drop(procs);
     let mut books = account(&ledger, &incs, claimed, plan.topic.reliable);
+    if let Some((in_use, _)) = chunks_after {
+        // The ring holds one chunk per slot; a process killed between two steps of the pool
+        // may leak one more (nerve's documented bound), never more.
+        let bound = u64::from(plan.topic.depth()) + books.kill_count();
+        if u64::from(in_use) > bound {
+            books.failures.push(format!("{in_use} chunks still in use after every process left and the dead were reclaimed: more than the ring's {} plus one per kill", plan.topic.depth()));
+        }
+    }
     books.failures.extend(failures);
+    let kept = if books.failures.is_empty() || env.interrupted.load(Relaxed) {
+        None
+    } else {
+        keep_evidence(plan, &incs)
+    };
     Ok(Outcome {
         plan: plan.clone(),
         run_s,
         chunks_after,
+        stalls: (longest_stall.as_secs_f64(), long_stalls),
+        kill_interval_s,
+        kept,
         books,
     })
 }
@@ -377,6 +417,26 @@ fn kill_one(procs: &mut Procs, rng: &mut Rng) -> Result<Option<Role>> {
     }
     procs.kill(i, mode);
     Ok(Some(role))
+}
+
+/// After a failure, copies the topic's segment and every child's output out of the run's
+/// shared memory (which is removed at the end of the run) into `$TMPDIR`, for a post-mortem.
+fn keep_evidence(plan: &Plan, incs: &[Incarnation]) -> Option<PathBuf> {
+    let dir = std::env::temp_dir().join(format!(
+        "nerve-soak-{}-{}",
+        plan.topic.domain,
+        plan.topic.name.replace('/', "_")
+    ));
+    std::fs::create_dir_all(&dir).ok()?;
+    let file = format!("{}.topic", plan.topic.name.replace('/', "%"));
+    let seg = nerve::registry::domain_dir(plan.topic.domain).join(&file);
+    let _ = std::fs::copy(seg, dir.join(file));
+    for i in incs {
+        if let Some(name) = i.out.file_name() {
+            let _ = std::fs::copy(&i.out, dir.join(name));
+        }
+    }
+    Some(dir)
 }
 
 /// The topic as the registry sees it, for a failure message.
