@@ -54,12 +54,14 @@ pub struct SoakArgs {
     /// Time between two kills, uniform in MIN..MAX milliseconds; 0: no kills.
     #[arg(long, value_name = "MS..MS", default_value = "50..500")]
     pub kill_every: KillEvery,
-    /// A workload that sent its share goes on until the killer struck this many times.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub min_kills: u64,
-    /// Only the workloads whose name contains this text (e.g. `reliable`, `blob`, `1:1`).
-    #[arg(long, value_name = "TEXT")]
-    pub only: Option<String>,
+    /// A workload that sent its share goes on until the killer struck this many times
+    /// (default 50, with --quick 1): the fixed-size workloads send their share in seconds.
+    #[arg(long, value_name = "N")]
+    pub min_kills: Option<u64>,
+    /// Only the workloads whose name contains one of these texts, comma separated (e.g.
+    /// `reliable`, `blob`, `1:1,3:3 fixed best`).
+    #[arg(long, value_name = "TEXT,..", value_delimiter = ',')]
+    pub only: Vec<String>,
     /// Write `{"machine": .., "results": [..]}` here.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -101,7 +103,7 @@ fn workloads(args: &SoakArgs, domain: u32) -> Vec<Plan> {
         .unwrap_or(if args.quick { 2_000_000 } else { 100_000_000 });
     let chosen: Vec<_> = WORKLOADS
         .iter()
-        .filter(|w| args.only.as_deref().is_none_or(|o| w.0.contains(o)))
+        .filter(|w| args.only.is_empty() || args.only.iter().any(|o| w.0.contains(o.as_str())))
         .collect();
     // Shares of the workloads chosen, scaled to add up to 1.
     let (msg_sum, time_sum) = chosen
@@ -122,7 +124,7 @@ fn workloads(args: &SoakArgs, domain: u32) -> Vec<Plan> {
                 publishers,
                 subscribers,
                 quota: ((total as f64 * share / msg_sum) as u64).max(1),
-                min_kills: args.min_kills,
+                min_kills: args.min_kills.unwrap_or(if args.quick { 1 } else { 50 }),
                 time_limit: args
                     .duration
                     .map(|d| Duration::from_secs_f64(d * time / time_sum)),
@@ -337,7 +339,11 @@ fn print_outcome(o: &Outcome) {
         b.kills.3,
         b.killed_opening,
         o.chunks_after
-            .map(|(u, n)| format!("; chunks in use at the end {u} of {n}"))
+            .map(|(u, n)| format!(
+                "; chunks in use at the end {u} of {n} ({} leaked: beyond the ring's {})",
+                u.saturating_sub(o.plan.topic.depth()),
+                o.plan.topic.depth()
+            ))
             .unwrap_or_default()
     );
     eprintln!(
@@ -405,7 +411,10 @@ fn rows(outcomes: &[Outcome], seed: u64) -> Vec<Row> {
         .field("stalls_over_1s", o.stalls.1)
         .field("pass", b.failures.is_empty());
         let base = match o.chunks_after {
-            Some((u, n)) => base.field("chunks_in_use_after", u).field("chunks", n),
+            Some((u, n)) => base
+                .field("chunks_in_use_after", u)
+                .field("chunks_leaked", u.saturating_sub(o.plan.topic.depth()))
+                .field("chunks", n),
             None => base,
         };
         for (metric, v) in [
