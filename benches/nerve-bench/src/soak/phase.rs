@@ -322,6 +322,8 @@ pub fn run(plan: &Plan, env: &mut Env) -> Result<Outcome> {
             next_kill = Instant::now() + env.kill_every.draw(env.rng);
         }
     }
+    // A pause still under way when the workload ended counts too.
+    longest_stall = longest_stall.max(last_change.elapsed());
     let run_s = start.elapsed().as_secs_f64();
     let kill_interval_s = (kills > 0).then(|| run_s / kills as f64);
 
@@ -464,11 +466,10 @@ fn describe_topic(spec: &TopicSpec) -> String {
                 })
                 .collect();
             format!(
-                "topic {} head {} claims {} chunks {:?} endpoints [{}]",
+                "topic {} head {} claims {} endpoints [{}]",
                 t.name,
                 t.published,
                 t.claims,
-                t.chunks,
                 eps.join("; ")
             )
         }
