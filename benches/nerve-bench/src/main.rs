@@ -1,7 +1,7 @@
 //! `nerve-bench`: nerve measured against its peers by one harness, in one run, on one machine.
 //!
 //! Subcommands are suites: `ipc`, `sched` (on `nerve-exec`'s public API), `rpc` (on
-//! `nerve-rpc`'s public API, with its peers), `python`. Shared pieces live in
+//! `nerve-rpc`'s public API, with its peers), `python`, and `soak` (endurance under `kill -9`). Shared pieces live in
 //! their own modules so every suite reports the same way: [`machine`] (what it ran on),
 //! [`stats`] (percentiles, timer overhead), [`report`] (the row, JSON/CSV/table), [`pin`]
 //! (core pinning), [`child`] (re-executing this binary for the other side of a benchmark).
@@ -14,6 +14,7 @@ mod python;
 mod report;
 mod rpc;
 mod sched;
+mod soak;
 mod stats;
 
 use anyhow::Result;
@@ -44,6 +45,17 @@ enum Command {
     /// Python bindings: Python-to-Python cross-process one-way latency (RTT/2), nerve vs HORUS,
     /// iceoryx2, Zenoh and ROS 2 (rclpy), each in its own venv, in alternating rounds.
     Python(python::PythonArgs),
+    /// Endurance: 1:1, 3:3 and chunked workloads across processes while a killer `kill -9`s
+    /// publishers and subscribers at random; fails if a corrupt message is delivered or a
+    /// message is unaccounted for.
+    Soak(soak::SoakArgs),
+    /// Internal: one publisher or subscriber of a `soak` workload.
+    #[command(name = "__soak-child", hide = true)]
+    SoakChild {
+        /// What to do, as JSON.
+        #[arg(long)]
+        spec: String,
+    },
     /// Internal: the echo servers of a cross-process `rpc` benchmark.
     #[command(name = "__rpc-echo", hide = true)]
     RpcEcho {
@@ -79,6 +91,8 @@ fn main() -> Result<()> {
         Command::Sched(args) => ("sched", sched::run_suite(&args)),
         Command::Rpc(args) => ("rpc", rpc::run_suite(&args)),
         Command::Python(args) => ("python", python::run_suite(&args)),
+        Command::Soak(args) => ("soak", soak::run_suite(&args)),
+        Command::SoakChild { spec } => return soak::child_main(&spec),
         Command::IpcEcho { spec, core } => return ipc::echo_child_main(&spec, core),
         Command::RpcEcho { domain, core } => return rpc::echo_child_main(domain, core),
     };
