@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64};
 /// `b"NERVTOPC"` as a little-endian u64.
 pub const TOPIC_MAGIC: u64 = u64::from_le_bytes(*b"NERVTOPC");
 /// Bumped on any change of this layout.
-pub const LAYOUT_VERSION: u32 = 2;
+pub const LAYOUT_VERSION: u32 = 3;
 /// `ready` value once the creator has finished initialising the segment.
 pub const READY: u32 = 0x5245_4459;
 /// Offset of the `head` counter.
@@ -433,6 +433,10 @@ pub struct EndpointRecord {
     pub lost: AtomicU64,
     /// Publishers: 1 while a send through the solo path is under way (see `ring.rs`).
     pub busy: AtomicU32,
+    /// Incremented each time the record is claimed: a writer's tag in a ring slot carries it,
+    /// so a message abandoned by a dead writer is not mistaken for one being written by the
+    /// record's next owner.
+    pub generation: AtomicU32,
 }
 
 /// Free endpoint record.

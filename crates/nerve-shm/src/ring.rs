@@ -109,6 +109,12 @@ pub struct Claim {
     pub wake: bool,
 }
 
+/// Bits of a writer tag that hold the endpoint index (`MAX_ENDPOINTS` is 4096); the rest hold
+/// the record's generation.
+const WRITER_INDEX_BITS: u32 = 12;
+const WRITER_INDEX_MASK: u32 = (1 << WRITER_INDEX_BITS) - 1;
+const _: () = assert!(crate::layout::MAX_ENDPOINTS as u64 <= 1 << WRITER_INDEX_BITS);
+
 /// How many times a writer spins on a slot held by an older writer before checking whether that
 /// writer is still alive.
 const TAKEOVER_SPINS: u32 = 1 << 16;
@@ -185,14 +191,93 @@ impl Ring {
         }
     }
 
-    /// The pid recorded in endpoint record `i`, 0 when `i` is out of range (an index read
-    /// from a slot is untrusted).
-    pub fn endpoint_pid(&self, i: u32) -> u32 {
+    /// The pid recorded in the endpoint record a writer tag names, 0 when the tag is out of
+    /// range (a tag read from a slot is untrusted).
+    pub fn endpoint_pid(&self, tag: u32) -> u32 {
+        let i = tag & WRITER_INDEX_MASK;
         if i < self.endpoints {
             self.endpoint(i).pid.load(Relaxed)
         } else {
             0
         }
+    }
+
+    /// Whether endpoint record `i` names a process that is gone (pid and start time: a reused
+    /// pid is not its owner).
+    pub fn endpoint_dead(&self, i: u32) -> bool {
+        let e = self.endpoint(i);
+        let id = crate::ProcessId {
+            pid: e.pid.load(Relaxed),
+            start_time: e.start_time.load(Relaxed),
+        };
+        id.pid != 0 && !id.is_alive()
+    }
+
+    /// The tag a writer owning record `i` leaves in the slots it writes: the record's index
+    /// and (in the upper bits) its generation, so the tag stops naming a live writer once
+    /// the record is reclaimed and claimed again.
+    pub fn writer_tag(&self, i: u32) -> u32 {
+        let generation = self.endpoint(i).generation.load(Relaxed);
+        i | (generation << WRITER_INDEX_BITS)
+    }
+
+    /// Whether the writer a slot names by `tag` (see [`Ring::writer_tag`]) is gone: its record
+    /// is out of range, free, of another generation, or its process is dead (`dead(i)`).
+    pub fn writer_gone(&self, tag: u32, dead: impl Fn(u32) -> bool) -> bool {
+        let i = tag & WRITER_INDEX_MASK;
+        if i >= self.endpoints {
+            return true;
+        }
+        let e = self.endpoint(i);
+        // Acquire pairs with the Release store of `state` in `claim_endpoint` / FREE in
+        // `release_endpoint`: the generation read below is the record's current one.
+        e.state.load(Acquire) == crate::layout::ENDPOINT_FREE
+            || (e.generation.load(Relaxed) << WRITER_INDEX_BITS) != (tag & !WRITER_INDEX_MASK)
+            || dead(i)
+    }
+
+    /// Frees the records of endpoints whose process is dead (`dead(i)`), releasing the chunk
+    /// references each held in `pool`; `reclaimed(i, pid, chunks)` is told of each. Only one
+    /// reclaimer wins a record. Returns how many were freed.
+    pub fn reclaim_dead(
+        &self,
+        pool: Option<&crate::Pool>,
+        dead: impl Fn(u32) -> bool,
+        mut reclaimed: impl FnMut(u32, u32, usize),
+    ) -> usize {
+        use crate::layout::{
+            ENDPOINT_FREE, ENDPOINT_HANDLE, ENDPOINT_PUBLISHER, ENDPOINT_RECLAIMING,
+            ENDPOINT_SUBSCRIBER,
+        };
+        let mut n = 0;
+        for i in 0..self.endpoints {
+            let e = self.endpoint(i);
+            // Acquire pairs with the Release store of `state` in `claim_endpoint`.
+            let state = e.state.load(Acquire);
+            if !matches!(
+                state,
+                ENDPOINT_PUBLISHER | ENDPOINT_SUBSCRIBER | ENDPOINT_HANDLE
+            ) || !dead(i)
+            {
+                continue;
+            }
+            // Only one reclaimer wins the record. Acquire pairs with the owner's Release store
+            // of `state` in `claim_endpoint`; no one acquires our RECLAIMING (the record is only
+            // reused after the Release store of FREE below).
+            if e.state
+                .compare_exchange(state, ENDPOINT_RECLAIMING, AcqRel, Relaxed)
+                .is_ok()
+            {
+                let chunks = pool.map_or(0, |p| p.reclaim_endpoint(i));
+                reclaimed(i, e.pid.load(Relaxed), chunks);
+                e.pid.store(0, Relaxed);
+                // Release pairs with the Acquire CAS in `claim_endpoint` of the record's next
+                // owner: our clean-up comes before its use.
+                e.state.store(ENDPOINT_FREE, Release);
+                n += 1;
+            }
+        }
+        n
     }
 
     /// Claims a free endpoint record for the current process with state `kind`. Returns its
@@ -222,6 +307,7 @@ impl Ring {
             e.count.store(0, Relaxed);
             e.lost.store(0, Relaxed);
             e.busy.store(0, Relaxed);
+            e.generation.fetch_add(1, Relaxed);
             // Release pairs with the Acquire loads of `state` by readers of the table.
             e.state.store(kind, Release);
             true

@@ -418,6 +418,28 @@ fn other_version_users(region: &ShmRegion) -> Option<(u32, Vec<u32>)> {
     Some((h.version, users))
 }
 
+/// Frees the endpoint records of dead processes in a mapped segment, with the chunk references
+/// they held. Returns how many.
+fn reclaim_dead_records(region: &ShmRegion, params: &TopicParams, ring: &Ring) -> usize {
+    let pool = (params.pool_len > 0)
+        .then(|| {
+            // SAFETY: the pool area was validated (with the header) to lie inside the mapping,
+            // which outlives this call.
+            unsafe {
+                Pool::attach(
+                    region.base().as_ptr().add(params.pool_offset),
+                    params.pool_len,
+                    params.max_endpoints,
+                )
+            }
+            .ok()
+        })
+        .flatten();
+    ring.reclaim_dead(pool.as_ref(), |i| ring.endpoint_dead(i), |i, pid, chunks| {
+        tracing::info!(path = %region.path().display(), endpoint = i, pid, chunks, "reclaimed the endpoint of a dead process");
+    })
+}
+
 /// Opens the topic segment `file` in `dir`, creating it from `config` if it does not exist or
 /// only dead processes used it. `chunks` = (chunk size, chunk count) for a pool.
 pub fn open_or_create(
@@ -485,8 +507,15 @@ pub fn open_or_create(
                     found: params.stored_type,
                 });
             }
-            let Some(handle) = ring.claim_endpoint(crate::layout::ENDPOINT_HANDLE) else {
-                return Err(SegmentError::Full { path });
+            let handle = match ring.claim_endpoint(crate::layout::ENDPOINT_HANDLE) {
+                Some(h) => h,
+                // Every record taken: free those of dead processes (and the chunks they held)
+                // before giving up; nothing else would on a topic whose live endpoints never
+                // run short themselves.
+                None if reclaim_dead_records(&region, &params, &ring) > 0 => ring
+                    .claim_endpoint(crate::layout::ENDPOINT_HANDLE)
+                    .ok_or(SegmentError::Full { path: path.clone() })?,
+                None => return Err(SegmentError::Full { path }),
             };
             Ok(Segment {
                 region,

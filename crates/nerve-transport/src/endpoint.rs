@@ -5,11 +5,7 @@ use std::ptr::NonNull;
 use std::sync::atomic::Ordering::*;
 use std::sync::Arc;
 
-use nerve_shm::layout::{
-    EndpointRecord, ENDPOINT_FREE, ENDPOINT_HANDLE, ENDPOINT_PUBLISHER, ENDPOINT_RECLAIMING,
-    ENDPOINT_SUBSCRIBER,
-};
-use nerve_shm::ProcessId;
+use nerve_shm::layout::{EndpointRecord, ENDPOINT_PUBLISHER};
 
 use crate::error::OpenError;
 use crate::shared::Shared;
@@ -17,12 +13,7 @@ use crate::shared::Shared;
 impl Shared {
     /// Whether endpoint record `i` names a process that is gone.
     pub(crate) fn record_dead(&self, i: u32) -> bool {
-        let e = self.ring.endpoint(i);
-        let id = ProcessId {
-            pid: e.pid.load(Relaxed),
-            start_time: e.start_time.load(Relaxed),
-        };
-        id.pid != 0 && !id.is_alive()
+        self.ring.endpoint_dead(i)
     }
 
     /// Whether the endpoint table holds a publisher whose process died.
@@ -37,34 +28,19 @@ impl Shared {
     /// Frees the records (and chunk references) of endpoints whose process died. Returns how
     /// many were reclaimed.
     pub(crate) fn reclaim_dead(&self) -> usize {
-        let mut n = 0;
-        for i in 0..self.ring.endpoint_count() {
-            let e = self.ring.endpoint(i);
-            // Acquire pairs with the Release store of `state` in `Ring::claim_endpoint`.
-            let state = e.state.load(Acquire);
-            if matches!(
-                state,
-                ENDPOINT_PUBLISHER | ENDPOINT_SUBSCRIBER | ENDPOINT_HANDLE
-            ) && self.record_dead(i)
-            {
-                // Only one reclaimer wins the record. Acquire pairs with the owner's Release
-                // store of `state` in `Ring::claim_endpoint`; no one acquires our RECLAIMING
-                // (the record is only reused after the Release store of FREE below).
-                if e.state
-                    .compare_exchange(state, ENDPOINT_RECLAIMING, AcqRel, Relaxed)
-                    .is_ok()
-                {
-                    let chunks = self.pool.as_ref().map_or(0, |p| p.reclaim_endpoint(i));
-                    tracing::info!(topic = %self.name, endpoint = i, pid = e.pid.load(Relaxed), chunks, "reclaimed the endpoint of a dead process");
-                    e.pid.store(0, Relaxed);
-                    // Release pairs with the Acquire CAS in `Ring::claim_endpoint` of the
-                    // record's next owner: our clean-up comes before its use.
-                    e.state.store(ENDPOINT_FREE, Release);
-                    n += 1;
-                }
-            }
-        }
-        n
+        self.ring.reclaim_dead(
+            self.pool.as_ref(),
+            |i| self.record_dead(i),
+            |i, pid, chunks| {
+                tracing::info!(topic = %self.name, endpoint = i, pid, chunks, "reclaimed the endpoint of a dead process");
+            },
+        )
+    }
+
+    /// Whether the writer a slot names by `tag` is gone (its record freed, reused, or its
+    /// process dead).
+    pub(crate) fn writer_gone(&self, tag: u32) -> bool {
+        self.ring.writer_gone(tag, |i| self.record_dead(i))
     }
 
     pub(crate) fn claim_endpoint(self: &Arc<Self>, kind: u32) -> Result<Arc<Endpoint>, OpenError> {
@@ -76,6 +52,7 @@ impl Shared {
         match index {
             Some(index) => Ok(Arc::new(Endpoint {
                 record: NonNull::from(self.ring.endpoint(index)),
+                tag: self.ring.writer_tag(index),
                 shared: self.clone(),
                 index,
             })),
@@ -92,6 +69,8 @@ impl Shared {
 pub struct Endpoint {
     pub shared: Arc<Shared>,
     pub index: u32,
+    /// What our writes leave in a slot's writer word: index and record generation.
+    pub tag: u32,
     /// Our record in the segment, located once (it is touched on every message).
     record: NonNull<EndpointRecord>,
 }

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::*};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use nerve_shm::layout::{ENDPOINT_FREE, ENDPOINT_PUBLISHER, ENDPOINT_SUBSCRIBER};
+use nerve_shm::layout::{ENDPOINT_PUBLISHER, ENDPOINT_SUBSCRIBER};
 use nerve_shm::{barrier, ChunkId, Claimed, Reliability};
 
 use crate::endpoint::Endpoint;
@@ -76,7 +76,7 @@ impl PubCore {
     /// The solo path of `publish`, taken with our `busy` flag set and the right verified:
     /// plain loads and stores only (no locked instruction, no fence). None: no room on a
     /// reliable topic (the caller falls back to the waiting path).
-    fn publish_solo(&self, payload: &[u8]) -> Option<bool> {
+    fn publish_solo(&self, payload: &[u8], chunk: Option<ChunkId>) -> Option<bool> {
         let shared = self.shared();
         let ring = &shared.ring;
         let n = ring.head().load(Relaxed);
@@ -84,8 +84,8 @@ impl PubCore {
             return None;
         }
         ring.head().store(n + 1, Relaxed);
-        let claim = ring.begin_write_solo(n, self.ep.index, shared.pool.is_some());
-        self.fill(n, claim, payload, true);
+        let claim = ring.begin_write_solo(n, self.ep.tag, shared.pool.is_some());
+        self.fill(n, claim, payload, chunk, true);
         Some(true)
     }
 
@@ -192,7 +192,11 @@ impl PubCore {
 
     /// Writes one message; `payload` is the slot content. Releases the chunk a replaced slot
     /// carried. Returns false when the topic is full (reliable).
-    pub(crate) fn publish(&self, payload: &[u8]) -> bool {
+    ///
+    /// `chunk`: the loaned chunk `payload` describes. Its reference passes to the ring only
+    /// once a slot is claimed (waiting for room included), so a publisher killed while it
+    /// waits leaves the reference recorded as its own, for the reclaim of its endpoint.
+    pub(crate) fn publish(&self, payload: &[u8], chunk: Option<ChunkId>) -> bool {
         if self.solo_tag != 0 && (self.exclusive || self.on_solo_thread()) {
             let rec = self.ep.record();
             rec.busy.store(1, Relaxed);
@@ -202,7 +206,7 @@ impl PubCore {
             // The store→load order against a revoker comes from its heavy barrier.
             barrier::light();
             if self.shared().ring.solo().load(Relaxed) == self.solo_tag {
-                if let Some(ok) = self.publish_solo(payload) {
+                if let Some(ok) = self.publish_solo(payload, chunk) {
                     return ok;
                 }
             }
@@ -210,22 +214,27 @@ impl PubCore {
         let Some(n) = self.claim() else { return false };
         let shared = self.shared();
         let ring = &shared.ring;
-        let claim = ring.begin_write(n, self.ep.index, |w| {
-            // Acquire pairs with the Release store of FREE in `Ring::release_endpoint`: the
-            // writer left (its last stores to the slot are visible).
-            w >= ring.endpoint_count()
-                || shared.record_dead(w)
-                || ring.endpoint(w).state.load(Acquire) == ENDPOINT_FREE
-        });
-        self.fill(n, claim, payload, false);
+        let claim = ring.begin_write(n, self.ep.tag, |w| shared.writer_gone(w));
+        self.fill(n, claim, payload, chunk, false);
         true
     }
 
     /// Writes and commits message `n` into the slot `claim` took; releases the chunk a
     /// replaced slot carried.
-    fn fill(&self, n: u64, claim: nerve_shm::Claim, payload: &[u8], solo: bool) {
+    fn fill(
+        &self,
+        n: u64,
+        claim: nerve_shm::Claim,
+        payload: &[u8],
+        chunk: Option<ChunkId>,
+        solo: bool,
+    ) {
         let shared = self.shared();
         let ring = &shared.ring;
+        if let (Some(id), Some(pool)) = (chunk, &shared.pool) {
+            // The ring takes over our reference (see pool.rs on the order of these steps).
+            pool.disown(id, self.ep.index);
+        }
         let mut replaced = None;
         match claim.claimed {
             Claimed::Overtaken => {
@@ -278,7 +287,7 @@ impl PubCore {
     pub(crate) fn stall_mid_write(&self, payload: &[u8]) {
         let ring = &self.shared().ring;
         let n = ring.head().fetch_add(1, Relaxed);
-        ring.begin_write(n, self.ep.index, |_| false);
+        ring.begin_write(n, self.ep.tag, |_| false);
         ring.write(n, &payload[..payload.len() / 2]);
     }
 
@@ -374,17 +383,8 @@ impl PubCore {
 
     /// Publishes a loaned chunk. On `false` (full) the loan is still ours.
     pub(crate) fn send_chunk(&self, id: ChunkId, len: u64) -> bool {
-        let pool = self.shared().pool.as_ref().expect("chunk topic has a pool");
-        // The ring takes over our reference (see pool.rs on the order of these steps).
-        pool.disown(id, self.ep.index);
-        if self.publish(&Descriptor { id, len }.to_bytes()) {
-            return true;
-        }
-        // Full: take the reference back.
-        // A loaned chunk cannot be recycled while we hold it, so both succeed.
-        let _ = pool.retain(id, self.ep.index);
-        let _ = pool.release_unowned(id);
-        false
+        // Full: the reference was never handed over, the loan is still ours.
+        self.publish(&Descriptor { id, len }.to_bytes(), Some(id))
     }
 
     pub(crate) fn release_loan(&self, id: ChunkId) {

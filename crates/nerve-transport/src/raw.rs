@@ -215,7 +215,7 @@ impl RawPublisher {
         if shared.damaged() {
             return Err(self.core.damage_error());
         }
-        if !self.core.publish(bytes) {
+        if !self.core.publish(bytes, None) {
             return Err(self.core.full_error(()));
         }
         if self.shared().damaged() {

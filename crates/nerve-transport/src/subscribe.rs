@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use nerve_msgs::{Chunked, ChunkedMessage, Fixed, FixedMessage, Message, Serialized};
-use nerve_shm::layout::{ENDPOINT_FREE, ENDPOINT_SUBSCRIBER};
+use nerve_shm::layout::ENDPOINT_SUBSCRIBER;
 use nerve_shm::{Read, Reliability};
 
 use crate::endpoint::Endpoint;
@@ -209,10 +209,7 @@ impl SubCore {
         let ep = self.ep.clone();
         let skip = match decode(&ep, self.cursor) {
             Step::Writing(w) => {
-                // Acquire pairs with the Release store of FREE in `Ring::release_endpoint`.
-                let gone = w >= shared.ring.endpoint_count()
-                    || shared.record_dead(w)
-                    || shared.ring.endpoint(w).state.load(Acquire) == ENDPOINT_FREE;
+                let gone = shared.writer_gone(w);
                 // The writer may have finished (and even exited cleanly) since we looked: it is
                 // only abandoned if the slot is *still* being written by the same gone writer.
                 // And `w` may be stale: a writer claims the slot (odd sequence) before it

@@ -222,7 +222,7 @@ impl<T: FixedMessage> Publisher<T> {
         if self.core.shared().damaged() {
             return Err(self.core.damage_error());
         }
-        if !self.core.publish(bytemuck::bytes_of(msg)) {
+        if !self.core.publish(bytemuck::bytes_of(msg), None) {
             return Err(self.core.full_error(*msg));
         }
         if self.core.shared().damaged() {

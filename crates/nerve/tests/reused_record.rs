@@ -1,4 +1,4 @@
-//! Found while building `nerve-bench soak` (reading the crash-recovery paths it exercises): a
+//! A regression test: found while building `nerve-bench soak` (reading the crash-recovery paths it exercises): a
 //! message abandoned by a publisher killed mid-write is never skipped once the dead
 //! publisher's endpoint record has been reclaimed and taken by a new live publisher (what a
 //! restarted publisher does: it claims the lowest free records, which are the dead one's).
@@ -14,8 +14,7 @@
 //! - `*_control`: the same without the reclaim; the new publisher gets fresh records and the
 //!   abandoned message is skipped as designed.
 //!
-//! The failing cases are `#[ignore]`d so the test command stays green until nerve is fixed:
-//! `cargo test --release -p nerve-bench --test reused_record -- --include-ignored`.
+//! Fixed: a slot names its writer by a tag of record index and record generation (`Ring::writer_tag`); a reclaimed record claimed again has a new generation, so the abandoned slot no longer names a live writer (`Ring::writer_gone`).
 
 use std::time::{Duration, Instant};
 
@@ -152,7 +151,6 @@ fn reliable_control_fresh_records_skip_the_abandoned_message() {
 }
 
 #[test]
-#[ignore = "nerve bug: an abandoned slot whose writer's record was reused is never skipped"]
 fn reliable_abandoned_message_is_skipped_after_its_record_is_reused() {
     let r = scenario(true, true, false, Duration::from_secs(2));
     assert!(
@@ -176,7 +174,6 @@ fn best_effort_control_fresh_records_skip_the_abandoned_message() {
 }
 
 #[test]
-#[ignore = "nerve bug: a writer a ring after an abandoned slot whose writer's record was reused spins forever"]
 fn best_effort_writer_a_ring_later_takes_over_after_the_record_is_reused() {
     let r = scenario(false, true, true, Duration::from_secs(2));
     assert!(
