@@ -15,7 +15,7 @@ use pyo3::PyClass;
 
 use crate::arrays;
 use crate::buffer::fill_buffer;
-use crate::errors::send_err;
+use crate::errors::{guard, send_err};
 use crate::structs;
 
 /// A chunk loaned from the pool: fill the header and payload in place, then `send()`.
@@ -215,8 +215,10 @@ impl Loan {
         view: *mut pyo3::ffi::Py_buffer,
         flags: c_int,
     ) -> PyResult<()> {
-        // SAFETY: `view` comes from the interpreter.
-        unsafe { chunk_buffer(&slf, view, flags) }
+        guard("Loan.__getbuffer__", || {
+            // SAFETY: `view` comes from the interpreter.
+            unsafe { chunk_buffer(&slf, view, flags) }
+        })
     }
 
     unsafe fn __releasebuffer__(&self, _view: *mut pyo3::ffi::Py_buffer) {}
@@ -227,13 +229,13 @@ impl Loan {
         slf: &Bound<'py, Self>,
         cls: &Bound<'py, PyType>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        header_view(slf, cls)
+        guard("Loan.header_as", || header_view(slf, cls))
     }
 
     /// Where the payload starts, in bytes from the header's start.
     #[getter]
-    fn data_offset(&self) -> usize {
-        self.payload_offset()
+    fn data_offset(&self) -> PyResult<usize> {
+        guard("Loan.data_offset", || Ok(self.payload_offset()))
     }
 
     /// A writable numpy array over the chunk, starting `offset` bytes after the header's start
@@ -247,33 +249,40 @@ impl Loan {
         dtype: &Bound<'py, PyAny>,
         strides: Option<Vec<isize>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        chunk_array(slf, offset, &shape, strides.as_deref(), dtype)
+        guard("Loan.array", || {
+            chunk_array(slf, offset, &shape, strides.as_deref(), dtype)
+        })
     }
 
     /// The payload as the pixels of the image the chunk's header describes (shape and dtype
     /// from its size and encoding; flat bytes for an unknown encoding).
     fn image_array<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        image_in(slf)
+        guard("Loan.image_array", || image_in(slf))
     }
 
     /// Publishes the chunk (no copy). A loan is sent at most once. `seal`: a numpy array
     /// over the chunk made read-only once it is sent (subscribers read it from then on).
     #[pyo3(signature = (seal=None))]
     fn send(&self, seal: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
-        let loan = lock(&self.raw)
-            .take()
-            .ok_or_else(|| PyRuntimeError::new_err("this loan was already sent or discarded"))?;
-        loan.send().map_err(send_err)?;
-        seal.map_or(Ok(()), arrays::seal)
+        guard("Loan.send", || {
+            let loan = lock(&self.raw).take().ok_or_else(|| {
+                PyRuntimeError::new_err("this loan was already sent or discarded")
+            })?;
+            loan.send().map_err(send_err)?;
+            seal.map_or(Ok(()), arrays::seal)
+        })
     }
     /// Returns the chunk to the pool unsent.
-    fn discard(&self) {
-        lock(&self.raw).take();
+    fn discard(&self) -> PyResult<()> {
+        guard("Loan.discard", || {
+            lock(&self.raw).take();
+            Ok(())
+        })
     }
     /// True until sent or discarded.
     #[getter]
-    fn active(&self) -> bool {
-        lock(&self.raw).is_some()
+    fn active(&self) -> PyResult<bool> {
+        guard("Loan.active", || Ok(lock(&self.raw).is_some()))
     }
 }
 
@@ -286,8 +295,10 @@ impl Sample {
         view: *mut pyo3::ffi::Py_buffer,
         flags: c_int,
     ) -> PyResult<()> {
-        // SAFETY: `view` comes from the interpreter.
-        unsafe { chunk_buffer(&slf, view, flags) }
+        guard("Sample.__getbuffer__", || {
+            // SAFETY: `view` comes from the interpreter.
+            unsafe { chunk_buffer(&slf, view, flags) }
+        })
     }
 
     unsafe fn __releasebuffer__(&self, _view: *mut pyo3::ffi::Py_buffer) {}
@@ -298,13 +309,13 @@ impl Sample {
         slf: &Bound<'py, Self>,
         cls: &Bound<'py, PyType>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        header_view(slf, cls)
+        guard("Sample.header_as", || header_view(slf, cls))
     }
 
     /// Where the payload starts, in bytes from the header's start.
     #[getter]
-    fn data_offset(&self) -> usize {
-        self.payload_offset()
+    fn data_offset(&self) -> PyResult<usize> {
+        guard("Sample.data_offset", || Ok(self.payload_offset()))
     }
 
     /// A read-only numpy array over the chunk, starting `offset` bytes after the header's
@@ -317,36 +328,40 @@ impl Sample {
         dtype: &Bound<'py, PyAny>,
         strides: Option<Vec<isize>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        chunk_array(slf, offset, &shape, strides.as_deref(), dtype)
+        guard("Sample.array", || {
+            chunk_array(slf, offset, &shape, strides.as_deref(), dtype)
+        })
     }
 
     /// The payload as the pixels of the image the chunk's header describes (shape and dtype
     /// from its size and encoding; flat bytes for an unknown encoding).
     fn image_array<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        image_in(slf)
+        guard("Sample.image_array", || image_in(slf))
     }
 
     /// Address of the header: the start of the exported buffer.
     #[getter]
-    fn header_ptr(&self) -> usize {
-        self.raw.header().as_ptr() as usize
+    fn header_ptr(&self) -> PyResult<usize> {
+        guard("Sample.header_ptr", || {
+            Ok(self.raw.header().as_ptr() as usize)
+        })
     }
 
     /// The header bytes (a copy; headers are small).
     #[getter]
-    fn header<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, self.raw.header())
+    fn header<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        guard("Sample.header", || Ok(PyBytes::new(py, self.raw.header())))
     }
     #[getter]
-    fn data_ptr(&self) -> usize {
-        self.raw.data_ptr() as usize
+    fn data_ptr(&self) -> PyResult<usize> {
+        guard("Sample.data_ptr", || Ok(self.raw.data_ptr() as usize))
     }
     #[getter]
-    fn data_len(&self) -> usize {
-        self.raw.data_len()
+    fn data_len(&self) -> PyResult<usize> {
+        guard("Sample.data_len", || Ok(self.raw.data_len()))
     }
     /// Number of elements.
-    fn __len__(&self) -> usize {
-        self.raw.len()
+    fn __len__(&self) -> PyResult<usize> {
+        guard("Sample.__len__", || Ok(self.raw.len()))
     }
 }

@@ -6,7 +6,9 @@
 //! - `Struct` and `struct_classes()`: every standard message as a native class with the exact
 //!   bytes of its Rust struct, generated from the Rust types so they can never drift apart;
 //! - `message_types()`: every message type's stored identity (name, kind, layout hash);
-//! - one exception class per Rust error variant, named like it, with the same message;
+//! - one exception class per Rust error variant, named like it, with the same message (the
+//!   three `Corrupt` variants are `OpenCorrupt`, `SendCorrupt`, `RecvCorrupt`, all
+//!   `nerve.Corrupt`); a Rust panic in any entry point is `InternalError` (`errors::guard`);
 //! - services, parameters and actions (`RawServiceServer`, `ActionServer`, ...).
 //!
 //! The files, each depending only on those listed before it:
@@ -49,6 +51,7 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<structs::Spec>()?;
     m.add_function(wrap_pyfunction!(structs::struct_classes, m)?)?;
     errors::register(m)?;
+    m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
     m.add("DEFAULT_DEPTH", nerve::DEFAULT_DEPTH)?;
     rpc::register(m)?;
     action::register(m)?;

@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyType};
 
 use crate::chunk::{header_view, image_in, Sample};
-use crate::errors::{open_err, recv_err};
+use crate::errors::{guard, open_err, recv_err};
 use crate::structs::{self, check_message_class};
 
 /// Serialized payloads up to this size are handed to Python as `bytes` (one small copy, the
@@ -148,21 +148,9 @@ impl Subscriber {
             }
         }))
     }
-}
 
-#[pymethods]
-impl Subscriber {
-    /// The next message if one is there, else None. Never blocks; keeps the GIL (it is
-    /// faster than releasing it).
-    fn try_recv(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        let got = own(self.raw.try_recv().map_err(recv_err)?);
-        self.convert(py, got)
-    }
-
-    /// Waits up to `timeout` seconds (None: forever) with the GIL released, checking for
-    /// signals (Ctrl-C) every 50 ms. Returns None on timeout.
-    #[pyo3(signature = (timeout=None))]
-    fn recv(&mut self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<Py<PyAny>>> {
+    /// `recv`'s wait: up to `timeout` seconds (None: forever), the GIL released in slices.
+    fn recv_within(&mut self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<Py<PyAny>>> {
         let got = own(self.raw.try_recv().map_err(recv_err)?);
         if got.is_some() {
             return self.convert(py, got);
@@ -197,34 +185,59 @@ impl Subscriber {
             py.check_signals()?;
         }
     }
+}
+
+#[pymethods]
+impl Subscriber {
+    /// The next message if one is there, else None. Never blocks; keeps the GIL (it is
+    /// faster than releasing it).
+    fn try_recv(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        guard("Subscriber.try_recv", || {
+            let got = own(self.raw.try_recv().map_err(recv_err)?);
+            self.convert(py, got)
+        })
+    }
+
+    /// Waits up to `timeout` seconds (None: forever) with the GIL released, checking for
+    /// signals (Ctrl-C) every 50 ms. Returns None on timeout.
+    #[pyo3(signature = (timeout=None))]
+    fn recv(&mut self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<Py<PyAny>>> {
+        guard("Subscriber.recv", || self.recv_within(py, timeout))
+    }
 
     /// Like `recv`, but a timeout raises `Timeout` naming the topic.
     fn recv_deadline(&mut self, py: Python<'_>, timeout: f64) -> PyResult<Py<PyAny>> {
-        match self.recv(py, Some(timeout))? {
-            Some(m) => Ok(m),
-            None => Err(recv_err(
-                self.raw.timeout_error(Duration::from_secs_f64(timeout)),
-            )),
-        }
+        guard("Subscriber.recv_deadline", || {
+            match self.recv_within(py, Some(timeout))? {
+                Some(m) => Ok(m),
+                None => Err(recv_err(
+                    self.raw.timeout_error(Duration::from_secs_f64(timeout)),
+                )),
+            }
+        })
     }
 
-    /// (received, lost, dropped).
-    fn stats(&self) -> (u64, u64, u64) {
-        let s = self.raw.stats();
-        (s.received, s.lost, s.dropped)
+    /// (received, lost, dropped, corrupt).
+    fn stats(&self) -> PyResult<(u64, u64, u64, u64)> {
+        guard("Subscriber.stats", || {
+            let s = self.raw.stats();
+            Ok((s.received, s.lost, s.dropped, s.corrupt))
+        })
     }
 
     /// How long a blocking receive spins before sleeping, seconds.
     fn set_spin(&mut self, seconds: f64) -> PyResult<()> {
-        if !(seconds >= 0.0 && seconds.is_finite()) {
-            return Err(PyValueError::new_err("spin must be >= 0 seconds"));
-        }
-        self.raw.set_spin(Duration::from_secs_f64(seconds));
-        Ok(())
+        guard("Subscriber.set_spin", || {
+            if !(seconds >= 0.0 && seconds.is_finite()) {
+                return Err(PyValueError::new_err("spin must be >= 0 seconds"));
+            }
+            self.raw.set_spin(Duration::from_secs_f64(seconds));
+            Ok(())
+        })
     }
 
     #[getter]
-    fn topic(&self) -> &str {
-        self.raw.topic()
+    fn topic(&self) -> PyResult<&str> {
+        guard("Subscriber.topic", || Ok(self.raw.topic()))
     }
 }

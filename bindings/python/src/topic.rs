@@ -7,7 +7,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyType};
 
-use crate::errors::open_err;
+use crate::errors::{guard, open_err};
 use crate::publisher::Publisher;
 use crate::subscriber::Subscriber;
 
@@ -61,72 +61,80 @@ impl Topic {
         max_message_bytes: Option<usize>,
         chunks: Option<u32>,
     ) -> PyResult<Self> {
-        let (name_t, kind, size, align, elem_size, layout_hash) = stored_type;
-        let st = raw::StoredType {
-            name: name_t,
-            kind,
-            size,
-            align,
-            elem_size,
-            layout_hash,
-        };
-        let mut b = RawTopic::builder(name, st);
-        if let Some(d) = depth {
-            b = b.depth(d);
-        }
-        if let Some(r) = reliability {
-            b = b.reliability(self::reliability(r)?);
-        }
-        if let Some(d) = domain {
-            b = b.domain(d);
-        }
-        if in_process {
-            b = b.in_process();
-        }
-        if let Some(m) = max_message_bytes {
-            b = b.max_message_bytes(m);
-        }
-        if let Some(c) = chunks {
-            b = b.chunks(c);
-        }
-        let raw = py.detach(|| b.open()).map_err(open_err)?;
-        Ok(Topic { raw })
+        guard("Topic.__new__", || {
+            let (name_t, kind, size, align, elem_size, layout_hash) = stored_type;
+            let st = raw::StoredType {
+                name: name_t,
+                kind,
+                size,
+                align,
+                elem_size,
+                layout_hash,
+            };
+            let mut b = RawTopic::builder(name, st);
+            if let Some(d) = depth {
+                b = b.depth(d);
+            }
+            if let Some(r) = reliability {
+                b = b.reliability(self::reliability(r)?);
+            }
+            if let Some(d) = domain {
+                b = b.domain(d);
+            }
+            if in_process {
+                b = b.in_process();
+            }
+            if let Some(m) = max_message_bytes {
+                b = b.max_message_bytes(m);
+            }
+            if let Some(c) = chunks {
+                b = b.chunks(c);
+            }
+            let raw = py.detach(|| b.open()).map_err(open_err)?;
+            Ok(Topic { raw })
+        })
     }
 
     #[getter]
-    fn name(&self) -> &str {
-        self.raw.name()
+    fn name(&self) -> PyResult<&str> {
+        guard("Topic.name", || Ok(self.raw.name()))
     }
     #[getter]
-    fn type_name(&self) -> &str {
-        &self.raw.stored_type().name
+    fn type_name(&self) -> PyResult<&str> {
+        guard("Topic.type_name", || {
+            Ok(self.raw.stored_type().name.as_str())
+        })
     }
     #[getter]
-    fn kind(&self) -> u32 {
-        self.raw.kind() as u32
+    fn kind(&self) -> PyResult<u32> {
+        guard("Topic.kind", || Ok(self.raw.kind() as u32))
     }
     #[getter]
-    fn depth(&self) -> u64 {
-        self.raw.depth()
+    fn depth(&self) -> PyResult<u64> {
+        guard("Topic.depth", || Ok(self.raw.depth()))
     }
     #[getter]
-    fn reliability(&self) -> &'static str {
-        reliability_name(self.raw.reliability())
+    fn reliability(&self) -> PyResult<&'static str> {
+        guard("Topic.reliability", || {
+            Ok(reliability_name(self.raw.reliability()))
+        })
     }
     #[getter]
-    fn path(&self) -> String {
-        path_str(self.raw.path())
+    fn path(&self) -> PyResult<String> {
+        guard("Topic.path", || Ok(path_str(self.raw.path())))
     }
     #[getter]
-    fn max_payload_bytes(&self) -> usize {
-        self.raw.max_payload_bytes()
+    fn max_payload_bytes(&self) -> PyResult<usize> {
+        guard("Topic.max_payload_bytes", || {
+            Ok(self.raw.max_payload_bytes())
+        })
     }
 
     /// A publisher. `cls`: the message class of a fixed topic (`send` takes its instances);
     /// none: `send` takes the bytes of any buffer.
     #[pyo3(signature = (cls=None))]
     fn publisher(&self, py: Python<'_>, cls: Option<Py<PyType>>) -> PyResult<Publisher> {
-        Publisher::new(py, &self.raw, cls)
+        guard("Topic.publisher", || Publisher::new(py, &self.raw, cls))
     }
 
     /// A subscriber. `cls`: the message class of a fixed topic (received as its instances).
@@ -142,7 +150,9 @@ impl Topic {
         chunk: Option<Bound<'_, PyType>>,
         image_header: Option<Py<PyType>>,
     ) -> PyResult<Subscriber> {
-        Subscriber::new(py, &self.raw, history, cls, chunk, image_header)
+        guard("Topic.subscriber", || {
+            Subscriber::new(py, &self.raw, history, cls, chunk, image_header)
+        })
     }
 }
 
@@ -150,28 +160,30 @@ impl Topic {
 #[pyfunction]
 #[pyo3(signature = (domain=None))]
 pub(crate) fn topics(py: Python<'_>, domain: Option<u32>) -> PyResult<Vec<Bound<'_, PyDict>>> {
-    let domain = domain.unwrap_or_else(nerve::default_domain);
-    let list = py.detach(|| nerve::registry::list(domain));
-    list.into_iter()
-        .map(|t| {
-            let d = PyDict::new(py);
-            d.set_item("name", &t.name)?;
-            d.set_item("type_name", &t.type_name)?;
-            d.set_item("path", path_str(&t.path))?;
-            d.set_item("reliability", reliability_name(t.reliability))?;
-            d.set_item("depth", t.depth)?;
-            d.set_item("published", t.published)?;
-            d.set_item("publishers", t.publishers())?;
-            d.set_item("subscribers", t.subscribers())?;
-            d.set_item("pids", t.pids())?;
-            d.set_item("error", t.error)?;
-            Ok(d)
-        })
-        .collect()
+    guard("topics", || {
+        let domain = domain.unwrap_or_else(nerve::default_domain);
+        let list = py.detach(|| nerve::registry::list(domain));
+        list.into_iter()
+            .map(|t| {
+                let d = PyDict::new(py);
+                d.set_item("name", &t.name)?;
+                d.set_item("type_name", &t.type_name)?;
+                d.set_item("path", path_str(&t.path))?;
+                d.set_item("reliability", reliability_name(t.reliability))?;
+                d.set_item("depth", t.depth)?;
+                d.set_item("published", t.published)?;
+                d.set_item("publishers", t.publishers())?;
+                d.set_item("subscribers", t.subscribers())?;
+                d.set_item("pids", t.pids())?;
+                d.set_item("error", t.error)?;
+                Ok(d)
+            })
+            .collect()
+    })
 }
 
 /// The domain from `$NERVE_DOMAIN`, or 0.
 #[pyfunction]
-pub(crate) fn default_domain() -> u32 {
-    nerve::default_domain()
+pub(crate) fn default_domain() -> PyResult<u32> {
+    guard("default_domain", || Ok(nerve::default_domain()))
 }

@@ -19,20 +19,24 @@ import numpy as np
 
 from . import _nerve, codec
 from ._nerve import (
+    Busy,
     Corrupt,
     Decode,
     Encode,
     Full,
+    InternalError,
     InvalidConfig,
     InvalidName,
     Io,
-    NoSpace,
-    Busy,
     NerveError,
+    NoSpace,
+    OpenCorrupt,
     OpenError,
     PoolExhausted,
     QosMismatch,
+    RecvCorrupt,
     RecvError,
+    SendCorrupt,
     SendError,
     Timeout,
     TooLarge,
@@ -101,12 +105,13 @@ __all__ = [
     "AlreadyServed", "BadRequest", "CallError", "CallTimeout", "HandlerError", "NoServer",
     "ParamClient", "ParamError", "Parameters", "ServeError", "ServerDied", "Service",
     "ServiceClient", "ServiceServer",
-    "BatteryState", "CameraInfo", "Clock", "CmdVel", "Corrupt", "Decode", "DepthImage",
+    "BatteryState", "Busy", "CameraInfo", "Clock", "CmdVel", "Corrupt", "Decode", "DepthImage",
     "DepthImageHeader", "Encode", "Full", "Header", "Heartbeat", "Image", "ImageHeader", "Imu",
-    "Busy", "InvalidConfig", "InvalidName", "Io", "NoSpace", "JointSample", "JointState", "JointStateHeader",
-    "LaserScan", "LaserScanHeader", "Loan", "Msgpack", "NerveError", "Odometry", "OpenError",
-    "PointCloud", "PointCloudHeader", "PointXYZ", "PointXYZI", "PointXYZRGB", "PoolExhausted",
-    "Pose", "Pose2D", "Publisher", "QosMismatch", "Quaternion", "RecvError", "SendError",
+    "InternalError", "InvalidConfig", "InvalidName", "Io", "JointSample", "JointState",
+    "JointStateHeader", "LaserScan", "LaserScanHeader", "Loan", "Msgpack", "NerveError",
+    "NoSpace", "Odometry", "OpenCorrupt", "OpenError", "PointCloud", "PointCloudHeader",
+    "PointXYZ", "PointXYZI", "PointXYZRGB", "PoolExhausted", "Pose", "Pose2D", "Publisher",
+    "QosMismatch", "Quaternion", "RecvCorrupt", "RecvError", "SendCorrupt", "SendError",
     "SpinStats", "Struct", "Subscriber", "SubscriberStats", "Time", "Timeout", "TooLarge",
     "TooManyEndpoints", "Topic", "Transform", "TransformStamped", "Twist", "TypeMismatch",
     "Vector3", "codec", "default_domain", "sizeof", "spin", "topics",
@@ -296,11 +301,13 @@ _FIXED, _CHUNK, _SERIALIZED = 1, 2, 3
 
 
 class SubscriberStats(NamedTuple):
-    """Counters of one subscriber."""
+    """Counters of one subscriber: messages received; lost (overwritten before they were
+    read); dropped; corrupt (slots with damaged content, skipped)."""
 
     received: int
     lost: int
     dropped: int
+    corrupt: int = 0
 
 
 def _resolve(type_: Any) -> tuple[tuple[str, int, int, int, int, int], int, Any]:
@@ -570,7 +577,7 @@ class Subscriber:
             yield self.recv()
 
     def stats(self) -> SubscriberStats:
-        """Received / lost / dropped counters."""
+        """Received / lost / dropped / corrupt counters."""
         return SubscriberStats(*self._raw.stats())
 
     def set_spin(self, seconds: float) -> None:
