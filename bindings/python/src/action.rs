@@ -13,8 +13,9 @@ use serde::de::{self, MapAccess, SeqAccess, Visitor};
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::args::{self, Seconds};
 use crate::errors::{guard, NerveError};
-use crate::rpc::{call_err, exc_text, serve_err, timeout};
+use crate::rpc::{call_err, exc_text, serve_err};
 
 mod exc {
     use pyo3::create_exception;
@@ -244,11 +245,11 @@ impl ActionServer {
         name: &str,
         execute: Py<PyAny>,
         accept: Option<Py<PyAny>>,
-        domain: Option<u32>,
+        domain: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         guard("ActionServer.__new__", || {
             let mut b = nerve::rpc::ActionServer::<Dyn, Dyn, Dyn>::builder(name);
-            if let Some(d) = domain {
+            if let Some(d) = args::domain(domain)? {
                 b = b.domain(d);
             }
             let accept_fn = move |g: &Dyn| -> Result<(), String> {
@@ -340,10 +341,10 @@ pub struct ActionClient {
 impl ActionClient {
     #[new]
     #[pyo3(signature = (name, *, domain=None))]
-    fn new(py: Python<'_>, name: &str, domain: Option<u32>) -> PyResult<Self> {
+    fn new(py: Python<'_>, name: &str, domain: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
         guard("ActionClient.__new__", || {
             let mut b = Client::builder(name);
-            if let Some(d) = domain {
+            if let Some(d) = args::domain(domain)? {
                 b = b.domain(d);
             }
             let client = py.detach(|| b.open()).map_err(action_err)?;
@@ -359,24 +360,24 @@ impl ActionClient {
         })
     }
 
-    #[pyo3(signature = (timeout=1.0))]
-    fn wait_for_server(&self, py: Python<'_>, timeout: f64) -> PyResult<bool> {
+    #[pyo3(signature = (timeout=Seconds::Default(1.0)), text_signature = "($self, timeout=1.0)")]
+    fn wait_for_server(&self, py: Python<'_>, timeout: Seconds<'_>) -> PyResult<bool> {
         guard("ActionClient.wait_for_server", || {
-            let t = self::timeout(timeout)?;
+            let t = timeout.duration("timeout")?;
             Ok(py.detach(|| self.client.wait_for_server(t)))
         })
     }
 
     /// Sends a goal; raises `GoalRejected` with the server's reason.
-    #[pyo3(signature = (goal, *, timeout=1.0))]
+    #[pyo3(signature = (goal, *, timeout=Seconds::Default(1.0)), text_signature = "($self, goal, *, timeout=1.0)")]
     fn send_goal(
         &self,
         py: Python<'_>,
         goal: &Bound<'_, PyAny>,
-        timeout: f64,
+        timeout: Seconds<'_>,
     ) -> PyResult<GoalHandle> {
         guard("ActionClient.send_goal", || {
-            let t = self::timeout(timeout)?;
+            let t = timeout.duration("timeout")?;
             let g = to_dyn(py, goal)?;
             let id = py
                 .detach(|| self.client.send_goal(g, t).map(|h| h.keep()))
@@ -437,10 +438,10 @@ impl GoalHandle {
     }
 
     /// Asks the server to cancel; returns the goal's status name then.
-    #[pyo3(signature = (*, timeout=1.0))]
-    fn cancel(&self, py: Python<'_>, timeout: f64) -> PyResult<&'static str> {
+    #[pyo3(signature = (*, timeout=Seconds::Default(1.0)), text_signature = "($self, *, timeout=1.0)")]
+    fn cancel(&self, py: Python<'_>, timeout: Seconds<'_>) -> PyResult<&'static str> {
         guard("GoalHandle.cancel", || {
-            let t = self::timeout(timeout)?;
+            let t = timeout.duration("timeout")?;
             py.detach(|| self.client.goal(self.goal_id).cancel(t))
                 .map(status_name)
                 .map_err(action_err)
@@ -448,10 +449,10 @@ impl GoalHandle {
     }
 
     /// Waits for the end: a dict with `goal_id`, `status`, `result`, `message`.
-    #[pyo3(signature = (*, timeout=10.0))]
-    fn wait<'py>(&self, py: Python<'py>, timeout: f64) -> PyResult<Bound<'py, PyDict>> {
+    #[pyo3(signature = (*, timeout=Seconds::Default(10.0)), text_signature = "($self, *, timeout=10.0)")]
+    fn wait<'py>(&self, py: Python<'py>, timeout: Seconds<'_>) -> PyResult<Bound<'py, PyDict>> {
         guard("GoalHandle.wait", || {
-            let t = self::timeout(timeout)?;
+            let t = timeout.duration("timeout")?;
             let r = py
                 .detach(|| self.client.goal(self.goal_id).wait(t))
                 .map_err(action_err)?;

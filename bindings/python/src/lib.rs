@@ -12,7 +12,9 @@
 //! - services, parameters and actions (`RawServiceServer`, `ActionServer`, ...).
 //!
 //! The files, each depending only on those listed before it:
-//! - `errors`: the exception classes and the conversions from Rust's errors;
+//! - `errors`: the exception classes and the conversions from Rust's errors, and `guard`,
+//!   which every entry point runs its body through;
+//! - `args`: arguments checked where they enter (durations, counts);
 //! - `buffer`: the buffer protocol, both ways (the unsafe code and why it is sound);
 //! - `layout`: every standard message's layout, from the Rust types;
 //! - `arrays`: numpy arrays viewing shared memory;
@@ -22,6 +24,7 @@
 //! - `rpc`, then `action`: services, parameters and actions.
 
 mod action;
+mod args;
 mod arrays;
 mod buffer;
 mod chunk;
@@ -52,6 +55,7 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(structs::struct_classes, m)?)?;
     errors::register(m)?;
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
+    m.add_function(wrap_pyfunction!(args::_seconds, m)?)?;
     m.add("DEFAULT_DEPTH", nerve::DEFAULT_DEPTH)?;
     rpc::register(m)?;
     action::register(m)?;

@@ -4,7 +4,6 @@
 
 use std::cell::Cell;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use nerve::rpc::{
     CallError, Failure, ParamDescriptor, ParamError, ParamInfo, ParamRange, ParamServer,
@@ -15,6 +14,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
+use crate::args::{self, Seconds};
 use crate::errors::{guard, NerveError};
 
 mod exc {
@@ -95,18 +95,17 @@ fn param_err(e: ParamError) -> PyErr {
     }
 }
 
-fn config(name: &str, domain: Option<u32>) -> ServiceConfig {
+/// The configuration of service `name` in `domain` (the argument, checked).
+fn config(name: &str, domain: Option<&Bound<'_, PyAny>>) -> PyResult<ServiceConfig> {
     let mut c = nerve::rpc::Service::<(), ()>::builder(name);
-    if let Some(d) = domain {
+    if let Some(d) = args::domain(domain)? {
         c = c.domain(d);
     }
-    c.build().config().clone()
+    Ok(c.build().config().clone())
 }
 
-pub(crate) fn timeout(seconds: f64) -> PyResult<Duration> {
-    Duration::try_from_secs_f64(seconds)
-        .map_err(|_| PyValueError::new_err(format!("bad timeout {seconds}: use seconds >= 0")))
-}
+/// Most handler threads one server runs.
+const MAX_WORKERS: usize = 1024;
 
 /// Untyped service client: MessagePack bytes in, bytes out.
 #[pyclass(module = "nerve._nerve", frozen)]
@@ -118,9 +117,9 @@ pub struct RawServiceClient {
 impl RawServiceClient {
     #[new]
     #[pyo3(signature = (name, *, domain=None))]
-    fn new(py: Python<'_>, name: &str, domain: Option<u32>) -> PyResult<Self> {
+    fn new(py: Python<'_>, name: &str, domain: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
         guard("RawServiceClient.__new__", || {
-            let c = config(name, domain);
+            let c = config(name, domain)?;
             let raw = py.detach(|| RawClient::open(c)).map_err(call_err)?;
             Ok(RawServiceClient { raw })
         })
@@ -139,9 +138,9 @@ impl RawServiceClient {
         })
     }
 
-    fn wait_for_server(&self, py: Python<'_>, timeout: f64) -> PyResult<bool> {
+    fn wait_for_server(&self, py: Python<'_>, timeout: Seconds<'_>) -> PyResult<bool> {
         guard("RawServiceClient.wait_for_server", || {
-            let t = self::timeout(timeout)?;
+            let t = timeout.duration("timeout")?;
             Ok(py.detach(|| self.raw.wait_for_server(t)))
         })
     }
@@ -151,10 +150,10 @@ impl RawServiceClient {
         &self,
         py: Python<'py>,
         request: &Bound<'py, PyAny>,
-        timeout: f64,
+        timeout: Seconds<'_>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         guard("RawServiceClient.call", || {
-            let t = self::timeout(timeout)?;
+            let t = timeout.duration("timeout")?;
             let req: Vec<u8> = crate::buffer::with_buffer(request, |b| b.to_vec())?;
             let resp = py
                 .detach(|| self.raw.call_bytes(&req, t))
@@ -216,10 +215,15 @@ impl RawServiceServer {
         name: &str,
         handler: Py<PyAny>,
         workers: usize,
-        domain: Option<u32>,
+        domain: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         guard("RawServiceServer.__new__", || {
-            let c = config(name, domain);
+            if !(1..=MAX_WORKERS).contains(&workers) {
+                return Err(PyValueError::new_err(format!(
+                    "service '{name}': workers must be from 1 to {MAX_WORKERS}, got {workers}"
+                )));
+            }
+            let c = config(name, domain)?;
             let raw = move |data: &[u8]| -> Result<Vec<u8>, Failure> {
                 attach_server_thread(|py| {
                     let out = handler
@@ -235,7 +239,7 @@ impl RawServiceServer {
                 })
             };
             let server = py
-                .detach(|| nerve::rpc::Server::start(c, workers.max(1), Arc::new(raw)))
+                .detach(|| nerve::rpc::Server::start(c, workers, Arc::new(raw)))
                 .map_err(serve_err)?;
             Ok(RawServiceServer {
                 server: Mutex::new(Some(server)),
@@ -392,9 +396,9 @@ pub struct Parameters {
 impl Parameters {
     #[new]
     #[pyo3(signature = (node, *, domain=None))]
-    fn new(node: &str, domain: Option<u32>) -> PyResult<Self> {
+    fn new(node: &str, domain: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
         guard("Parameters.__new__", || {
-            let params = match domain {
+            let params = match args::domain(domain)? {
                 Some(d) => nerve::rpc::Parameters::with_domain(node, d),
                 None => nerve::rpc::Parameters::new(node),
             };
@@ -555,8 +559,9 @@ pub struct ParamClient {
 impl ParamClient {
     #[new]
     #[pyo3(signature = (node, *, domain=None))]
-    fn new(py: Python<'_>, node: &str, domain: Option<u32>) -> PyResult<Self> {
+    fn new(py: Python<'_>, node: &str, domain: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
         guard("ParamClient.__new__", || {
+            let domain = args::domain(domain)?;
             let client = py
                 .detach(|| match domain {
                     Some(d) => nerve::rpc::ParamClient::with_domain(node, d),
@@ -567,34 +572,38 @@ impl ParamClient {
         })
     }
 
-    #[pyo3(signature = (name, *, timeout=1.0))]
-    fn get(&self, py: Python<'_>, name: &str, timeout: f64) -> PyResult<Py<PyAny>> {
+    #[pyo3(signature = (name, *, timeout=Seconds::Default(1.0)), text_signature = "($self, name, *, timeout=1.0)")]
+    fn get(&self, py: Python<'_>, name: &str, timeout: Seconds<'_>) -> PyResult<Py<PyAny>> {
         guard("ParamClient.get", || {
-            let t = self::timeout(timeout)?;
+            let t = timeout.duration("timeout")?;
             let v = py.detach(|| self.client.get(name, t)).map_err(param_err)?;
             value_py(py, &v)
         })
     }
 
-    #[pyo3(signature = (name, value, *, timeout=1.0))]
+    #[pyo3(signature = (name, value, *, timeout=Seconds::Default(1.0)), text_signature = "($self, name, value, *, timeout=1.0)")]
     fn set(
         &self,
         py: Python<'_>,
         name: &str,
         value: &Bound<'_, PyAny>,
-        timeout: f64,
+        timeout: Seconds<'_>,
     ) -> PyResult<()> {
         guard("ParamClient.set", || {
-            let t = self::timeout(timeout)?;
+            let t = timeout.duration("timeout")?;
             let v = value_of(value)?;
             py.detach(|| self.client.set(name, v, t)).map_err(param_err)
         })
     }
 
-    #[pyo3(signature = (*, timeout=1.0))]
-    fn list<'py>(&self, py: Python<'py>, timeout: f64) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    #[pyo3(signature = (*, timeout=Seconds::Default(1.0)), text_signature = "($self, *, timeout=1.0)")]
+    fn list<'py>(
+        &self,
+        py: Python<'py>,
+        timeout: Seconds<'_>,
+    ) -> PyResult<Vec<Bound<'py, PyDict>>> {
         guard("ParamClient.list", || {
-            let t = self::timeout(timeout)?;
+            let t = timeout.duration("timeout")?;
             let l = py.detach(|| self.client.list(t)).map_err(param_err)?;
             l.iter().map(|i| info_py(py, i)).collect()
         })

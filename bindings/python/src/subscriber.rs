@@ -5,11 +5,12 @@ use std::time::{Duration, Instant};
 
 use nerve::msgs::MessageKind;
 use nerve::raw::{RawMessage, RawSample, RawSubscriber, RawTopic};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyType};
 
+use crate::args::{Seconds, FOREVER};
 use crate::chunk::{header_view, image_in, Sample};
 use crate::errors::{guard, open_err, recv_err};
 use crate::structs::{self, check_message_class};
@@ -149,21 +150,19 @@ impl Subscriber {
         }))
     }
 
-    /// `recv`'s wait: up to `timeout` seconds (None: forever), the GIL released in slices.
-    fn recv_within(&mut self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<Py<PyAny>>> {
+    /// `recv`'s wait: up to `timeout` (None: forever), the GIL released in slices.
+    fn recv_within(
+        &mut self,
+        py: Python<'_>,
+        timeout: Option<Duration>,
+    ) -> PyResult<Option<Py<PyAny>>> {
         let got = own(self.raw.try_recv().map_err(recv_err)?);
         if got.is_some() {
             return self.convert(py, got);
         }
-        let deadline = match timeout {
-            Some(t) if !(t >= 0.0 && t.is_finite()) => {
-                return Err(PyValueError::new_err(format!(
-                    "timeout must be a finite number of seconds >= 0, got {t}"
-                )))
-            }
-            Some(t) => Some(Instant::now() + Duration::from_secs_f64(t)),
-            None => None,
-        };
+        // `timeout` is below `args::FOREVER`; an `Instant` that far out still counts as
+        // forever rather than overflowing.
+        let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
         loop {
             let slice = match deadline {
                 Some(d) => {
@@ -198,21 +197,24 @@ impl Subscriber {
         })
     }
 
-    /// Waits up to `timeout` seconds (None: forever) with the GIL released, checking for
-    /// signals (Ctrl-C) every 50 ms. Returns None on timeout.
-    #[pyo3(signature = (timeout=None))]
-    fn recv(&mut self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<Py<PyAny>>> {
-        guard("Subscriber.recv", || self.recv_within(py, timeout))
+    /// Waits up to `timeout` seconds (None or math.inf: forever) with the GIL released,
+    /// checking for signals (Ctrl-C) every 50 ms. Returns None on timeout.
+    #[pyo3(signature = (timeout=Seconds::FOREVER), text_signature = "($self, timeout=None)")]
+    fn recv(&mut self, py: Python<'_>, timeout: Seconds<'_>) -> PyResult<Option<Py<PyAny>>> {
+        guard("Subscriber.recv", || {
+            let timeout = timeout.wait("timeout")?;
+            self.recv_within(py, timeout)
+        })
     }
 
     /// Like `recv`, but a timeout raises `Timeout` naming the topic.
-    fn recv_deadline(&mut self, py: Python<'_>, timeout: f64) -> PyResult<Py<PyAny>> {
+    fn recv_deadline(&mut self, py: Python<'_>, timeout: Seconds<'_>) -> PyResult<Py<PyAny>> {
         guard("Subscriber.recv_deadline", || {
-            match self.recv_within(py, Some(timeout))? {
+            let timeout = timeout.wait("timeout")?;
+            match self.recv_within(py, timeout)? {
                 Some(m) => Ok(m),
-                None => Err(recv_err(
-                    self.raw.timeout_error(Duration::from_secs_f64(timeout)),
-                )),
+                // Only a finite timeout ends without a message.
+                None => Err(recv_err(self.raw.timeout_error(timeout.unwrap_or(FOREVER)))),
             }
         })
     }
@@ -226,12 +228,9 @@ impl Subscriber {
     }
 
     /// How long a blocking receive spins before sleeping, seconds.
-    fn set_spin(&mut self, seconds: f64) -> PyResult<()> {
+    fn set_spin(&mut self, seconds: Seconds<'_>) -> PyResult<()> {
         guard("Subscriber.set_spin", || {
-            if !(seconds >= 0.0 && seconds.is_finite()) {
-                return Err(PyValueError::new_err("spin must be >= 0 seconds"));
-            }
-            self.raw.set_spin(Duration::from_secs_f64(seconds));
+            self.raw.set_spin(seconds.duration("seconds")?);
             Ok(())
         })
     }

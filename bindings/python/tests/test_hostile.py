@@ -2,10 +2,15 @@
 corrupt a message, or let a Rust panic through (pyo3's ``PanicException`` is a
 ``BaseException``: ``except Exception`` would not catch it)."""
 
+import asyncio
+import math
 import re
+import threading
+import time
 from pathlib import Path
 
 import nerve
+import numpy as np
 import pytest
 from nerve import _nerve
 
@@ -105,3 +110,174 @@ def test_every_entry_point_of_the_native_module_is_guarded():
     unguarded = [k for k, body in entries
                  if body.strip() and not body.strip().startswith("guard(")]
     assert not unguarded, f"entry points whose body is not one guard(...) call: {unguarded}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Arguments are checked where they enter
+
+FOREVER = (None, math.inf, 1e300, 1e19, 2**64, 10**400)  # huge finite values mean forever
+NEGATIVE = (-1, -1e-9, -math.inf, -(10**400))
+BAD_SECONDS = "must be a number of seconds >= 0 (None or math.inf: forever)"
+
+
+def _publish_later(pub, delay=0.1):
+    t = threading.Timer(delay, lambda: pub.send(nerve.CmdVel(stamp_ns=7)))
+    t.start()
+    return t
+
+
+@pytest.mark.parametrize("timeout", FOREVER)
+def test_recv_with_an_endless_timeout_waits_for_the_message(domain, timeout):
+    t = nerve.Topic("h/forever", nerve.CmdVel)
+    p, s = t.publisher(), t.subscriber()
+    timer = _publish_later(p)
+    t0 = time.monotonic()
+    assert s.recv(timeout=timeout).stamp_ns == 7
+    assert time.monotonic() - t0 >= 0.05  # it waited for the message
+    timer.join()
+    timer = _publish_later(p)
+    assert s.recv_deadline(timeout).stamp_ns == 7
+    timer.join()
+
+
+@pytest.mark.parametrize("timeout", NEGATIVE + (math.nan,))
+def test_recv_refuses_a_negative_or_nan_timeout_even_with_a_message_waiting(domain, timeout):
+    t = nerve.Topic("h/neg", nerve.CmdVel)
+    p, s = t.publisher(), t.subscriber()
+    p.send(nerve.CmdVel())
+    with pytest.raises(ValueError, match=re.escape("timeout " + BAD_SECONDS)):
+        s.recv(timeout=timeout)
+    with pytest.raises(ValueError, match=re.escape("timeout " + BAD_SECONDS)):
+        s.recv_deadline(timeout)
+    with pytest.raises(TypeError, match="timeout must be a number of seconds or None, got str"):
+        s.recv(timeout="1")
+    assert s.try_recv() is not None  # nothing was consumed by the refused calls
+
+
+def test_set_spin_clamps_and_refuses(domain):
+    t = nerve.Topic("h/spin", nerve.CmdVel)
+    p, s = t.publisher(), t.subscriber()
+    for seconds in FOREVER + (0, 1e-6):
+        s.set_spin(seconds)
+    s.set_spin(0.0001)
+    for seconds in NEGATIVE + (math.nan,):
+        with pytest.raises(ValueError, match=re.escape("seconds " + BAD_SECONDS)):
+            s.set_spin(seconds)
+    p.send(nerve.CmdVel(stamp_ns=3))
+    assert s.recv(timeout=1).stamp_ns == 3
+
+
+def test_service_timeouts(domain):
+    svc = nerve.Service("h/svc", domain=domain)
+    with svc.server(lambda req: req + 1):
+        c = svc.client()
+        for timeout in FOREVER:
+            assert c.wait_for_server(timeout)
+            assert c.call(1, timeout=timeout) == 2
+        for timeout in NEGATIVE + (math.nan,):
+            with pytest.raises(ValueError, match=re.escape("timeout " + BAD_SECONDS)):
+                c.call(1, timeout=timeout)
+            with pytest.raises(ValueError, match=re.escape("timeout " + BAD_SECONDS)):
+                c.wait_for_server(timeout)
+            with pytest.raises(ValueError, match=re.escape("timeout " + BAD_SECONDS)):
+                asyncio.run(c.call_async(1, timeout=timeout))
+        assert asyncio.run(c.call_async(1, timeout=math.inf)) == 2
+
+
+def test_parameter_and_action_timeouts(domain):
+    params = nerve.Parameters("h_node", domain=domain)
+    params.declare("speed", 1.5)
+    params.serve()
+    try:
+        pc = nerve.ParamClient("h_node", domain=domain)
+        assert pc.get("speed", timeout=1e300) == 1.5
+        pc.set("speed", 2.5, timeout=math.inf)
+        assert [p["value"] for p in pc.list(timeout=None)] == [2.5]
+        for call in (lambda: pc.get("speed", timeout=-1), lambda: pc.list(timeout=math.nan),
+                     lambda: pc.set("speed", 1.0, timeout=-math.inf)):
+            with pytest.raises(ValueError, match=re.escape("timeout " + BAD_SECONDS)):
+                call()
+    finally:
+        params.close()
+    server = nerve.ActionServer("h/act", lambda ctx, goal: goal * 2, domain=domain)
+    try:
+        client = nerve.ActionClient("h/act", domain=domain)
+        assert client.wait_for_server(1e300)
+        goal = client.send_goal(21, timeout=math.inf)
+        assert goal.wait(timeout=None)["result"] == 42
+        for call in (lambda: client.wait_for_server(-1), lambda: client.send_goal(1, timeout=-1),
+                     lambda: goal.wait(timeout=math.nan), lambda: goal.cancel(timeout=-1e-9)):
+            with pytest.raises(ValueError, match=re.escape("timeout " + BAD_SECONDS)):
+                call()
+    finally:
+        server.close()
+
+
+def test_spin_checks_its_rate_and_duration():
+    with pytest.raises(ValueError, match="duration " + re.escape(BAD_SECONDS)):
+        nerve.spin(lambda: False, duration=-1)
+    with pytest.raises(ValueError, match="duration " + re.escape(BAD_SECONDS)):
+        nerve.spin(lambda: False, duration=math.nan)
+    for rate in (0, -5, math.nan, math.inf):
+        with pytest.raises(ValueError, match="rate_hz must be a finite number"):
+            nerve.spin(lambda: False, rate_hz=rate)
+    with pytest.raises(TypeError, match="rate_hz must be a number, got str"):
+        nerve.spin(lambda: False, rate_hz="fast")
+    assert nerve.spin(lambda: False, duration=math.inf).ticks == 0  # ends on False
+    assert nerve.spin(lambda: False, rate_hz=1e-300).ticks == 0
+
+
+@pytest.mark.parametrize(("arg", "value", "expect"), [
+    ("depth", 0, "depth must be an integer from 1 to 2147483648, got 0"),
+    ("depth", -1, "depth must be an integer from 1 to 2147483648, got -1"),
+    ("depth", 2**32, "depth must be an integer from 1 to 2147483648, got 4294967296"),
+    ("depth", 2**200, "depth must be an integer from 1 to 2147483648"),
+    ("max_message_bytes", -1, "max_message_bytes must be an integer from 0 to 140737488355328"),
+    ("max_message_bytes", 2**64 - 1, "max_message_bytes must be an integer from 0 to"),
+    ("chunks", 0, "chunks must be an integer from 1 to 4294967295, got 0"),
+    ("chunks", -3, "chunks must be an integer from 1 to 4294967295, got -3"),
+    ("max_endpoints", 0, "max_endpoints must be an integer from 1 to 4294967295, got 0"),
+    ("domain", -1, "domain must be an integer from 0 to 4294967295, got -1"),
+])
+def test_topic_sizes_out_of_range_are_invalid_config(domain, arg, value, expect):
+    with pytest.raises(nerve.InvalidConfig, match=re.escape(f"topic 'h/cfg': {expect}")) as e:
+        nerve.Topic("h/cfg", nerve.Image, **{arg: value})
+    assert isinstance(e.value, ValueError) and isinstance(e.value, nerve.OpenError)
+
+
+def test_topic_sizes_must_be_ints(domain):
+    for arg in ("depth", "max_message_bytes", "chunks", "max_endpoints", "domain"):
+        with pytest.raises(TypeError, match=f"{arg} must be an int, got float"):
+            nerve.Topic("h/cfg", nerve.Image, **{arg: 8.0})
+    t = nerve.Topic("h/cfg", nerve.Image, depth=np.int64(8), chunks=np.uint32(40))
+    assert t.depth == 8  # numpy integers are integers
+
+
+def test_history_out_of_range(domain):
+    t = nerve.Topic("h/hist", nerve.CmdVel, depth=4)
+    with pytest.raises(ValueError, match="history must be an integer from 0 to 18446744073709551615"
+                                         ", got -1"):
+        t.subscriber(history=-1)
+    t.subscriber(history=2**64 - 1)  # more than the ring holds: the whole ring
+
+
+def test_loan_on_a_topic_without_chunks_is_a_type_error(domain):
+    p = nerve.Topic("h/fixed", nerve.CmdVel).publisher()
+    msg = "topic 'h/fixed' carries CmdVel, a fixed-size message: publish it with send()"
+    for loan in (lambda: p.loan(3), lambda: p.loan_image(2, 2), lambda: p.loan_points(2)):
+        with pytest.raises(TypeError, match=re.escape(msg)):
+            loan()
+    d = nerve.Topic("h/dict", dict).publisher()
+    with pytest.raises(TypeError, match="topic 'h/dict' carries MessagePack values: publish "
+                                        r"them with send\(\)"):
+        d.loan(3)
+    scan = nerve.Topic("h/scan", nerve.LaserScan, depth=1, chunks=2).publisher()
+    with pytest.raises(ValueError, match="n must be an integer >= 0, got -1"):
+        scan.loan(-1)
+    with pytest.raises(TypeError, match="n must be an int, got float"):
+        scan.loan(1.5)
+    with pytest.raises(TypeError, match="'h/scan' carries LaserScan, not points"):
+        scan.loan_points(3)
+    a, b = scan.loan(3), scan.loan(3)  # none of the refused loans took one of the two chunks
+    a.discard()
+    b.discard()
