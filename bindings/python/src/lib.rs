@@ -18,6 +18,7 @@
 //! - `buffer`: the buffer protocol, both ways (the unsafe code and why it is sound);
 //! - `layout`: every standard message's layout, from the Rust types;
 //! - `arrays`: numpy arrays viewing shared memory;
+//! - `lent`: a loan's memory as its views see it (closed by `send`/`discard`, freed last);
 //! - `structs`: the message classes (`Struct`, their fields, specs and class machinery);
 //! - `chunk`: `Loan` and `Sample` and the views made of chunks;
 //! - `publisher`, `subscriber`, then `topic` (which makes both);
@@ -30,6 +31,7 @@ mod buffer;
 mod chunk;
 mod errors;
 mod layout;
+mod lent;
 mod publisher;
 mod rpc;
 mod structs;

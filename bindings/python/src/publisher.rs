@@ -1,5 +1,7 @@
 //! `Publisher`: sends fixed messages (one memcpy), serialized bytes and loaned chunks.
 
+use std::sync::Arc;
+
 use nerve::msgs::{DepthImageHeader, Encoding, Header, ImageHeader};
 use nerve::raw::{RawPublisher, RawTopic};
 use nerve::Reliability;
@@ -10,12 +12,14 @@ use pyo3::types::PyType;
 use crate::buffer::with_buffer;
 use crate::chunk::{header_view, image_array, Loan};
 use crate::errors::{guard, open_err, send_err};
+use crate::lent::LoanMemory;
 use crate::structs::{check_message_class, Struct};
 
 /// Publishes untyped messages.
 #[pyclass(module = "nerve._nerve", frozen)]
 pub(crate) struct Publisher {
-    raw: RawPublisher,
+    /// Shared with its loans (a loan sends a copy through it when it must).
+    raw: Arc<RawPublisher>,
     /// The message class of a fixed topic's `send` (None: bytes of any buffer).
     cls: Option<Py<PyType>>,
     reliable: bool,
@@ -31,24 +35,26 @@ impl Publisher {
         check_message_class(py, cls.as_ref())?;
         Ok(Publisher {
             reliable: topic.reliability() == Reliability::Reliable,
-            raw: topic.publisher().map_err(open_err)?,
+            raw: Arc::new(topic.publisher().map_err(open_err)?),
             cls,
         })
     }
 
     /// Loans a chunk of `header_bytes` of header, written from `header` then zeros, and
     /// `payload_bytes` of payload (as the previous message left it).
-    fn loan_with(
+    fn loan_with<'py>(
         &self,
+        py: Python<'py>,
         header_bytes: usize,
         payload_bytes: usize,
         header: &[u8],
-    ) -> PyResult<Loan> {
+    ) -> PyResult<Bound<'py, Loan>> {
         let raw = self
             .raw
             .loan(header_bytes, payload_bytes)
             .map_err(send_err)?;
-        Ok(Loan::new(raw, header))
+        let memory = Py::new(py, LoanMemory::new(raw, header))?;
+        Bound::new(py, Loan::new(memory, self.raw.clone()))
     }
 }
 
@@ -69,9 +75,14 @@ impl Publisher {
 
     /// Loans a chunk with `header_bytes` of header (zeroed: a recycled chunk still holds the
     /// previous message's) and `payload_bytes` of payload (as it was).
-    fn loan(&self, header_bytes: usize, payload_bytes: usize) -> PyResult<Loan> {
+    fn loan<'py>(
+        &self,
+        py: Python<'py>,
+        header_bytes: usize,
+        payload_bytes: usize,
+    ) -> PyResult<Bound<'py, Loan>> {
         guard("Publisher.loan", || {
-            self.loan_with(header_bytes, payload_bytes, &[])
+            self.loan_with(py, header_bytes, payload_bytes, &[])
         })
     }
 
@@ -107,9 +118,12 @@ impl Publisher {
             }
             let payload = img.data_len();
             let loan = match depth_scale {
-                None => {
-                    self.loan_with(size_of::<ImageHeader>(), payload, bytemuck::bytes_of(&img))?
-                }
+                None => self.loan_with(
+                    py,
+                    size_of::<ImageHeader>(),
+                    payload,
+                    bytemuck::bytes_of(&img),
+                )?,
                 Some(depth_scale) => {
                     if !matches!(enc, Encoding::U16C1 | Encoding::F32C1) {
                         return Err(PyValueError::new_err(format!(
@@ -127,15 +141,16 @@ impl Publisher {
                         _pad: 0,
                     };
                     self.loan_with(
+                        py,
                         size_of::<DepthImageHeader>(),
                         payload,
                         bytemuck::bytes_of(&h),
                     )?
                 }
             };
-            let loan = Bound::new(py, loan)?;
-            let header = header_view(&loan, header_cls)?;
-            let data = image_array(&loan, &img)?;
+            let memory = loan.get().open_memory(py)?;
+            let header = header_view(memory, header_cls)?;
+            let data = image_array(memory, &img)?;
             Ok((loan, header, data))
         })
     }

@@ -281,3 +281,157 @@ def test_loan_on_a_topic_without_chunks_is_a_type_error(domain):
     a, b = scan.loan(3), scan.loan(3)  # none of the refused loans took one of the two chunks
     a.discard()
     b.discard()
+
+
+# ---------------------------------------------------------------------------------------------
+# Loans and samples are used once
+
+
+def _ptr(a: np.ndarray) -> int:
+    return a.__array_interface__["data"][0]
+
+
+def test_after_send_a_loan_is_frozen_and_the_message_unchanged(domain):
+    t = nerve.Topic("h/img", nerve.Image)
+    p, s = t.publisher(), t.subscriber()
+    loan = p.loan_image(8, 4, "mono8", stamp_ns=5, frame_id="cam")
+    loan.data[:] = 7
+    zero_copy = _ptr(loan.data)
+    loan.send()
+    img = s.try_recv()
+    assert _ptr(img.data) == zero_copy  # no view was left to close: sent without a copy
+    sent = img.data.tobytes()
+    with pytest.raises(ValueError, match="assignment destination is read-only"):
+        loan.data[0, 0] = 1
+    with pytest.raises(ValueError, match="cannot set WRITEABLE flag to True"):
+        loan.data.flags.writeable = True
+    with pytest.raises(TypeError, match="ImageHeader.width: this loan was already sent or "
+                                        "discarded, its header is frozen"):
+        loan.header.width = 1
+    with pytest.raises(TypeError, match="Header.stamp_ns: this loan was already sent"):
+        loan.header.header.stamp_ns = 1
+    with pytest.raises(TypeError, match="Header.frame_id: this loan was already sent"):
+        loan.header.header.frame_id = "x"
+    with pytest.raises(TypeError, match="cannot modify read-only memory"):
+        memoryview(loan.header)[0] = 1
+    assert loan.header.readonly and not loan._raw.active
+    with pytest.raises(BufferError, match="this loan was already sent or discarded"):
+        memoryview(loan._raw)
+    for view in (lambda: loan._raw.array(0, (4,), "u1"), loan._raw.image_array,
+                 lambda: loan._raw.header_as(nerve.ImageHeader)):
+        with pytest.raises(RuntimeError, match="this loan was already sent or discarded"):
+            view()
+    with pytest.raises(RuntimeError, match="already sent"):
+        loan.send()
+    loan.discard()  # nothing left to discard: no error
+    assert img.data.tobytes() == sent
+    assert (img.header.width, img.header.header.stamp_ns) == (8, 5)
+    assert img.header.header.frame_id == "cam"
+
+
+def test_a_view_made_before_send_cannot_change_what_was_sent(domain):
+    # A slice of loan.data keeps its own WRITEABLE flag: nerve cannot make it read-only, so
+    # send() sees it and sends a copy; writing through the slice changes nothing received.
+    t = nerve.Topic("h/slice", nerve.LaserScan)
+    p, s = t.publisher(), t.subscriber()
+    loan = p.loan(64)
+    loan.data[:] = np.arange(64)
+    head, tail = loan.data[:8], loan.data.reshape(8, 8)[4:]
+    raw = memoryview(loan._raw)  # a buffer of the loan itself
+    with pytest.warns(RuntimeWarning, match=r"topic 'h/slice': 3 view\(s\) of this loan .* "
+                                            "nerve sent a copy"):
+        loan.send()
+    scan = s.try_recv()
+    assert not np.shares_memory(scan.ranges, loan.data)
+    head[:] = -1
+    tail[:] = -2
+    raw[-4:] = b"\xff" * 4
+    np.testing.assert_array_equal(scan.ranges, np.arange(64, dtype=np.float32))
+    # Without such views, a send is zero-copy again.
+    del head, tail, raw
+    loan = p.loan(64)
+    zero_copy = _ptr(loan.data)
+    loan.send()
+    assert _ptr(s.try_recv().ranges) == zero_copy
+
+
+def test_a_discarded_chunk_is_not_reused_while_viewed(domain):
+    # Two chunks; a view of a discarded loan keeps its chunk out of the pool, so writing
+    # through it can never reach a later message (it did: the chunk went back at once).
+    t = nerve.Topic("h/discard", nerve.LaserScan, depth=1, chunks=2)
+    p, s = t.publisher(), t.subscriber()
+    first = p.loan(16)
+    kept = first.data[:]  # a view nerve cannot close
+    first.discard()
+    with pytest.raises(ValueError, match="read-only"):
+        first.data[0] = 1  # the loan's own array is closed
+    later = p.loan(16)
+    later.data[:] = 7
+    later.send()
+    held = s.try_recv()
+    expected = held.ranges.tobytes()
+    kept[:] = 123.0
+    assert held.ranges.tobytes() == expected  # intact, byte for byte
+    with pytest.raises(nerve.PoolExhausted, match="h/discard"):
+        p.loan(16)  # one chunk held by the subscriber's message, one by `kept`
+    del kept, first
+    p.loan(16).discard()  # the last view gone, the chunk is back
+
+
+def test_a_loan_dropped_unsent_frees_its_chunk_after_its_views(domain):
+    t = nerve.Topic("h/drop", nerve.LaserScan, depth=1, chunks=2)
+    p = t.publisher()
+    loan = p.loan(16)
+    data, header = loan.data, loan.header
+    del loan
+    data[:] = 1  # still ours: the chunk is not back in the pool
+    header.range_max = 2.0
+    held = p.loan(16)
+    with pytest.raises(nerve.PoolExhausted):
+        p.loan(16)
+    del data, header
+    p.loan(16).discard()
+    held.discard()
+
+
+def test_received_views_are_read_only(domain):
+    t = nerve.Topic("h/rx", nerve.Image)
+    p, s = t.publisher(), t.subscriber()
+    loan = p.loan_image(4, 4, "rgb8")
+    loan.data[:] = 9
+    loan.send()
+    img = s.try_recv()
+    with pytest.raises(ValueError, match="read-only"):
+        img.data[0, 0, 0] = 1
+    with pytest.raises(ValueError, match="cannot set WRITEABLE flag to True"):
+        img.data.flags.writeable = True
+    with pytest.raises(ValueError, match="read-only"):
+        img.data[1:][0, 0, 0] = 1  # views of it too
+    with pytest.raises(TypeError, match="cannot modify read-only memory"):
+        memoryview(img.data)[0, 0, 0] = 1
+    with pytest.raises(TypeError, match="ImageHeader.width: this message is read-only"):
+        img.header.width = 1
+    with pytest.raises(TypeError, match="read-only"):
+        memoryview(img.header)[0] = 1
+    assert (img.data == 9).all()
+
+
+def test_header_field_arrays_of_a_loan_close_with_it(domain):
+    # No standard chunk header has array fields; a raw topic whose header is an Imu has.
+    imu = nerve.Imu._nerve_spec_.size
+    stored = ("test/ImuChunk", 2, imu, 8, 1, 0x1234)
+    topic = _nerve.Topic("h/imuchunk", stored)
+    loan = topic.publisher().loan(imu, 8)
+    header = loan.header_as(nerve.Imu)
+    cov = header.orientation_covariance
+    cov[:] = 1.0
+    part = cov[3:]  # a numpy view of it: counted
+    with pytest.warns(RuntimeWarning, match=r"1 view\(s\)"):
+        loan.send()
+    with pytest.raises(ValueError, match="read-only"):
+        cov[0] = 2.0
+    with pytest.raises(ValueError, match="read-only"):
+        header.orientation_covariance[0] = 2.0
+    with pytest.raises(TypeError, match="this loan was already sent"):
+        header.orientation_covariance = [0.0] * 9
+    part[:] = 5.0  # writes the kept original, not the sent copy

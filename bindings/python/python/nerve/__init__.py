@@ -389,7 +389,11 @@ class Topic:
 
 class Loan:
     """A chunk of shared memory being filled: write ``header`` fields and ``data`` in place,
-    then ``send()`` (no copy). The arrays must not be written after ``send()``."""
+    then ``send()`` (no copy). Used once: ``send()`` or ``discard()`` makes ``data`` (and every
+    array nerve made of the loan) read-only and freezes ``header``. A view you made yourself
+    (``v = loan.data[10:20]``) and kept alive across ``send()`` cannot be made read-only: nerve
+    then sends a copy (with a ``RuntimeWarning``) so that writing through it changes nothing
+    anyone receives; drop such views before ``send()`` to stay zero-copy."""
 
     __slots__ = ("_raw", "header", "data", "_cls")
 
@@ -400,11 +404,11 @@ class Loan:
         self.data = data
 
     def send(self) -> None:
-        """Publishes the chunk: O(1) in its size."""
-        self._raw.send(self.data)  # and makes `data` read-only
+        """Publishes the chunk: O(1) in its size. Once only."""
+        self._raw.send()
 
     def discard(self) -> None:
-        """Returns the chunk unsent."""
+        """Returns the chunk unsent (to the pool once no view of it is left)."""
         self._raw.discard()
 
     def __enter__(self) -> Loan:

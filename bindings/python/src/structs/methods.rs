@@ -9,7 +9,7 @@ use pyo3::types::{PyBytes, PyDict, PyTuple, PyType};
 
 use super::prim::infallible;
 use super::spec::spec_of;
-use super::storage::{new_of_type, Struct};
+use super::storage::{new_of_type, Keep, Struct};
 use crate::buffer::{fill_buffer, with_buffer};
 use crate::errors::guard;
 
@@ -147,13 +147,17 @@ impl Struct {
         flags: std::os::raw::c_int,
     ) -> PyResult<()> {
         guard("Struct.__getbuffer__", || {
-            let (ptr, len, ro) = {
-                let s = slf.get();
-                (s.base().cast_const(), s.size(), s.is_readonly())
+            let s = slf.get();
+            let (ptr, len, ro) = (s.base().cast_const(), s.size(), s.is_readonly());
+            // A loan's header is exported by the loan's memory, which then counts the buffer
+            // as a view of the loan (`lent.rs`); it keeps the bytes mapped as `slf` does.
+            let owner = match s.loan() {
+                Some(memory) => memory.bind(slf.py()).clone().into_any(),
+                None => slf.clone().into_any(),
             };
-            // SAFETY: `view` comes from the interpreter; the bytes live while `slf` (referenced by
-            // the view) lives.
-            unsafe { fill_buffer(slf.as_any(), view, ptr, len, ro, flags) }
+            // SAFETY: `view` comes from the interpreter; the bytes live while `owner`
+            // (referenced by the view) lives.
+            unsafe { fill_buffer(&owner, view, ptr, len, ro, flags) }
         })
     }
 
@@ -168,14 +172,14 @@ pub(crate) fn size_of(cls: &Bound<'_, PyType>) -> PyResult<usize> {
 /// A `cls` (a message class) viewing the `available` bytes at `ptr`, kept valid by `keep`.
 ///
 /// # Safety
-/// `ptr..ptr + available` must stay valid while `keep` lives, and (unless `readonly`) be
-/// written by nobody else while the GIL is not held by its writer.
+/// `ptr..ptr + available` must stay valid while `keep` lives, and (unless `readonly` or a
+/// closed loan's) be written by nobody else while the GIL is not held by its writer.
 pub(crate) unsafe fn view_of<'py>(
     cls: &Bound<'py, PyType>,
     ptr: *mut u8,
     available: usize,
     readonly: bool,
-    keep: &Bound<'py, PyAny>,
+    keep: Keep,
 ) -> PyResult<Bound<'py, PyAny>> {
     if !cls.is_subclass_of::<Struct>()? {
         return Err(PyTypeError::new_err(format!(
@@ -193,7 +197,7 @@ pub(crate) unsafe fn view_of<'py>(
     }
     // SAFETY: per the contract; `cls` derives from `Struct` (checked above).
     unsafe {
-        let view = Struct::view(ptr, size, readonly, keep.clone().unbind());
+        let view = Struct::view(ptr, size, readonly, keep);
         new_of_type(cls.py(), cls, view)
     }
 }
