@@ -107,13 +107,14 @@ impl Sample {
 }
 
 /// A chunk that Python views are made of: a loan's memory being filled (writable until the
-/// loan is closed) or a received sample (read-only). Every view has the chunk's Python object
-/// as its base, so the views of both are made by the same functions below.
+/// loan is closed) or a received sample (read-only). Every view holds the chunk's Python
+/// object (as its keeper, its exporter, or its base array's base), so the views of both are
+/// made by the same functions below.
 ///
 /// # Safety
 /// The bytes `chunk()` and `header()` return must stay mapped while the object lives, and be
 /// written by nobody else while `writable()` holds (the loan's owner fills them, with the GIL
-/// held) or by nobody at all while it does not (a received chunk is pinned).
+/// held); while it does not, views only read them.
 pub(crate) unsafe trait Chunk: PyClass<Frozen = True> + Sync {
     /// Whether views made now are writable.
     fn writable(&self) -> bool;
@@ -136,8 +137,9 @@ pub(crate) unsafe trait Chunk: PyClass<Frozen = True> + Sync {
 }
 
 // SAFETY: `_mapping` keeps the chunk mapped while the memory lives (also after `send`); while
-// it is open only the loan's owner writes it (with the GIL), and views made after it closed are
-// refused (`Loan::open_memory`).
+// it is open only the loan's owner writes it (with the GIL). Once closed its views are read-only
+// and no new ones are made (`Loan::open_memory`); a sent chunk may then carry a later message
+// under them (docs/design/python.md: the transport cannot pin a sent chunk yet).
 unsafe impl Chunk for LoanMemory {
     fn writable(&self) -> bool {
         self.is_open()
@@ -162,7 +164,8 @@ unsafe impl Chunk for LoanMemory {
     }
 }
 
-// SAFETY: the sample pins its chunk (nobody writes it) and keeps it mapped while it lives.
+// SAFETY: the sample pins its chunk (nobody writes it) and keeps it mapped while it lives;
+// its views are never writable.
 unsafe impl Chunk for Sample {
     fn writable(&self) -> bool {
         false

@@ -30,11 +30,10 @@ use std::sync::Mutex;
 
 use nerve::raw::{MappingGuard, RawLoan};
 use nerve::sys::lock;
+use numpy::npyffi::NPY_TYPES;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyWeakrefMethods, PyWeakrefReference};
-
-use numpy::npyffi::NPY_TYPES;
 
 use crate::arrays;
 use crate::buffer::fill_buffer;
