@@ -13,8 +13,9 @@ use serde::de::{self, MapAccess, SeqAccess, Visitor};
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::errors::NerveError;
-use crate::rpc::{call_err, exc_text, serve_err, timeout};
+use crate::args::{self, Seconds};
+use crate::errors::{guard, NerveError};
+use crate::rpc::{call_err, exc_text, serve_err};
 
 mod exc {
     use pyo3::create_exception;
@@ -206,20 +207,24 @@ pub struct PyGoalContext {
 #[pymethods]
 impl PyGoalContext {
     #[getter]
-    fn goal_id(&self) -> u64 {
-        self.ctx.goal_id()
+    fn goal_id(&self) -> PyResult<u64> {
+        guard("GoalContext.goal_id", || Ok(self.ctx.goal_id()))
     }
 
     /// Whether a client asked to cancel: wind down and return (the goal ends `canceled`).
-    fn cancel_requested(&self) -> bool {
-        self.ctx.cancel_requested()
+    fn cancel_requested(&self) -> PyResult<bool> {
+        guard("GoalContext.cancel_requested", || {
+            Ok(self.ctx.cancel_requested())
+        })
     }
 
     /// Sends feedback to the clients.
     fn feedback(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let v = to_dyn(py, value)?;
-        py.detach(|| self.ctx.feedback(v));
-        Ok(())
+        guard("GoalContext.feedback", || {
+            let v = to_dyn(py, value)?;
+            py.detach(|| self.ctx.feedback(v));
+            Ok(())
+        })
     }
 }
 
@@ -240,71 +245,78 @@ impl ActionServer {
         name: &str,
         execute: Py<PyAny>,
         accept: Option<Py<PyAny>>,
-        domain: Option<u32>,
+        domain: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let mut b = nerve::rpc::ActionServer::<Dyn, Dyn, Dyn>::builder(name);
-        if let Some(d) = domain {
-            b = b.domain(d);
-        }
-        let accept_fn = move |g: &Dyn| -> Result<(), String> {
-            let Some(accept) = &accept else {
-                return Ok(());
+        guard("ActionServer.__new__", || {
+            let mut b = nerve::rpc::ActionServer::<Dyn, Dyn, Dyn>::builder(name);
+            if let Some(d) = args::domain(domain)? {
+                b = b.domain(d);
+            }
+            let accept_fn = move |g: &Dyn| -> Result<(), String> {
+                let Some(accept) = &accept else {
+                    return Ok(());
+                };
+                Python::attach(|py| {
+                    let goal = from_dyn(py, g).map_err(|e| exc_text(py, &e))?;
+                    let r = accept.call1(py, (goal,)).map_err(|e| exc_text(py, &e))?;
+                    let r = r.bind(py);
+                    if r.is_none() || r.extract::<bool>().ok() == Some(true) {
+                        Ok(())
+                    } else if let Ok(s) = r.extract::<String>() {
+                        Err(s)
+                    } else {
+                        Err("rejected".to_owned())
+                    }
+                })
             };
-            Python::attach(|py| {
-                let goal = from_dyn(py, g).map_err(|e| exc_text(py, &e))?;
-                let r = accept.call1(py, (goal,)).map_err(|e| exc_text(py, &e))?;
-                let r = r.bind(py);
-                if r.is_none() || r.extract::<bool>().ok() == Some(true) {
-                    Ok(())
-                } else if let Ok(s) = r.extract::<String>() {
-                    Err(s)
-                } else {
-                    Err("rejected".to_owned())
-                }
+            let execute_fn = move |ctx: Ctx, g: Dyn| -> GoalOutcome<Dyn> {
+                Python::attach(|py| {
+                    let goal = match from_dyn(py, &g) {
+                        Ok(g) => g,
+                        Err(e) => return GoalOutcome::Aborted(exc_text(py, &e)),
+                    };
+                    let pyctx = match Py::new(py, PyGoalContext { ctx }) {
+                        Ok(c) => c,
+                        Err(e) => return GoalOutcome::Aborted(exc_text(py, &e)),
+                    };
+                    let out = execute
+                        .call1(py, (pyctx.clone_ref(py), goal))
+                        .and_then(|r| to_dyn(py, r.bind(py)));
+                    let canceled = pyctx.get().ctx.cancel_requested();
+                    match out {
+                        Ok(r) if canceled => GoalOutcome::Canceled(Some(r)),
+                        Ok(r) => GoalOutcome::Succeeded(r),
+                        Err(_) if canceled => GoalOutcome::Canceled(None),
+                        Err(e) => GoalOutcome::Aborted(exc_text(py, &e)),
+                    }
+                })
+            };
+            let server = py
+                .detach(|| b.serve(accept_fn, execute_fn))
+                .map_err(serve_err)?;
+            Ok(ActionServer {
+                server: Mutex::new(Some(server)),
             })
-        };
-        let execute_fn = move |ctx: Ctx, g: Dyn| -> GoalOutcome<Dyn> {
-            Python::attach(|py| {
-                let goal = match from_dyn(py, &g) {
-                    Ok(g) => g,
-                    Err(e) => return GoalOutcome::Aborted(exc_text(py, &e)),
-                };
-                let pyctx = match Py::new(py, PyGoalContext { ctx }) {
-                    Ok(c) => c,
-                    Err(e) => return GoalOutcome::Aborted(exc_text(py, &e)),
-                };
-                let out = execute
-                    .call1(py, (pyctx.clone_ref(py), goal))
-                    .and_then(|r| to_dyn(py, r.bind(py)));
-                let canceled = pyctx.get().ctx.cancel_requested();
-                match out {
-                    Ok(r) if canceled => GoalOutcome::Canceled(Some(r)),
-                    Ok(r) => GoalOutcome::Succeeded(r),
-                    Err(_) if canceled => GoalOutcome::Canceled(None),
-                    Err(e) => GoalOutcome::Aborted(exc_text(py, &e)),
-                }
-            })
-        };
-        let server = py
-            .detach(|| b.serve(accept_fn, execute_fn))
-            .map_err(serve_err)?;
-        Ok(ActionServer {
-            server: Mutex::new(Some(server)),
         })
     }
 
     /// Status name of a goal known to this server, or None.
-    fn status(&self, goal_id: u64) -> Option<&'static str> {
-        lock(&self.server)
-            .as_ref()
-            .and_then(|s| s.status(goal_id))
-            .map(status_name)
+    fn status(&self, goal_id: u64) -> PyResult<Option<&'static str>> {
+        guard("ActionServer.status", || {
+            Ok(lock(&self.server)
+                .as_ref()
+                .and_then(|s| s.status(goal_id))
+                .map(status_name))
+        })
     }
 
     /// Stops accepting goals.
-    fn close(&self, py: Python<'_>) {
-        let s = lock(&self.server).take();
-        py.detach(move || drop(s));
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        guard("ActionServer.close", || {
+            let s = lock(&self.server).take();
+            py.detach(move || drop(s));
+            Ok(())
+        })
     }
 }
 
@@ -329,43 +341,51 @@ pub struct ActionClient {
 impl ActionClient {
     #[new]
     #[pyo3(signature = (name, *, domain=None))]
-    fn new(py: Python<'_>, name: &str, domain: Option<u32>) -> PyResult<Self> {
-        let mut b = Client::builder(name);
-        if let Some(d) = domain {
-            b = b.domain(d);
-        }
-        let client = py.detach(|| b.open()).map_err(action_err)?;
-        Ok(ActionClient {
-            client: Arc::new(client),
+    fn new(py: Python<'_>, name: &str, domain: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        guard("ActionClient.__new__", || {
+            let mut b = Client::builder(name);
+            if let Some(d) = args::domain(domain)? {
+                b = b.domain(d);
+            }
+            let client = py.detach(|| b.open()).map_err(action_err)?;
+            Ok(ActionClient {
+                client: Arc::new(client),
+            })
         })
     }
 
-    fn server_available(&self) -> bool {
-        self.client.server_available()
+    fn server_available(&self) -> PyResult<bool> {
+        guard("ActionClient.server_available", || {
+            Ok(self.client.server_available())
+        })
     }
 
-    #[pyo3(signature = (timeout=1.0))]
-    fn wait_for_server(&self, py: Python<'_>, timeout: f64) -> PyResult<bool> {
-        let t = self::timeout(timeout)?;
-        Ok(py.detach(|| self.client.wait_for_server(t)))
+    #[pyo3(signature = (timeout=Seconds::Default(1.0)), text_signature = "($self, timeout=1.0)")]
+    fn wait_for_server(&self, py: Python<'_>, timeout: Seconds<'_>) -> PyResult<bool> {
+        guard("ActionClient.wait_for_server", || {
+            let t = timeout.duration("timeout")?;
+            Ok(py.detach(|| self.client.wait_for_server(t)))
+        })
     }
 
     /// Sends a goal; raises `GoalRejected` with the server's reason.
-    #[pyo3(signature = (goal, *, timeout=1.0))]
+    #[pyo3(signature = (goal, *, timeout=Seconds::Default(1.0)), text_signature = "($self, goal, *, timeout=1.0)")]
     fn send_goal(
         &self,
         py: Python<'_>,
         goal: &Bound<'_, PyAny>,
-        timeout: f64,
+        timeout: Seconds<'_>,
     ) -> PyResult<GoalHandle> {
-        let t = self::timeout(timeout)?;
-        let g = to_dyn(py, goal)?;
-        let id = py
-            .detach(|| self.client.send_goal(g, t).map(|h| h.keep()))
-            .map_err(action_err)?;
-        Ok(GoalHandle {
-            client: self.client.clone(),
-            goal_id: id,
+        guard("ActionClient.send_goal", || {
+            let t = timeout.duration("timeout")?;
+            let g = to_dyn(py, goal)?;
+            let id = py
+                .detach(|| self.client.send_goal(g, t).map(|h| h.keep()))
+                .map_err(action_err)?;
+            Ok(GoalHandle {
+                client: self.client.clone(),
+                goal_id: id,
+            })
         })
     }
 }
@@ -398,38 +418,46 @@ impl Drop for GoalHandle {
 #[pymethods]
 impl GoalHandle {
     #[getter]
-    fn goal_id(&self) -> u64 {
-        self.goal_id
+    fn goal_id(&self) -> PyResult<u64> {
+        guard("GoalHandle.goal_id", || Ok(self.goal_id))
     }
 
     /// `accepted`, `executing`, `canceling`, `succeeded`, `canceled`, `aborted` or `rejected`.
-    fn status(&self) -> &'static str {
-        status_name(self.client.goal(self.goal_id).status())
+    fn status(&self) -> PyResult<&'static str> {
+        guard("GoalHandle.status", || {
+            Ok(status_name(self.client.goal(self.goal_id).status()))
+        })
     }
 
     /// Feedback received since the last call.
     fn feedback(&self, py: Python<'_>) -> PyResult<Vec<Py<PyAny>>> {
-        let f = self.client.goal(self.goal_id).feedback();
-        f.iter().map(|v| from_dyn(py, v)).collect()
+        guard("GoalHandle.feedback", || {
+            let f = self.client.goal(self.goal_id).feedback();
+            f.iter().map(|v| from_dyn(py, v)).collect()
+        })
     }
 
     /// Asks the server to cancel; returns the goal's status name then.
-    #[pyo3(signature = (*, timeout=1.0))]
-    fn cancel(&self, py: Python<'_>, timeout: f64) -> PyResult<&'static str> {
-        let t = self::timeout(timeout)?;
-        py.detach(|| self.client.goal(self.goal_id).cancel(t))
-            .map(status_name)
-            .map_err(action_err)
+    #[pyo3(signature = (*, timeout=Seconds::Default(1.0)), text_signature = "($self, *, timeout=1.0)")]
+    fn cancel(&self, py: Python<'_>, timeout: Seconds<'_>) -> PyResult<&'static str> {
+        guard("GoalHandle.cancel", || {
+            let t = timeout.duration("timeout")?;
+            py.detach(|| self.client.goal(self.goal_id).cancel(t))
+                .map(status_name)
+                .map_err(action_err)
+        })
     }
 
     /// Waits for the end: a dict with `goal_id`, `status`, `result`, `message`.
-    #[pyo3(signature = (*, timeout=10.0))]
-    fn wait<'py>(&self, py: Python<'py>, timeout: f64) -> PyResult<Bound<'py, PyDict>> {
-        let t = self::timeout(timeout)?;
-        let r = py
-            .detach(|| self.client.goal(self.goal_id).wait(t))
-            .map_err(action_err)?;
-        result_py(py, &r)
+    #[pyo3(signature = (*, timeout=Seconds::Default(10.0)), text_signature = "($self, *, timeout=10.0)")]
+    fn wait<'py>(&self, py: Python<'py>, timeout: Seconds<'_>) -> PyResult<Bound<'py, PyDict>> {
+        guard("GoalHandle.wait", || {
+            let t = timeout.duration("timeout")?;
+            let r = py
+                .detach(|| self.client.goal(self.goal_id).wait(t))
+                .map_err(action_err)?;
+            result_py(py, &r)
+        })
     }
 }
 

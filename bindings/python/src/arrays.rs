@@ -126,11 +126,12 @@ unsafe fn view_of_descr<'py>(
     let mut st: Vec<npyffi::npy_intp> = match strides {
         Some(s) => s.to_vec(),
         None => {
-            let mut v = vec![0; dims.len()];
-            let mut acc = itemsize;
+            // C order; a shape whose strides overflow is refused below (as too large).
+            let mut v = vec![isize::MAX; dims.len()];
+            let mut acc = Some(itemsize);
             for i in (0..dims.len()).rev() {
-                v[i] = acc;
-                acc *= dims[i];
+                v[i] = acc.unwrap_or(isize::MAX);
+                acc = acc.and_then(|a| a.checked_mul(dims[i]));
             }
             v
         }

@@ -13,12 +13,13 @@
 //!   crate never do (they copy the bytes, or publish them with the GIL held).
 //! - **Exporting** ([`fill_buffer`]). The filled `Py_buffer` holds a strong reference to the
 //!   exporting object (`view->obj`), dropped by the interpreter when the last consumer lets
-//!   go, so the exported memory only has to stay valid while that object lives: a `Loan` keeps
-//!   its topic's memory mapped (also once sent), a `Sample` pins its chunk, a message owns its
-//!   bytes or holds what keeps them alive (`Chunk` in `chunk.rs`, `Keep` in `structs`).
-//!   `PyBuffer_FillInfo` refuses a writable request for a read-only export. An export
-//!   allocates nothing, so releasing one frees nothing (the classes' `__releasebuffer__` are
-//!   empty).
+//!   go, so the exported memory only has to stay valid while that object lives: a loan's
+//!   memory (`LoanMemory` in `lent.rs`, which also exports a loan's and its header views'
+//!   buffers) keeps its topic's memory mapped and its unsent chunk out of the pool, a `Sample`
+//!   pins its chunk, a message owns its bytes or holds what keeps them alive (`Chunk` in
+//!   `chunk.rs`, `Keep` in `structs`). `PyBuffer_FillInfo` refuses a writable request for a
+//!   read-only export (a received chunk, a loan once sent or discarded). An export allocates
+//!   nothing, so releasing one frees nothing (the classes' `__releasebuffer__` are empty).
 
 use std::os::raw::{c_int, c_void};
 

@@ -1,13 +1,15 @@
 //! Chunks seen from Python: a `Loan` being filled and a received `Sample`, and the views made
 //! of both (header structs, numpy arrays, image arrays, buffers) through one [`Chunk`] trait.
+//!
+//! A `Loan` is a handle: the views of a loan belong to its [`LoanMemory`] (`lent.rs`), which
+//! `send()` and `discard()` close. Views of a `Sample` are read-only and pin its chunk.
 
 use std::os::raw::c_int;
-use std::sync::Mutex;
+use std::sync::Arc;
 
 use nerve::msgs::ImageHeader;
-use nerve::raw::{MappingGuard, RawLoan, RawSample};
-use nerve::sys::lock;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use nerve::raw::{RawPublisher, RawSample};
+use pyo3::exceptions::{PyBufferError, PyRuntimeError, PyRuntimeWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pyclass::boolean_struct::True;
 use pyo3::types::{PyBytes, PyType};
@@ -15,13 +17,19 @@ use pyo3::PyClass;
 
 use crate::arrays;
 use crate::buffer::fill_buffer;
-use crate::errors::send_err;
-use crate::structs;
+use crate::errors::{guard, send_err};
+use crate::lent::{Lent, LoanMemory};
+use crate::structs::{self, Keep};
 
-/// A chunk loaned from the pool: fill the header and payload in place, then `send()`.
+/// A chunk loaned from the pool: fill the header and payload in place, then `send()`. Used
+/// once: `send()` or `discard()` closes every view of it (`lent.rs`).
 #[pyclass(module = "nerve._nerve", frozen)]
 pub(crate) struct Loan {
-    raw: Mutex<Option<RawLoan>>,
+    /// What the views hold (never given to Python code: its reference count counts views).
+    memory: Py<LoanMemory>,
+    /// The publisher that loaned the chunk: `send` loans a copy from it when views the loan
+    /// cannot close are alive.
+    publisher: Arc<RawPublisher>,
     #[pyo3(get)]
     header_ptr: usize,
     #[pyo3(get)]
@@ -30,28 +38,59 @@ pub(crate) struct Loan {
     data_ptr: usize,
     #[pyo3(get)]
     data_len: usize,
-    /// Keeps the memory behind exported buffers mapped after `send` (which hands the chunk to
-    /// the ring) and after the publisher is gone.
-    _mapping: MappingGuard,
 }
 
 impl Loan {
-    /// The loan of `raw`, its header set to `header` followed by zeros (a recycled chunk still
-    /// holds the previous message's header). `header` is at most the loan's header length.
-    pub(crate) fn new(mut raw: RawLoan, header: &[u8]) -> Loan {
-        let h = raw.header_mut();
-        let (given, rest) = h.split_at_mut(header.len());
-        given.copy_from_slice(header);
-        rest.fill(0);
-        let header_len = h.len();
+    /// The handle of a loan of `publisher`, whose views hold `memory`.
+    pub(crate) fn new(memory: Py<LoanMemory>, publisher: Arc<RawPublisher>) -> Loan {
+        let m = memory.get();
+        let (header_ptr, header_len) = m.header();
         Loan {
-            header_ptr: raw.header_ptr() as usize,
+            header_ptr: header_ptr as usize,
             header_len,
-            data_ptr: raw.data_ptr() as usize,
-            data_len: raw.data_len(),
-            _mapping: raw.mapping(),
-            raw: Mutex::new(Some(raw)),
+            data_ptr: header_ptr as usize + m.payload_offset(),
+            data_len: m.payload_len(),
+            memory,
+            publisher,
         }
+    }
+
+    /// The loan's memory, for views (refused once the loan is closed).
+    pub(crate) fn open_memory<'py>(&self, py: Python<'py>) -> PyResult<&Bound<'py, LoanMemory>> {
+        let m = self.memory.bind(py);
+        m.get().check_open()?;
+        Ok(m)
+    }
+
+    /// Sends a copy of the chunk instead of the chunk itself (views nerve cannot close are
+    /// alive), keeping the original for them; warns that the send was not zero-copy.
+    fn send_copy(&self, py: Python<'_>, views: usize) -> PyResult<()> {
+        let m = self.memory.get();
+        let (header, header_len) = m.header();
+        let mut copy = self
+            .publisher
+            .loan(header_len, m.payload_len())
+            .map_err(send_err)?;
+        // SAFETY: the original chunk holds `header_len` header bytes and `payload_len` payload
+        // bytes, mapped while `m` lives; the copy has the same layout.
+        unsafe {
+            copy.header_mut()
+                .copy_from_slice(std::slice::from_raw_parts(header, header_len));
+            copy.data_mut().copy_from_slice(std::slice::from_raw_parts(
+                header.add(m.payload_offset()),
+                m.payload_len(),
+            ));
+        }
+        copy.send().map_err(send_err)?;
+        let topic = self.publisher.topic();
+        let warning = std::ffi::CString::new(format!(
+            "topic '{topic}': {views} view(s) of this loan made from its arrays or buffer (a \
+             slice of loan.data, a memoryview, ...) were still alive at send(): nerve sent a \
+             copy, so that writing through them cannot change the message. Drop such views \
+             before send() to send without a copy."
+        ))
+        .unwrap_or_default();
+        PyErr::warn(py, &py.get_type::<PyRuntimeWarning>(), &warning, 2)
     }
 }
 
@@ -67,45 +106,70 @@ impl Sample {
     }
 }
 
-/// A chunk that Python views are made of: a loan being filled (writable) or a received
-/// sample (read-only). Every view has the chunk's Python object as its base, so the views of
-/// both are made by the same functions below.
+/// A chunk that Python views are made of: a loan's memory being filled (writable until the
+/// loan is closed) or a received sample (read-only). Every view holds the chunk's Python
+/// object (as its keeper, its exporter, or its base array's base), so the views of both are
+/// made by the same functions below.
 ///
 /// # Safety
 /// The bytes `chunk()` and `header()` return must stay mapped while the object lives, and be
-/// written by nobody else while it does if `WRITABLE` (the loan's owner fills them, with the
-/// GIL held) or by nobody at all if not (a received chunk is pinned).
+/// written by nobody else while `writable()` holds (the loan's owner fills them, with the GIL
+/// held); while it does not, views only read them.
 pub(crate) unsafe trait Chunk: PyClass<Frozen = True> + Sync {
-    const WRITABLE: bool;
+    /// Whether views made now are writable.
+    fn writable(&self) -> bool;
     /// The header's bytes: (start, length).
     fn header(&self) -> (*mut u8, usize);
     /// The chunk's bytes from the header's start to the payload's end: (start, length).
     fn chunk(&self) -> (*mut u8, usize);
     /// Where the payload starts, in bytes from the header's start.
     fn payload_offset(&self) -> usize;
+    /// What keeps a header view of `slf` alive.
+    fn keep(slf: &Bound<'_, Self>) -> Keep;
+    /// The base of the numpy arrays made of `slf` (it keeps them valid).
+    fn array_base<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(slf.clone().into_any())
+    }
+    /// Records a numpy array made of the chunk (a loan closes it with the loan).
+    fn made(&self, _array: &Bound<'_, PyAny>) -> PyResult<()> {
+        Ok(())
+    }
 }
 
-// SAFETY: `_mapping` keeps the chunk mapped while the loan lives (also after `send`); until it
-// is sent, only the loan's owner writes it.
-unsafe impl Chunk for Loan {
-    const WRITABLE: bool = true;
+// SAFETY: `_mapping` keeps the chunk mapped while the memory lives (also after `send`); while
+// it is open only the loan's owner writes it (with the GIL). Once closed its views are read-only
+// and no new ones are made (`Loan::open_memory`); a sent chunk may then carry a later message
+// under them (docs/design/python.md: the transport cannot pin a sent chunk yet).
+unsafe impl Chunk for LoanMemory {
+    fn writable(&self) -> bool {
+        self.is_open()
+    }
     fn header(&self) -> (*mut u8, usize) {
-        (self.header_ptr as *mut u8, self.header_len)
+        LoanMemory::header(self)
     }
     fn chunk(&self) -> (*mut u8, usize) {
-        (
-            self.header_ptr as *mut u8,
-            self.data_ptr + self.data_len - self.header_ptr,
-        )
+        LoanMemory::chunk(self)
     }
     fn payload_offset(&self) -> usize {
-        self.data_ptr - self.header_ptr
+        LoanMemory::payload_offset(self)
+    }
+    fn keep(slf: &Bound<'_, Self>) -> Keep {
+        Keep::loan(slf.clone().unbind())
+    }
+    fn array_base<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        LoanMemory::base_array(slf)
+    }
+    fn made(&self, array: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.track_array(array)
     }
 }
 
-// SAFETY: the sample pins its chunk (nobody writes it) and keeps it mapped while it lives.
+// SAFETY: the sample pins its chunk (nobody writes it) and keeps it mapped while it lives;
+// its views are never writable.
 unsafe impl Chunk for Sample {
-    const WRITABLE: bool = false;
+    fn writable(&self) -> bool {
+        false
+    }
     fn header(&self) -> (*mut u8, usize) {
         let h = self.raw.header();
         (h.as_ptr().cast_mut(), h.len())
@@ -118,6 +182,9 @@ unsafe impl Chunk for Sample {
     fn payload_offset(&self) -> usize {
         self.raw.data_ptr() as usize - self.raw.header().as_ptr() as usize
     }
+    fn keep(slf: &Bound<'_, Self>) -> Keep {
+        Keep::Chunk(slf.clone().into_any().unbind())
+    }
 }
 
 /// The chunk's header as an instance of the message class `cls` (read-only unless a loan).
@@ -125,9 +192,10 @@ pub(crate) fn header_view<'py, C: Chunk>(
     slf: &Bound<'py, C>,
     cls: &Bound<'py, PyType>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let (ptr, len) = slf.get().header();
+    let me = slf.get();
+    let (ptr, len) = me.header();
     // SAFETY: `Chunk`'s contract; the view keeps `slf` alive.
-    unsafe { structs::view_of(cls, ptr, len, !C::WRITABLE, slf.as_any()) }
+    unsafe { structs::view_of(cls, ptr, len, !me.writable(), C::keep(slf)) }
 }
 
 /// A numpy array over the chunk `offset` bytes after the header's start (see `arrays::view`).
@@ -138,20 +206,24 @@ fn chunk_array<'py, C: Chunk>(
     strides: Option<&[isize]>,
     dtype: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let (start, total) = slf.get().chunk();
-    // SAFETY: `Chunk`'s contract; `slf` becomes the array's base.
-    unsafe {
+    let me = slf.get();
+    let (start, total) = me.chunk();
+    let base = C::array_base(slf)?;
+    // SAFETY: `Chunk`'s contract; `base`, which keeps `slf` alive, becomes the array's base.
+    let array = unsafe {
         arrays::view(
-            slf.as_any(),
+            &base,
             start,
             total,
             offset,
             shape,
             strides,
             dtype,
-            C::WRITABLE,
-        )
-    }
+            me.writable(),
+        )?
+    };
+    me.made(&array)?;
+    Ok(array)
 }
 
 /// The pixels of the image whose header is `img`, as a numpy array (`arrays::image_layout`),
@@ -163,19 +235,22 @@ pub(crate) fn image_array<'py, C: Chunk>(
     let (t, shape, strides) = arrays::image_layout(img);
     let me = slf.get();
     let (start, total) = me.chunk();
-    // SAFETY: `Chunk`'s contract; `slf` becomes the array's base.
-    unsafe {
+    let base = C::array_base(slf)?;
+    // SAFETY: `Chunk`'s contract; `base`, which keeps `slf` alive, becomes the array's base.
+    let array = unsafe {
         arrays::view_of_type(
-            slf.as_any(),
+            &base,
             start,
             total,
             me.payload_offset(),
             &shape,
             Some(&strides),
             t,
-            C::WRITABLE,
-        )
-    }
+            me.writable(),
+        )?
+    };
+    me.made(&array)?;
+    Ok(array)
 }
 
 /// The pixels of the image in the chunk, laid out as its own header says (`image_array`).
@@ -201,79 +276,135 @@ unsafe fn chunk_buffer<C: Chunk>(
     view: *mut pyo3::ffi::Py_buffer,
     flags: c_int,
 ) -> PyResult<()> {
-    let (ptr, len) = slf.get().chunk();
+    let me = slf.get();
+    let (ptr, len) = me.chunk();
     // SAFETY: per the contract and `Chunk`'s; the view holds `slf`.
-    unsafe { fill_buffer(slf.as_any(), view, ptr, len, !C::WRITABLE, flags) }
+    unsafe { fill_buffer(slf.as_any(), view, ptr, len, !me.writable(), flags) }
 }
 
 #[pymethods]
 impl Loan {
     /// The buffer protocol: the chunk's bytes from the header to the end of the payload,
-    /// writable (numpy arrays and ctypes headers are made on it without copying).
+    /// writable (numpy arrays and ctypes headers are made on it without copying); refused
+    /// once the loan is sent or discarded.
     unsafe fn __getbuffer__(
         slf: Bound<'_, Self>,
         view: *mut pyo3::ffi::Py_buffer,
         flags: c_int,
     ) -> PyResult<()> {
-        // SAFETY: `view` comes from the interpreter.
-        unsafe { chunk_buffer(&slf, view, flags) }
+        guard("Loan.__getbuffer__", || {
+            let memory = slf
+                .get()
+                .open_memory(slf.py())
+                .map_err(|e| PyBufferError::new_err(e.value(slf.py()).to_string()))?;
+            // SAFETY: `view` comes from the interpreter; exported by the loan's memory, which
+            // the buffer then holds (and counts as a view of the loan).
+            unsafe { chunk_buffer(memory, view, flags) }
+        })
     }
 
     unsafe fn __releasebuffer__(&self, _view: *mut pyo3::ffi::Py_buffer) {}
 
     /// The chunk's header as an instance of the message class `cls`, viewing the chunk
-    /// (writes go straight into shared memory).
+    /// (writes go straight into shared memory until the loan is sent or discarded).
     fn header_as<'py>(
-        slf: &Bound<'py, Self>,
+        &self,
+        py: Python<'py>,
         cls: &Bound<'py, PyType>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        header_view(slf, cls)
+        guard("Loan.header_as", || header_view(self.open_memory(py)?, cls))
     }
 
     /// Where the payload starts, in bytes from the header's start.
     #[getter]
-    fn data_offset(&self) -> usize {
-        self.payload_offset()
+    fn data_offset(&self) -> PyResult<usize> {
+        guard("Loan.data_offset", || {
+            Ok(self.memory.get().payload_offset())
+        })
     }
 
     /// A writable numpy array over the chunk, starting `offset` bytes after the header's start
     /// (`strides` in bytes; C order when omitted; `dtype` a type string such as `"u1"` or a
-    /// numpy dtype).
+    /// numpy dtype). Read-only from `send()` or `discard()` on.
     #[pyo3(signature = (offset, shape, dtype, strides=None))]
     fn array<'py>(
-        slf: &Bound<'py, Self>,
+        &self,
+        py: Python<'py>,
         offset: usize,
         shape: Vec<isize>,
         dtype: &Bound<'py, PyAny>,
         strides: Option<Vec<isize>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        chunk_array(slf, offset, &shape, strides.as_deref(), dtype)
+        guard("Loan.array", || {
+            chunk_array(
+                self.open_memory(py)?,
+                offset,
+                &shape,
+                strides.as_deref(),
+                dtype,
+            )
+        })
     }
 
     /// The payload as the pixels of the image the chunk's header describes (shape and dtype
     /// from its size and encoding; flat bytes for an unknown encoding).
-    fn image_array<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        image_in(slf)
+    fn image_array<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        guard("Loan.image_array", || image_in(self.open_memory(py)?))
     }
 
-    /// Publishes the chunk (no copy). A loan is sent at most once. `seal`: a numpy array
-    /// over the chunk made read-only once it is sent (subscribers read it from then on).
-    #[pyo3(signature = (seal=None))]
-    fn send(&self, seal: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
-        let loan = lock(&self.raw)
-            .take()
-            .ok_or_else(|| PyRuntimeError::new_err("this loan was already sent or discarded"))?;
-        loan.send().map_err(send_err)?;
-        seal.map_or(Ok(()), arrays::seal)
+    /// Publishes the chunk (no copy), once. Every view of the loan is closed first: the arrays
+    /// nerve made become read-only, header views refuse writes. If views made from those
+    /// (slices, buffers) are still alive, nerve cannot close them: it sends a copy instead
+    /// (with a `RuntimeWarning`), and the original chunk stays theirs.
+    fn send(&self, py: Python<'_>) -> PyResult<()> {
+        guard("Loan.send", || {
+            let memory = self.memory.get();
+            let taken = std::mem::replace(&mut *memory.lent(), Lent::Sent);
+            let raw = match taken {
+                Lent::Loaned(raw) => raw,
+                other => {
+                    *memory.lent() = other;
+                    return Err(PyRuntimeError::new_err(
+                        "this loan was already sent or discarded",
+                    ));
+                }
+            };
+            let views = match LoanMemory::close(&self.memory, py) {
+                Ok(views) => views,
+                Err(e) => {
+                    *memory.lent() = Lent::Kept(raw);
+                    return Err(e);
+                }
+            };
+            if views == 0 {
+                return raw.send().map_err(send_err);
+            }
+            *memory.lent() = Lent::Kept(raw);
+            self.send_copy(py, views)
+        })
     }
-    /// Returns the chunk to the pool unsent.
-    fn discard(&self) {
-        lock(&self.raw).take();
+
+    /// Returns the chunk unsent: every view of the loan is closed (as by `send`), and the
+    /// chunk goes back to the pool when the last of them is gone. Does nothing once sent.
+    fn discard(&self, py: Python<'_>) -> PyResult<()> {
+        guard("Loan.discard", || {
+            let memory = self.memory.get();
+            let mut lent = memory.lent();
+            if let Lent::Loaned(_) = &*lent {
+                if let Lent::Loaned(raw) = std::mem::replace(&mut *lent, Lent::Sent) {
+                    *lent = Lent::Kept(raw);
+                }
+                drop(lent);
+                LoanMemory::close(&self.memory, py)?;
+            }
+            Ok(())
+        })
     }
+
     /// True until sent or discarded.
     #[getter]
-    fn active(&self) -> bool {
-        lock(&self.raw).is_some()
+    fn active(&self) -> PyResult<bool> {
+        guard("Loan.active", || Ok(self.memory.get().is_open()))
     }
 }
 
@@ -286,8 +417,10 @@ impl Sample {
         view: *mut pyo3::ffi::Py_buffer,
         flags: c_int,
     ) -> PyResult<()> {
-        // SAFETY: `view` comes from the interpreter.
-        unsafe { chunk_buffer(&slf, view, flags) }
+        guard("Sample.__getbuffer__", || {
+            // SAFETY: `view` comes from the interpreter.
+            unsafe { chunk_buffer(&slf, view, flags) }
+        })
     }
 
     unsafe fn __releasebuffer__(&self, _view: *mut pyo3::ffi::Py_buffer) {}
@@ -298,13 +431,13 @@ impl Sample {
         slf: &Bound<'py, Self>,
         cls: &Bound<'py, PyType>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        header_view(slf, cls)
+        guard("Sample.header_as", || header_view(slf, cls))
     }
 
     /// Where the payload starts, in bytes from the header's start.
     #[getter]
-    fn data_offset(&self) -> usize {
-        self.payload_offset()
+    fn data_offset(&self) -> PyResult<usize> {
+        guard("Sample.data_offset", || Ok(self.payload_offset()))
     }
 
     /// A read-only numpy array over the chunk, starting `offset` bytes after the header's
@@ -317,36 +450,40 @@ impl Sample {
         dtype: &Bound<'py, PyAny>,
         strides: Option<Vec<isize>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        chunk_array(slf, offset, &shape, strides.as_deref(), dtype)
+        guard("Sample.array", || {
+            chunk_array(slf, offset, &shape, strides.as_deref(), dtype)
+        })
     }
 
     /// The payload as the pixels of the image the chunk's header describes (shape and dtype
     /// from its size and encoding; flat bytes for an unknown encoding).
     fn image_array<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        image_in(slf)
+        guard("Sample.image_array", || image_in(slf))
     }
 
     /// Address of the header: the start of the exported buffer.
     #[getter]
-    fn header_ptr(&self) -> usize {
-        self.raw.header().as_ptr() as usize
+    fn header_ptr(&self) -> PyResult<usize> {
+        guard("Sample.header_ptr", || {
+            Ok(self.raw.header().as_ptr() as usize)
+        })
     }
 
     /// The header bytes (a copy; headers are small).
     #[getter]
-    fn header<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, self.raw.header())
+    fn header<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        guard("Sample.header", || Ok(PyBytes::new(py, self.raw.header())))
     }
     #[getter]
-    fn data_ptr(&self) -> usize {
-        self.raw.data_ptr() as usize
+    fn data_ptr(&self) -> PyResult<usize> {
+        guard("Sample.data_ptr", || Ok(self.raw.data_ptr() as usize))
     }
     #[getter]
-    fn data_len(&self) -> usize {
-        self.raw.data_len()
+    fn data_len(&self) -> PyResult<usize> {
+        guard("Sample.data_len", || Ok(self.raw.data_len()))
     }
     /// Number of elements.
-    fn __len__(&self) -> usize {
-        self.raw.len()
+    fn __len__(&self) -> PyResult<usize> {
+        guard("Sample.__len__", || Ok(self.raw.len()))
     }
 }

@@ -8,6 +8,8 @@ use nerve::msgs::*;
 use nerve::raw;
 use pyo3::prelude::*;
 
+use crate::errors::guard;
+
 /// The Python-side name of a field's type: `u8`, `u32`, `u64`, `f32`, `f64`, `T[N]`, or the
 /// name of a described struct.
 trait FieldKind {
@@ -105,6 +107,9 @@ described! {
 
 type Stored = (String, u32, u32, u32, u32, u64);
 
+/// `(class name, stored type, header struct, element kind)`.
+type MessageType = (&'static str, Stored, Option<&'static str>, Option<String>);
+
 fn stored<T: Message>() -> Stored {
     let t = raw::stored_type::<T>();
     (t.name, t.kind, t.size, t.align, t.elem_size, t.layout_hash)
@@ -113,7 +118,12 @@ fn stored<T: Message>() -> Stored {
 /// Every message type: `(class name, stored type, header struct, element kind)`; fixed
 /// messages have their own struct as header and no element kind. Plus `"Msgpack"`.
 #[pyfunction]
-pub fn message_types() -> Vec<(&'static str, Stored, Option<&'static str>, Option<String>)> {
+pub fn message_types() -> PyResult<Vec<MessageType>> {
+    guard("message_types", || Ok(all_message_types()))
+}
+
+/// `message_types()`'s list.
+fn all_message_types() -> Vec<MessageType> {
     macro_rules! fixed {
         ($($t:ident),*) => { vec![$((stringify!($t), stored::<$t>(), Some(stringify!($t)), None)),*] };
     }

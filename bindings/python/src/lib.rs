@@ -6,25 +6,32 @@
 //! - `Struct` and `struct_classes()`: every standard message as a native class with the exact
 //!   bytes of its Rust struct, generated from the Rust types so they can never drift apart;
 //! - `message_types()`: every message type's stored identity (name, kind, layout hash);
-//! - one exception class per Rust error variant, named like it, with the same message;
+//! - one exception class per Rust error variant, named like it, with the same message (the
+//!   three `Corrupt` variants are `OpenCorrupt`, `SendCorrupt`, `RecvCorrupt`, all
+//!   `nerve.Corrupt`); a Rust panic in any entry point is `InternalError` (`errors::guard`);
 //! - services, parameters and actions (`RawServiceServer`, `ActionServer`, ...).
 //!
 //! The files, each depending only on those listed before it:
-//! - `errors`: the exception classes and the conversions from Rust's errors;
+//! - `errors`: the exception classes and the conversions from Rust's errors, and `guard`,
+//!   which every entry point runs its body through;
+//! - `args`: arguments checked where they enter (durations, counts);
 //! - `buffer`: the buffer protocol, both ways (the unsafe code and why it is sound);
 //! - `layout`: every standard message's layout, from the Rust types;
 //! - `arrays`: numpy arrays viewing shared memory;
+//! - `lent`: a loan's memory as its views see it (closed by `send`/`discard`, freed last);
 //! - `structs`: the message classes (`Struct`, their fields, specs and class machinery);
 //! - `chunk`: `Loan` and `Sample` and the views made of chunks;
 //! - `publisher`, `subscriber`, then `topic` (which makes both);
 //! - `rpc`, then `action`: services, parameters and actions.
 
 mod action;
+mod args;
 mod arrays;
 mod buffer;
 mod chunk;
 mod errors;
 mod layout;
+mod lent;
 mod publisher;
 mod rpc;
 mod structs;
@@ -49,6 +56,8 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<structs::Spec>()?;
     m.add_function(wrap_pyfunction!(structs::struct_classes, m)?)?;
     errors::register(m)?;
+    m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
+    m.add_function(wrap_pyfunction!(args::_seconds, m)?)?;
     m.add("DEFAULT_DEPTH", nerve::DEFAULT_DEPTH)?;
     rpc::register(m)?;
     action::register(m)?;

@@ -1,5 +1,7 @@
 //! `Publisher`: sends fixed messages (one memcpy), serialized bytes and loaned chunks.
 
+use std::sync::Arc;
+
 use nerve::msgs::{DepthImageHeader, Encoding, Header, ImageHeader};
 use nerve::raw::{RawPublisher, RawTopic};
 use nerve::Reliability;
@@ -9,13 +11,15 @@ use pyo3::types::PyType;
 
 use crate::buffer::with_buffer;
 use crate::chunk::{header_view, image_array, Loan};
-use crate::errors::{open_err, send_err};
+use crate::errors::{guard, open_err, send_err};
+use crate::lent::LoanMemory;
 use crate::structs::{check_message_class, Struct};
 
 /// Publishes untyped messages.
 #[pyclass(module = "nerve._nerve", frozen)]
 pub(crate) struct Publisher {
-    raw: RawPublisher,
+    /// Shared with its loans (a loan sends a copy through it when it must).
+    raw: Arc<RawPublisher>,
     /// The message class of a fixed topic's `send` (None: bytes of any buffer).
     cls: Option<Py<PyType>>,
     reliable: bool,
@@ -31,24 +35,26 @@ impl Publisher {
         check_message_class(py, cls.as_ref())?;
         Ok(Publisher {
             reliable: topic.reliability() == Reliability::Reliable,
-            raw: topic.publisher().map_err(open_err)?,
+            raw: Arc::new(topic.publisher().map_err(open_err)?),
             cls,
         })
     }
 
     /// Loans a chunk of `header_bytes` of header, written from `header` then zeros, and
     /// `payload_bytes` of payload (as the previous message left it).
-    fn loan_with(
+    fn loan_with<'py>(
         &self,
+        py: Python<'py>,
         header_bytes: usize,
         payload_bytes: usize,
         header: &[u8],
-    ) -> PyResult<Loan> {
+    ) -> PyResult<Bound<'py, Loan>> {
         let raw = self
             .raw
             .loan(header_bytes, payload_bytes)
             .map_err(send_err)?;
-        Ok(Loan::new(raw, header))
+        let memory = Py::new(py, LoanMemory::new(raw, header))?;
+        Bound::new(py, Loan::new(memory, self.raw.clone()))
     }
 }
 
@@ -57,6 +63,107 @@ impl Publisher {
     /// Sends a fixed message (an instance of the topic's message class): one memcpy of its
     /// bytes into the ring.
     fn send(&self, py: Python<'_>, msg: &Bound<'_, PyAny>) -> PyResult<()> {
+        guard("Publisher.send", || self.send_message(py, msg))
+    }
+
+    /// Publishes already-serialized bytes (MessagePack) through a chunk.
+    fn send_serialized(&self, data: &Bound<'_, PyAny>) -> PyResult<()> {
+        guard("Publisher.send_serialized", || {
+            with_buffer(data, |bytes| self.raw.send_serialized(bytes))?.map_err(send_err)
+        })
+    }
+
+    /// Loans a chunk with `header_bytes` of header (zeroed: a recycled chunk still holds the
+    /// previous message's) and `payload_bytes` of payload (as it was).
+    fn loan<'py>(
+        &self,
+        py: Python<'py>,
+        header_bytes: usize,
+        payload_bytes: usize,
+    ) -> PyResult<Bound<'py, Loan>> {
+        guard("Publisher.loan", || {
+            self.loan_with(py, header_bytes, payload_bytes, &[])
+        })
+    }
+
+    /// Loans a chunk for an image and writes its header, in one call: `(loan, header view,
+    /// pixel array)`. `header_cls` is `ImageHeader`, or `DepthImageHeader` when `depth_scale`
+    /// is given (then the encoding must be `16UC1` or `32FC1`). Rows are packed (`step` =
+    /// width × bytes per pixel).
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (header_cls, width, height, encoding, stamp_ns, frame_id, depth_scale=None))]
+    fn loan_image<'py>(
+        &self,
+        py: Python<'py>,
+        header_cls: &Bound<'py, PyType>,
+        width: u32,
+        height: u32,
+        encoding: u32,
+        stamp_ns: u64,
+        frame_id: &str,
+        depth_scale: Option<f32>,
+    ) -> PyResult<(Bound<'py, Loan>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        guard("Publisher.loan_image", || {
+            let topic = self.raw.topic();
+            let enc = Encoding::from_raw(encoding).ok_or_else(|| {
+                PyValueError::new_err(format!("topic '{topic}': unknown encoding code {encoding}"))
+            })?;
+            let header = Header::new(stamp_ns, 0, frame_id)
+                .map_err(|e| PyValueError::new_err(format!("topic '{topic}': frame_id: {e}")))?;
+            let img = ImageHeader::new(header, width, height, enc);
+            if img.step as usize != width as usize * enc.bytes_per_pixel() {
+                return Err(PyValueError::new_err(format!(
+                    "topic '{topic}': a {width}-pixel row of {enc} does not fit 4 GiB"
+                )));
+            }
+            let payload = img.data_len();
+            let loan = match depth_scale {
+                None => self.loan_with(
+                    py,
+                    size_of::<ImageHeader>(),
+                    payload,
+                    bytemuck::bytes_of(&img),
+                )?,
+                Some(depth_scale) => {
+                    if !matches!(enc, Encoding::U16C1 | Encoding::F32C1) {
+                        return Err(PyValueError::new_err(format!(
+                            "topic '{topic}': {}",
+                            nerve::msgs::NotADepthEncoding(enc)
+                        )));
+                    }
+                    let h = DepthImageHeader {
+                        header,
+                        width,
+                        height,
+                        step: img.step,
+                        encoding,
+                        depth_scale,
+                        _pad: 0,
+                    };
+                    self.loan_with(
+                        py,
+                        size_of::<DepthImageHeader>(),
+                        payload,
+                        bytemuck::bytes_of(&h),
+                    )?
+                }
+            };
+            let memory = loan.get().open_memory(py)?;
+            let header = header_view(memory, header_cls)?;
+            let data = image_array(memory, &img)?;
+            Ok((loan, header, data))
+        })
+    }
+
+    #[getter]
+    fn topic(&self) -> PyResult<&str> {
+        guard("Publisher.topic", || Ok(self.raw.topic()))
+    }
+}
+
+impl Publisher {
+    /// `send`: a fixed message's bytes into the ring (or any buffer's, untyped).
+    fn send_message(&self, py: Python<'_>, msg: &Bound<'_, PyAny>) -> PyResult<()> {
         let Some(cls) = &self.cls else {
             // Untyped: the bytes of any buffer (their length is checked against the topic's).
             return with_buffer(msg, |b| self.raw.send_bytes(b))?.map_err(send_err);
@@ -88,82 +195,5 @@ impl Publisher {
         } else {
             self.raw.send_bytes(bytes).map_err(send_err)
         }
-    }
-
-    /// Publishes already-serialized bytes (MessagePack) through a chunk.
-    fn send_serialized(&self, data: &Bound<'_, PyAny>) -> PyResult<()> {
-        with_buffer(data, |bytes| self.raw.send_serialized(bytes))?.map_err(send_err)
-    }
-
-    /// Loans a chunk with `header_bytes` of header (zeroed: a recycled chunk still holds the
-    /// previous message's) and `payload_bytes` of payload (as it was).
-    fn loan(&self, header_bytes: usize, payload_bytes: usize) -> PyResult<Loan> {
-        self.loan_with(header_bytes, payload_bytes, &[])
-    }
-
-    /// Loans a chunk for an image and writes its header, in one call: `(loan, header view,
-    /// pixel array)`. `header_cls` is `ImageHeader`, or `DepthImageHeader` when `depth_scale`
-    /// is given (then the encoding must be `16UC1` or `32FC1`). Rows are packed (`step` =
-    /// width × bytes per pixel).
-    #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (header_cls, width, height, encoding, stamp_ns, frame_id, depth_scale=None))]
-    fn loan_image<'py>(
-        &self,
-        py: Python<'py>,
-        header_cls: &Bound<'py, PyType>,
-        width: u32,
-        height: u32,
-        encoding: u32,
-        stamp_ns: u64,
-        frame_id: &str,
-        depth_scale: Option<f32>,
-    ) -> PyResult<(Bound<'py, Loan>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
-        let topic = self.raw.topic();
-        let enc = Encoding::from_raw(encoding).ok_or_else(|| {
-            PyValueError::new_err(format!("topic '{topic}': unknown encoding code {encoding}"))
-        })?;
-        let header = Header::new(stamp_ns, 0, frame_id)
-            .map_err(|e| PyValueError::new_err(format!("topic '{topic}': frame_id: {e}")))?;
-        let img = ImageHeader::new(header, width, height, enc);
-        if img.step as usize != width as usize * enc.bytes_per_pixel() {
-            return Err(PyValueError::new_err(format!(
-                "topic '{topic}': a {width}-pixel row of {enc} does not fit 4 GiB"
-            )));
-        }
-        let payload = img.data_len();
-        let loan = match depth_scale {
-            None => self.loan_with(size_of::<ImageHeader>(), payload, bytemuck::bytes_of(&img))?,
-            Some(depth_scale) => {
-                if !matches!(enc, Encoding::U16C1 | Encoding::F32C1) {
-                    return Err(PyValueError::new_err(format!(
-                        "topic '{topic}': {}",
-                        nerve::msgs::NotADepthEncoding(enc)
-                    )));
-                }
-                let h = DepthImageHeader {
-                    header,
-                    width,
-                    height,
-                    step: img.step,
-                    encoding,
-                    depth_scale,
-                    _pad: 0,
-                };
-                self.loan_with(
-                    size_of::<DepthImageHeader>(),
-                    payload,
-                    bytemuck::bytes_of(&h),
-                )?
-            }
-        };
-        let loan = Bound::new(py, loan)?;
-        let header = header_view(&loan, header_cls)?;
-        let data = image_array(&loan, &img)?;
-        Ok((loan, header, data))
-    }
-
-    #[getter]
-    fn topic(&self) -> &str {
-        self.raw.topic()
     }
 }

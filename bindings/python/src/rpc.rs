@@ -4,7 +4,6 @@
 
 use std::cell::Cell;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use nerve::rpc::{
     CallError, Failure, ParamDescriptor, ParamError, ParamInfo, ParamRange, ParamServer,
@@ -15,7 +14,8 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-use crate::errors::NerveError;
+use crate::args::{self, Seconds};
+use crate::errors::{guard, NerveError};
 
 mod exc {
     use pyo3::create_exception;
@@ -95,18 +95,17 @@ fn param_err(e: ParamError) -> PyErr {
     }
 }
 
-fn config(name: &str, domain: Option<u32>) -> ServiceConfig {
+/// The configuration of service `name` in `domain` (the argument, checked).
+fn config(name: &str, domain: Option<&Bound<'_, PyAny>>) -> PyResult<ServiceConfig> {
     let mut c = nerve::rpc::Service::<(), ()>::builder(name);
-    if let Some(d) = domain {
+    if let Some(d) = args::domain(domain)? {
         c = c.domain(d);
     }
-    c.build().config().clone()
+    Ok(c.build().config().clone())
 }
 
-pub(crate) fn timeout(seconds: f64) -> PyResult<Duration> {
-    Duration::try_from_secs_f64(seconds)
-        .map_err(|_| PyValueError::new_err(format!("bad timeout {seconds}: use seconds >= 0")))
-}
+/// Most handler threads one server runs.
+const MAX_WORKERS: usize = 1024;
 
 /// Untyped service client: MessagePack bytes in, bytes out.
 #[pyclass(module = "nerve._nerve", frozen)]
@@ -118,24 +117,32 @@ pub struct RawServiceClient {
 impl RawServiceClient {
     #[new]
     #[pyo3(signature = (name, *, domain=None))]
-    fn new(py: Python<'_>, name: &str, domain: Option<u32>) -> PyResult<Self> {
-        let c = config(name, domain);
-        let raw = py.detach(|| RawClient::open(c)).map_err(call_err)?;
-        Ok(RawServiceClient { raw })
+    fn new(py: Python<'_>, name: &str, domain: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        guard("RawServiceClient.__new__", || {
+            let c = config(name, domain)?;
+            let raw = py.detach(|| RawClient::open(c)).map_err(call_err)?;
+            Ok(RawServiceClient { raw })
+        })
     }
 
     #[getter]
-    fn service(&self) -> String {
-        self.raw.service().to_owned()
+    fn service(&self) -> PyResult<String> {
+        guard("RawServiceClient.service", || {
+            Ok(self.raw.service().to_owned())
+        })
     }
 
-    fn server_available(&self) -> bool {
-        self.raw.server_available()
+    fn server_available(&self) -> PyResult<bool> {
+        guard("RawServiceClient.server_available", || {
+            Ok(self.raw.server_available())
+        })
     }
 
-    fn wait_for_server(&self, py: Python<'_>, timeout: f64) -> PyResult<bool> {
-        let t = self::timeout(timeout)?;
-        Ok(py.detach(|| self.raw.wait_for_server(t)))
+    fn wait_for_server(&self, py: Python<'_>, timeout: Seconds<'_>) -> PyResult<bool> {
+        guard("RawServiceClient.wait_for_server", || {
+            let t = timeout.duration("timeout")?;
+            Ok(py.detach(|| self.raw.wait_for_server(t)))
+        })
     }
 
     /// Sends `request` (bytes-like) and waits for the response bytes, without the GIL.
@@ -143,14 +150,16 @@ impl RawServiceClient {
         &self,
         py: Python<'py>,
         request: &Bound<'py, PyAny>,
-        timeout: f64,
+        timeout: Seconds<'_>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let t = self::timeout(timeout)?;
-        let req: Vec<u8> = crate::buffer::with_buffer(request, |b| b.to_vec())?;
-        let resp = py
-            .detach(|| self.raw.call_bytes(&req, t))
-            .map_err(call_err)?;
-        Ok(PyBytes::new(py, &resp))
+        guard("RawServiceClient.call", || {
+            let t = timeout.duration("timeout")?;
+            let req: Vec<u8> = crate::buffer::with_buffer(request, |b| b.to_vec())?;
+            let resp = py
+                .detach(|| self.raw.call_bytes(&req, t))
+                .map_err(call_err)?;
+            Ok(PyBytes::new(py, &resp))
+        })
     }
 }
 
@@ -206,54 +215,66 @@ impl RawServiceServer {
         name: &str,
         handler: Py<PyAny>,
         workers: usize,
-        domain: Option<u32>,
+        domain: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let c = config(name, domain);
-        let raw = move |data: &[u8]| -> Result<Vec<u8>, Failure> {
-            attach_server_thread(|py| {
-                let out = handler
-                    .call1(py, (PyBytes::new(py, data),))
-                    .map_err(|e| Failure::Handler(exc_text(py, &e)))?;
-                let out = out.bind(py);
-                crate::buffer::with_buffer(out, |b| b.to_vec()).map_err(|e| {
-                    Failure::Handler(format!(
-                        "the handler must return bytes: {}",
-                        exc_text(py, &e)
-                    ))
+        guard("RawServiceServer.__new__", || {
+            if !(1..=MAX_WORKERS).contains(&workers) {
+                return Err(PyValueError::new_err(format!(
+                    "service '{name}': workers must be from 1 to {MAX_WORKERS}, got {workers}"
+                )));
+            }
+            let c = config(name, domain)?;
+            let raw = move |data: &[u8]| -> Result<Vec<u8>, Failure> {
+                attach_server_thread(|py| {
+                    let out = handler
+                        .call1(py, (PyBytes::new(py, data),))
+                        .map_err(|e| Failure::Handler(exc_text(py, &e)))?;
+                    let out = out.bind(py);
+                    crate::buffer::with_buffer(out, |b| b.to_vec()).map_err(|e| {
+                        Failure::Handler(format!(
+                            "the handler must return bytes: {}",
+                            exc_text(py, &e)
+                        ))
+                    })
                 })
+            };
+            let server = py
+                .detach(|| nerve::rpc::Server::start(c, workers, Arc::new(raw)))
+                .map_err(serve_err)?;
+            Ok(RawServiceServer {
+                server: Mutex::new(Some(server)),
+                name: name.to_owned(),
             })
-        };
-        let server = py
-            .detach(|| nerve::rpc::Server::start(c, workers.max(1), Arc::new(raw)))
-            .map_err(serve_err)?;
-        Ok(RawServiceServer {
-            server: Mutex::new(Some(server)),
-            name: name.to_owned(),
         })
     }
 
     #[getter]
-    fn service(&self) -> String {
-        self.name.clone()
+    fn service(&self) -> PyResult<String> {
+        guard("RawServiceServer.service", || Ok(self.name.clone()))
     }
 
     /// Requests handled so far (and failed, expired, undelivered) as a dict.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        if let Some(s) = lock(&self.server).as_ref() {
-            let st = s.stats();
-            d.set_item("handled", st.handled)?;
-            d.set_item("failed", st.failed)?;
-            d.set_item("expired", st.expired)?;
-            d.set_item("undelivered", st.undelivered)?;
-        }
-        Ok(d)
+        guard("RawServiceServer.stats", || {
+            let d = PyDict::new(py);
+            if let Some(s) = lock(&self.server).as_ref() {
+                let st = s.stats();
+                d.set_item("handled", st.handled)?;
+                d.set_item("failed", st.failed)?;
+                d.set_item("expired", st.expired)?;
+                d.set_item("undelivered", st.undelivered)?;
+            }
+            Ok(d)
+        })
     }
 
     /// Stops serving (waits for the handler threads, without the GIL).
-    fn close(&self, py: Python<'_>) {
-        let s = lock(&self.server).take();
-        py.detach(move || drop(s));
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        guard("RawServiceServer.close", || {
+            let s = lock(&self.server).take();
+            py.detach(move || drop(s));
+            Ok(())
+        })
     }
 }
 
@@ -375,20 +396,22 @@ pub struct Parameters {
 impl Parameters {
     #[new]
     #[pyo3(signature = (node, *, domain=None))]
-    fn new(node: &str, domain: Option<u32>) -> Self {
-        let params = match domain {
-            Some(d) => nerve::rpc::Parameters::with_domain(node, d),
-            None => nerve::rpc::Parameters::new(node),
-        };
-        Parameters {
-            params,
-            server: Mutex::new(None),
-        }
+    fn new(node: &str, domain: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        guard("Parameters.__new__", || {
+            let params = match args::domain(domain)? {
+                Some(d) => nerve::rpc::Parameters::with_domain(node, d),
+                None => nerve::rpc::Parameters::new(node),
+            };
+            Ok(Parameters {
+                params,
+                server: Mutex::new(None),
+            })
+        })
     }
 
     #[getter]
-    fn node(&self) -> String {
-        self.params.node().to_owned()
+    fn node(&self) -> PyResult<String> {
+        guard("Parameters.node", || Ok(self.params.node().to_owned()))
     }
 
     /// Declares a parameter; returns its value (a loaded one if any, else the default).
@@ -404,103 +427,125 @@ impl Parameters {
         description: &str,
         read_only: bool,
     ) -> PyResult<Py<PyAny>> {
-        let default = value_of(default)?;
-        let mut d = ParamDescriptor::new(name, default.clone());
-        if min.is_some() || max.is_some() {
-            let ints = matches!(default, ParamValue::Int(_) | ParamValue::IntArray(_))
-                && min.is_none_or(|m| m.is_instance_of::<PyInt>())
-                && max.is_none_or(|m| m.is_instance_of::<PyInt>());
-            if ints {
-                let lo = min.map(|m| m.extract()).transpose()?.unwrap_or(i64::MIN);
-                let hi = max.map(|m| m.extract()).transpose()?.unwrap_or(i64::MAX);
-                d = d.int_range(lo, hi);
-            } else {
-                let lo = min.map(|m| m.extract()).transpose()?;
-                let hi = max.map(|m| m.extract()).transpose()?;
-                d = d.float_range(lo.unwrap_or(f64::NEG_INFINITY), hi.unwrap_or(f64::INFINITY));
+        guard("Parameters.declare", || {
+            let default = value_of(default)?;
+            let mut d = ParamDescriptor::new(name, default.clone());
+            if min.is_some() || max.is_some() {
+                let ints = matches!(default, ParamValue::Int(_) | ParamValue::IntArray(_))
+                    && min.is_none_or(|m| m.is_instance_of::<PyInt>())
+                    && max.is_none_or(|m| m.is_instance_of::<PyInt>());
+                if ints {
+                    let lo = min.map(|m| m.extract()).transpose()?.unwrap_or(i64::MIN);
+                    let hi = max.map(|m| m.extract()).transpose()?.unwrap_or(i64::MAX);
+                    d = d.int_range(lo, hi);
+                } else {
+                    let lo = min.map(|m| m.extract()).transpose()?;
+                    let hi = max.map(|m| m.extract()).transpose()?;
+                    d = d.float_range(lo.unwrap_or(f64::NEG_INFINITY), hi.unwrap_or(f64::INFINITY));
+                }
             }
-        }
-        d = d.description(description);
-        if read_only {
-            d = d.read_only();
-        }
-        let v = py.detach(|| self.params.declare(d)).map_err(param_err)?;
-        value_py(py, &v)
+            d = d.description(description);
+            if read_only {
+                d = d.read_only();
+            }
+            let v = py.detach(|| self.params.declare(d)).map_err(param_err)?;
+            value_py(py, &v)
+        })
     }
 
     /// The value of a parameter, or `None` when undeclared.
     fn get(&self, py: Python<'_>, name: &str) -> PyResult<Option<Py<PyAny>>> {
-        py.detach(|| self.params.get(name))
-            .map(|v| value_py(py, &v))
-            .transpose()
+        guard("Parameters.get", || {
+            py.detach(|| self.params.get(name))
+                .map(|v| value_py(py, &v))
+                .transpose()
+        })
     }
 
     /// Sets a parameter (validated; change callbacks may reject it): raises `ParamError`.
     fn set(&self, py: Python<'_>, name: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let v = value_of(value)?;
-        py.detach(|| self.params.set(name, v)).map_err(param_err)
+        guard("Parameters.set", || {
+            let v = value_of(value)?;
+            py.detach(|| self.params.set(name, v)).map_err(param_err)
+        })
     }
 
     /// Every parameter as a dict (name, value, default, type, description, read_only, min, max).
     fn list<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
-        let l = py.detach(|| self.params.list());
-        l.iter().map(|i| info_py(py, i)).collect()
+        guard("Parameters.list", || {
+            let l = py.detach(|| self.params.list());
+            l.iter().map(|i| info_py(py, i)).collect()
+        })
     }
 
     /// `callback(name, value)` runs before every change; returning a string or raising rejects
     /// the value with that reason. It runs while the parameters are locked: it must not call
     /// `get`/`set`/`list` of this object (that deadlocks); it receives the new value instead.
-    fn on_change(&self, callback: Py<PyAny>) {
-        self.params.on_change(move |name, value| {
-            Python::attach(|py| {
-                let v = value_py(py, value).map_err(|e| exc_text(py, &e))?;
-                let r = callback
-                    .call1(py, (name, v))
-                    .map_err(|e| exc_text(py, &e))?;
-                let r = r.bind(py);
-                if r.is_none() || r.extract::<bool>().ok() == Some(true) {
-                    Ok(())
-                } else if let Ok(s) = r.extract::<String>() {
-                    Err(s)
-                } else {
-                    Err(format!(
-                        "rejected by the callback ({})",
-                        r.repr().map(|s| s.to_string()).unwrap_or_default()
-                    ))
-                }
-            })
-        });
+    fn on_change(&self, callback: Py<PyAny>) -> PyResult<()> {
+        guard("Parameters.on_change", || {
+            self.params.on_change(move |name, value| {
+                Python::attach(|py| {
+                    let v = value_py(py, value).map_err(|e| exc_text(py, &e))?;
+                    let r = callback
+                        .call1(py, (name, v))
+                        .map_err(|e| exc_text(py, &e))?;
+                    let r = r.bind(py);
+                    if r.is_none() || r.extract::<bool>().ok() == Some(true) {
+                        Ok(())
+                    } else if let Ok(s) = r.extract::<String>() {
+                        Err(s)
+                    } else {
+                        Err(format!(
+                            "rejected by the callback ({})",
+                            r.repr().map(|s| s.to_string()).unwrap_or_default()
+                        ))
+                    }
+                })
+            });
+            Ok(())
+        })
     }
 
     /// Serves get/set/list to other processes (`ParamClient`) until `close()`.
     fn serve(&self, py: Python<'_>) -> PyResult<()> {
-        let s = py.detach(|| self.params.serve()).map_err(serve_err)?;
-        *lock(&self.server) = Some(s);
-        Ok(())
+        guard("Parameters.serve", || {
+            let s = py.detach(|| self.params.serve()).map_err(serve_err)?;
+            *lock(&self.server) = Some(s);
+            Ok(())
+        })
     }
 
     /// Stops serving.
-    fn close(&self, py: Python<'_>) {
-        let s = lock(&self.server).take();
-        py.detach(move || drop(s));
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        guard("Parameters.close", || {
+            let s = lock(&self.server).take();
+            py.detach(move || drop(s));
+            Ok(())
+        })
     }
 
     /// Loads `node: {param: value}` (or `ros__parameters`) YAML from a file; returns how many
     /// values applied to this node.
     fn load_yaml(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<usize> {
-        py.detach(|| self.params.load_yaml_file(path))
-            .map_err(param_err)
+        guard("Parameters.load_yaml", || {
+            py.detach(|| self.params.load_yaml_file(path))
+                .map_err(param_err)
+        })
     }
 
     /// Like `load_yaml`, from a string.
     fn load_yaml_str(&self, py: Python<'_>, text: &str) -> PyResult<usize> {
-        py.detach(|| self.params.load_yaml_str(text))
-            .map_err(param_err)
+        guard("Parameters.load_yaml_str", || {
+            py.detach(|| self.params.load_yaml_str(text))
+                .map_err(param_err)
+        })
     }
 
     /// The parameters as YAML (`node: {name: value}`).
-    fn dump_yaml(&self, py: Python<'_>) -> String {
-        py.detach(|| self.params.dump_yaml())
+    fn dump_yaml(&self, py: Python<'_>) -> PyResult<String> {
+        guard("Parameters.dump_yaml", || {
+            Ok(py.detach(|| self.params.dump_yaml()))
+        })
     }
 }
 
@@ -514,41 +559,54 @@ pub struct ParamClient {
 impl ParamClient {
     #[new]
     #[pyo3(signature = (node, *, domain=None))]
-    fn new(py: Python<'_>, node: &str, domain: Option<u32>) -> PyResult<Self> {
-        let client = py
-            .detach(|| match domain {
-                Some(d) => nerve::rpc::ParamClient::with_domain(node, d),
-                None => nerve::rpc::ParamClient::new(node),
-            })
-            .map_err(param_err)?;
-        Ok(ParamClient { client })
+    fn new(py: Python<'_>, node: &str, domain: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        guard("ParamClient.__new__", || {
+            let domain = args::domain(domain)?;
+            let client = py
+                .detach(|| match domain {
+                    Some(d) => nerve::rpc::ParamClient::with_domain(node, d),
+                    None => nerve::rpc::ParamClient::new(node),
+                })
+                .map_err(param_err)?;
+            Ok(ParamClient { client })
+        })
     }
 
-    #[pyo3(signature = (name, *, timeout=1.0))]
-    fn get(&self, py: Python<'_>, name: &str, timeout: f64) -> PyResult<Py<PyAny>> {
-        let t = self::timeout(timeout)?;
-        let v = py.detach(|| self.client.get(name, t)).map_err(param_err)?;
-        value_py(py, &v)
+    #[pyo3(signature = (name, *, timeout=Seconds::Default(1.0)), text_signature = "($self, name, *, timeout=1.0)")]
+    fn get(&self, py: Python<'_>, name: &str, timeout: Seconds<'_>) -> PyResult<Py<PyAny>> {
+        guard("ParamClient.get", || {
+            let t = timeout.duration("timeout")?;
+            let v = py.detach(|| self.client.get(name, t)).map_err(param_err)?;
+            value_py(py, &v)
+        })
     }
 
-    #[pyo3(signature = (name, value, *, timeout=1.0))]
+    #[pyo3(signature = (name, value, *, timeout=Seconds::Default(1.0)), text_signature = "($self, name, value, *, timeout=1.0)")]
     fn set(
         &self,
         py: Python<'_>,
         name: &str,
         value: &Bound<'_, PyAny>,
-        timeout: f64,
+        timeout: Seconds<'_>,
     ) -> PyResult<()> {
-        let t = self::timeout(timeout)?;
-        let v = value_of(value)?;
-        py.detach(|| self.client.set(name, v, t)).map_err(param_err)
+        guard("ParamClient.set", || {
+            let t = timeout.duration("timeout")?;
+            let v = value_of(value)?;
+            py.detach(|| self.client.set(name, v, t)).map_err(param_err)
+        })
     }
 
-    #[pyo3(signature = (*, timeout=1.0))]
-    fn list<'py>(&self, py: Python<'py>, timeout: f64) -> PyResult<Vec<Bound<'py, PyDict>>> {
-        let t = self::timeout(timeout)?;
-        let l = py.detach(|| self.client.list(t)).map_err(param_err)?;
-        l.iter().map(|i| info_py(py, i)).collect()
+    #[pyo3(signature = (*, timeout=Seconds::Default(1.0)), text_signature = "($self, *, timeout=1.0)")]
+    fn list<'py>(
+        &self,
+        py: Python<'py>,
+        timeout: Seconds<'_>,
+    ) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        guard("ParamClient.list", || {
+            let t = timeout.duration("timeout")?;
+            let l = py.detach(|| self.client.list(t)).map_err(param_err)?;
+            l.iter().map(|i| info_py(py, i)).collect()
+        })
     }
 }
 

@@ -5,13 +5,14 @@ use std::time::{Duration, Instant};
 
 use nerve::msgs::MessageKind;
 use nerve::raw::{RawMessage, RawSample, RawSubscriber, RawTopic};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyType};
 
+use crate::args::{Seconds, FOREVER};
 use crate::chunk::{header_view, image_in, Sample};
-use crate::errors::{open_err, recv_err};
+use crate::errors::{guard, open_err, recv_err};
 use crate::structs::{self, check_message_class};
 
 /// Serialized payloads up to this size are handed to Python as `bytes` (one small copy, the
@@ -148,34 +149,20 @@ impl Subscriber {
             }
         }))
     }
-}
 
-#[pymethods]
-impl Subscriber {
-    /// The next message if one is there, else None. Never blocks; keeps the GIL (it is
-    /// faster than releasing it).
-    fn try_recv(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
-        let got = own(self.raw.try_recv().map_err(recv_err)?);
-        self.convert(py, got)
-    }
-
-    /// Waits up to `timeout` seconds (None: forever) with the GIL released, checking for
-    /// signals (Ctrl-C) every 50 ms. Returns None on timeout.
-    #[pyo3(signature = (timeout=None))]
-    fn recv(&mut self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<Py<PyAny>>> {
+    /// `recv`'s wait: up to `timeout` (None: forever), the GIL released in slices.
+    fn recv_within(
+        &mut self,
+        py: Python<'_>,
+        timeout: Option<Duration>,
+    ) -> PyResult<Option<Py<PyAny>>> {
         let got = own(self.raw.try_recv().map_err(recv_err)?);
         if got.is_some() {
             return self.convert(py, got);
         }
-        let deadline = match timeout {
-            Some(t) if !(t >= 0.0 && t.is_finite()) => {
-                return Err(PyValueError::new_err(format!(
-                    "timeout must be a finite number of seconds >= 0, got {t}"
-                )))
-            }
-            Some(t) => Some(Instant::now() + Duration::from_secs_f64(t)),
-            None => None,
-        };
+        // `timeout` is below `args::FOREVER`; an `Instant` that far out still counts as
+        // forever rather than overflowing.
+        let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
         loop {
             let slice = match deadline {
                 Some(d) => {
@@ -197,34 +184,59 @@ impl Subscriber {
             py.check_signals()?;
         }
     }
+}
 
-    /// Like `recv`, but a timeout raises `Timeout` naming the topic.
-    fn recv_deadline(&mut self, py: Python<'_>, timeout: f64) -> PyResult<Py<PyAny>> {
-        match self.recv(py, Some(timeout))? {
-            Some(m) => Ok(m),
-            None => Err(recv_err(
-                self.raw.timeout_error(Duration::from_secs_f64(timeout)),
-            )),
-        }
+#[pymethods]
+impl Subscriber {
+    /// The next message if one is there, else None. Never blocks; keeps the GIL (it is
+    /// faster than releasing it).
+    fn try_recv(&mut self, py: Python<'_>) -> PyResult<Option<Py<PyAny>>> {
+        guard("Subscriber.try_recv", || {
+            let got = own(self.raw.try_recv().map_err(recv_err)?);
+            self.convert(py, got)
+        })
     }
 
-    /// (received, lost, dropped).
-    fn stats(&self) -> (u64, u64, u64) {
-        let s = self.raw.stats();
-        (s.received, s.lost, s.dropped)
+    /// Waits up to `timeout` seconds (None or math.inf: forever) with the GIL released,
+    /// checking for signals (Ctrl-C) every 50 ms. Returns None on timeout.
+    #[pyo3(signature = (timeout=Seconds::FOREVER), text_signature = "($self, timeout=None)")]
+    fn recv(&mut self, py: Python<'_>, timeout: Seconds<'_>) -> PyResult<Option<Py<PyAny>>> {
+        guard("Subscriber.recv", || {
+            let timeout = timeout.wait("timeout")?;
+            self.recv_within(py, timeout)
+        })
+    }
+
+    /// Like `recv`, but a timeout raises `Timeout` naming the topic.
+    fn recv_deadline(&mut self, py: Python<'_>, timeout: Seconds<'_>) -> PyResult<Py<PyAny>> {
+        guard("Subscriber.recv_deadline", || {
+            let timeout = timeout.wait("timeout")?;
+            match self.recv_within(py, timeout)? {
+                Some(m) => Ok(m),
+                // Only a finite timeout ends without a message.
+                None => Err(recv_err(self.raw.timeout_error(timeout.unwrap_or(FOREVER)))),
+            }
+        })
+    }
+
+    /// (received, lost, dropped, corrupt).
+    fn stats(&self) -> PyResult<(u64, u64, u64, u64)> {
+        guard("Subscriber.stats", || {
+            let s = self.raw.stats();
+            Ok((s.received, s.lost, s.dropped, s.corrupt))
+        })
     }
 
     /// How long a blocking receive spins before sleeping, seconds.
-    fn set_spin(&mut self, seconds: f64) -> PyResult<()> {
-        if !(seconds >= 0.0 && seconds.is_finite()) {
-            return Err(PyValueError::new_err("spin must be >= 0 seconds"));
-        }
-        self.raw.set_spin(Duration::from_secs_f64(seconds));
-        Ok(())
+    fn set_spin(&mut self, seconds: Seconds<'_>) -> PyResult<()> {
+        guard("Subscriber.set_spin", || {
+            self.raw.set_spin(seconds.duration("seconds")?);
+            Ok(())
+        })
     }
 
     #[getter]
-    fn topic(&self) -> &str {
-        self.raw.topic()
+    fn topic(&self) -> PyResult<&str> {
+        guard("Subscriber.topic", || Ok(self.raw.topic()))
     }
 }

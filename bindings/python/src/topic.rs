@@ -7,9 +7,18 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyType};
 
-use crate::errors::open_err;
+use crate::args::{self, count_opt};
+use crate::errors::{guard, open_err, InvalidConfig};
 use crate::publisher::Publisher;
 use crate::subscriber::Subscriber;
+
+/// The largest `depth` asked for that a ring's `u32` capacity can round up to (the
+/// transport's own limit is lower, and refused by `open()` as `InvalidConfig`).
+const MAX_DEPTH: u64 = 1 << 31;
+
+/// The largest `max_message_bytes` asked for: more than any address space maps (2^47 bytes),
+/// and far from overflowing the transport's size arithmetic.
+const MAX_BYTES: u64 = 1 << 47;
 
 fn reliability(name: &str) -> PyResult<Reliability> {
     Ok(match name {
@@ -48,130 +57,169 @@ pub(crate) struct Topic {
 #[pymethods]
 impl Topic {
     #[new]
-    #[pyo3(signature = (name, stored_type, *, depth=None, reliability=None, domain=None, in_process=false, max_message_bytes=None, chunks=None))]
+    #[pyo3(signature = (name, stored_type, *, depth=None, reliability=None, domain=None, in_process=false, max_message_bytes=None, chunks=None, max_endpoints=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         name: &str,
         stored_type: (String, u32, u32, u32, u32, u64),
-        depth: Option<u32>,
+        depth: Option<&Bound<'_, PyAny>>,
         reliability: Option<&str>,
-        domain: Option<u32>,
+        domain: Option<&Bound<'_, PyAny>>,
         in_process: bool,
-        max_message_bytes: Option<usize>,
-        chunks: Option<u32>,
+        max_message_bytes: Option<&Bound<'_, PyAny>>,
+        chunks: Option<&Bound<'_, PyAny>>,
+        max_endpoints: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let (name_t, kind, size, align, elem_size, layout_hash) = stored_type;
-        let st = raw::StoredType {
-            name: name_t,
-            kind,
-            size,
-            align,
-            elem_size,
-            layout_hash,
-        };
-        let mut b = RawTopic::builder(name, st);
-        if let Some(d) = depth {
-            b = b.depth(d);
-        }
-        if let Some(r) = reliability {
-            b = b.reliability(self::reliability(r)?);
-        }
-        if let Some(d) = domain {
-            b = b.domain(d);
-        }
-        if in_process {
-            b = b.in_process();
-        }
-        if let Some(m) = max_message_bytes {
-            b = b.max_message_bytes(m);
-        }
-        if let Some(c) = chunks {
-            b = b.chunks(c);
-        }
-        let raw = py.detach(|| b.open()).map_err(open_err)?;
-        Ok(Topic { raw })
+        guard("Topic.__new__", || {
+            // Out-of-range values are the topic's `InvalidConfig` (also a `ValueError`),
+            // naming the argument; values the transport's limits refuse come back from
+            // `open()` as `InvalidConfig` too.
+            let config = |arg: &str, v: Option<&Bound<'_, PyAny>>, lo: u64, hi: u64| {
+                count_opt(arg, v, lo, hi).map_err(|e| {
+                    if e.is_instance_of::<PyValueError>(py) {
+                        InvalidConfig::new_err(format!("topic '{name}': {}", e.value(py)))
+                    } else {
+                        e
+                    }
+                })
+            };
+            let depth = config("depth", depth, 1, MAX_DEPTH)?;
+            let domain = config("domain", domain, 0, u64::from(u32::MAX))?;
+            let max_message_bytes = config("max_message_bytes", max_message_bytes, 0, MAX_BYTES)?;
+            let chunks = config("chunks", chunks, 1, u64::from(u32::MAX))?;
+            let max_endpoints = config("max_endpoints", max_endpoints, 1, u64::from(u32::MAX))?;
+            let (name_t, kind, size, align, elem_size, layout_hash) = stored_type;
+            let st = raw::StoredType {
+                name: name_t,
+                kind,
+                size,
+                align,
+                elem_size,
+                layout_hash,
+            };
+            // Each value fits its builder's type (checked above).
+            let mut b = RawTopic::builder(name, st);
+            if let Some(d) = depth {
+                b = b.depth(d as u32);
+            }
+            if let Some(r) = reliability {
+                b = b.reliability(self::reliability(r)?);
+            }
+            if let Some(d) = domain {
+                b = b.domain(d as u32);
+            }
+            if in_process {
+                b = b.in_process();
+            }
+            if let Some(m) = max_message_bytes {
+                b = b.max_message_bytes(m as usize);
+            }
+            if let Some(c) = chunks {
+                b = b.chunks(c as u32);
+            }
+            if let Some(n) = max_endpoints {
+                b = b.max_endpoints(n as u32);
+            }
+            let raw = py.detach(|| b.open()).map_err(open_err)?;
+            Ok(Topic { raw })
+        })
     }
 
     #[getter]
-    fn name(&self) -> &str {
-        self.raw.name()
+    fn name(&self) -> PyResult<&str> {
+        guard("Topic.name", || Ok(self.raw.name()))
     }
     #[getter]
-    fn type_name(&self) -> &str {
-        &self.raw.stored_type().name
+    fn type_name(&self) -> PyResult<&str> {
+        guard("Topic.type_name", || {
+            Ok(self.raw.stored_type().name.as_str())
+        })
     }
     #[getter]
-    fn kind(&self) -> u32 {
-        self.raw.kind() as u32
+    fn kind(&self) -> PyResult<u32> {
+        guard("Topic.kind", || Ok(self.raw.kind() as u32))
     }
     #[getter]
-    fn depth(&self) -> u64 {
-        self.raw.depth()
+    fn depth(&self) -> PyResult<u64> {
+        guard("Topic.depth", || Ok(self.raw.depth()))
     }
     #[getter]
-    fn reliability(&self) -> &'static str {
-        reliability_name(self.raw.reliability())
+    fn reliability(&self) -> PyResult<&'static str> {
+        guard("Topic.reliability", || {
+            Ok(reliability_name(self.raw.reliability()))
+        })
     }
     #[getter]
-    fn path(&self) -> String {
-        path_str(self.raw.path())
+    fn path(&self) -> PyResult<String> {
+        guard("Topic.path", || Ok(path_str(self.raw.path())))
     }
     #[getter]
-    fn max_payload_bytes(&self) -> usize {
-        self.raw.max_payload_bytes()
+    fn max_payload_bytes(&self) -> PyResult<usize> {
+        guard("Topic.max_payload_bytes", || {
+            Ok(self.raw.max_payload_bytes())
+        })
     }
 
     /// A publisher. `cls`: the message class of a fixed topic (`send` takes its instances);
     /// none: `send` takes the bytes of any buffer.
     #[pyo3(signature = (cls=None))]
     fn publisher(&self, py: Python<'_>, cls: Option<Py<PyType>>) -> PyResult<Publisher> {
-        Publisher::new(py, &self.raw, cls)
+        guard("Topic.publisher", || Publisher::new(py, &self.raw, cls))
     }
 
     /// A subscriber. `cls`: the message class of a fixed topic (received as its instances).
     /// `chunk`: the class of a chunked topic's messages, made from each received `Sample` by
     /// `chunk._from_sample(sample)`, or, given `image_header` (its header class), here as
     /// `chunk(header view, pixel array, sample)`. Neither: bytes or a `Sample`.
-    #[pyo3(signature = (cls=None, history=0, chunk=None, image_header=None))]
+    #[pyo3(signature = (cls=None, history=None, chunk=None, image_header=None))]
     fn subscriber(
         &self,
         py: Python<'_>,
         cls: Option<Py<PyType>>,
-        history: u64,
+        history: Option<&Bound<'_, PyAny>>,
         chunk: Option<Bound<'_, PyType>>,
         image_header: Option<Py<PyType>>,
     ) -> PyResult<Subscriber> {
-        Subscriber::new(py, &self.raw, history, cls, chunk, image_header)
+        guard("Topic.subscriber", || {
+            // More history than the ring holds is the whole ring.
+            let history = count_opt("history", history, 0, u64::MAX)?.unwrap_or(0);
+            Subscriber::new(py, &self.raw, history, cls, chunk, image_header)
+        })
     }
 }
 
 /// Topics of `domain` (default `$NERVE_DOMAIN` or 0) as dicts.
 #[pyfunction]
 #[pyo3(signature = (domain=None))]
-pub(crate) fn topics(py: Python<'_>, domain: Option<u32>) -> PyResult<Vec<Bound<'_, PyDict>>> {
-    let domain = domain.unwrap_or_else(nerve::default_domain);
-    let list = py.detach(|| nerve::registry::list(domain));
-    list.into_iter()
-        .map(|t| {
-            let d = PyDict::new(py);
-            d.set_item("name", &t.name)?;
-            d.set_item("type_name", &t.type_name)?;
-            d.set_item("path", path_str(&t.path))?;
-            d.set_item("reliability", reliability_name(t.reliability))?;
-            d.set_item("depth", t.depth)?;
-            d.set_item("published", t.published)?;
-            d.set_item("publishers", t.publishers())?;
-            d.set_item("subscribers", t.subscribers())?;
-            d.set_item("pids", t.pids())?;
-            d.set_item("error", t.error)?;
-            Ok(d)
-        })
-        .collect()
+pub(crate) fn topics<'py>(
+    py: Python<'py>,
+    domain: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    guard("topics", || {
+        let domain = args::domain(domain)?.unwrap_or_else(nerve::default_domain);
+        let list = py.detach(|| nerve::registry::list(domain));
+        list.into_iter()
+            .map(|t| {
+                let d = PyDict::new(py);
+                d.set_item("name", &t.name)?;
+                d.set_item("type_name", &t.type_name)?;
+                d.set_item("path", path_str(&t.path))?;
+                d.set_item("reliability", reliability_name(t.reliability))?;
+                d.set_item("depth", t.depth)?;
+                d.set_item("published", t.published)?;
+                d.set_item("publishers", t.publishers())?;
+                d.set_item("subscribers", t.subscribers())?;
+                d.set_item("pids", t.pids())?;
+                d.set_item("error", t.error)?;
+                Ok(d)
+            })
+            .collect()
+    })
 }
 
 /// The domain from `$NERVE_DOMAIN`, or 0.
 #[pyfunction]
-pub(crate) fn default_domain() -> u32 {
-    nerve::default_domain()
+pub(crate) fn default_domain() -> PyResult<u32> {
+    guard("default_domain", || Ok(nerve::default_domain()))
 }

@@ -5,13 +5,20 @@ import pytest
 
 
 def test_exception_hierarchy_mirrors_rust():
-    for cls in (nerve.InvalidName, nerve.TypeMismatch, nerve.QosMismatch, nerve.Corrupt,
-                nerve.TooManyEndpoints, nerve.InvalidConfig, nerve.Io):
+    for cls in (nerve.InvalidName, nerve.TypeMismatch, nerve.QosMismatch, nerve.OpenCorrupt,
+                nerve.TooManyEndpoints, nerve.InvalidConfig, nerve.Io, nerve.NoSpace, nerve.Busy):
         assert issubclass(cls, nerve.OpenError) and issubclass(cls, nerve.NerveError)
     for cls in (nerve.Full, nerve.TooLarge, nerve.PoolExhausted, nerve.Encode):
         assert issubclass(cls, nerve.SendError)
     for cls in (nerve.Timeout, nerve.Decode):
         assert issubclass(cls, nerve.RecvError)
+    # Rust's three `Corrupt` variants: each its operation's error, all caught as nerve.Corrupt
+    # (which is no OpenError itself: a damaged ring found by recv is not an open failure).
+    for cls, op in ((nerve.OpenCorrupt, nerve.OpenError), (nerve.SendCorrupt, nerve.SendError),
+                    (nerve.RecvCorrupt, nerve.RecvError)):
+        assert issubclass(cls, nerve.Corrupt) and issubclass(cls, op)
+    assert not issubclass(nerve.Corrupt, nerve.OpenError)
+    assert issubclass(nerve.InvalidConfig, ValueError)
     assert nerve.TypeMismatch.__name__ == "TypeMismatch"
 
 

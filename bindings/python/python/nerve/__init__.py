@@ -11,6 +11,8 @@
 from __future__ import annotations
 
 import asyncio
+import math
+import operator
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, NamedTuple
@@ -19,20 +21,26 @@ import numpy as np
 
 from . import _nerve, codec
 from ._nerve import (
+    Busy,
     Corrupt,
     Decode,
     Encode,
     Full,
+    InternalError,
     InvalidConfig,
     InvalidName,
     Io,
-    NoSpace,
-    Busy,
     NerveError,
+    NoSpace,
+    OpenNoSpace,
+    SendNoSpace,
+    OpenCorrupt,
     OpenError,
     PoolExhausted,
     QosMismatch,
+    RecvCorrupt,
     RecvError,
+    SendCorrupt,
     SendError,
     Timeout,
     TooLarge,
@@ -101,12 +109,13 @@ __all__ = [
     "AlreadyServed", "BadRequest", "CallError", "CallTimeout", "HandlerError", "NoServer",
     "ParamClient", "ParamError", "Parameters", "ServeError", "ServerDied", "Service",
     "ServiceClient", "ServiceServer",
-    "BatteryState", "CameraInfo", "Clock", "CmdVel", "Corrupt", "Decode", "DepthImage",
+    "BatteryState", "Busy", "CameraInfo", "Clock", "CmdVel", "Corrupt", "Decode", "DepthImage",
     "DepthImageHeader", "Encode", "Full", "Header", "Heartbeat", "Image", "ImageHeader", "Imu",
-    "Busy", "InvalidConfig", "InvalidName", "Io", "NoSpace", "JointSample", "JointState", "JointStateHeader",
-    "LaserScan", "LaserScanHeader", "Loan", "Msgpack", "NerveError", "Odometry", "OpenError",
-    "PointCloud", "PointCloudHeader", "PointXYZ", "PointXYZI", "PointXYZRGB", "PoolExhausted",
-    "Pose", "Pose2D", "Publisher", "QosMismatch", "Quaternion", "RecvError", "SendError",
+    "InternalError", "InvalidConfig", "InvalidName", "Io", "JointSample", "JointState",
+    "JointStateHeader", "LaserScan", "LaserScanHeader", "Loan", "Msgpack", "NerveError",
+    "NoSpace", "Odometry", "OpenCorrupt", "OpenNoSpace", "SendNoSpace", "OpenError", "PointCloud", "PointCloudHeader",
+    "PointXYZ", "PointXYZI", "PointXYZRGB", "PoolExhausted", "Pose", "Pose2D", "Publisher",
+    "QosMismatch", "Quaternion", "RecvCorrupt", "RecvError", "SendCorrupt", "SendError",
     "SpinStats", "Struct", "Subscriber", "SubscriberStats", "Time", "Timeout", "TooLarge",
     "TooManyEndpoints", "Topic", "Transform", "TransformStamped", "Twist", "TypeMismatch",
     "Vector3", "codec", "default_domain", "sizeof", "spin", "topics",
@@ -129,6 +138,17 @@ def _array(owner: Any, offset: int, shape: tuple[int, ...], dtype: Any,
 
 
 _ITEMSIZES: dict[Any, int] = {}
+
+
+def _count(name: str, n: Any) -> int:
+    """``n`` as a count of elements: an int >= 0, else TypeError/ValueError naming it."""
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise TypeError(f"{name} must be an int, got {type(n).__name__}") from None
+    if n < 0:
+        raise ValueError(f"{name} must be an integer >= 0, got {n}")
+    return n
 
 
 def _itemsize(dtype: Any) -> int:
@@ -296,11 +316,13 @@ _FIXED, _CHUNK, _SERIALIZED = 1, 2, 3
 
 
 class SubscriberStats(NamedTuple):
-    """Counters of one subscriber."""
+    """Counters of one subscriber: messages received; lost (overwritten before they were
+    read); dropped; corrupt (slots with damaged content, skipped)."""
 
     received: int
     lost: int
     dropped: int
+    corrupt: int = 0
 
 
 def _resolve(type_: Any) -> tuple[tuple[str, int, int, int, int, int], int, Any]:
@@ -327,14 +349,16 @@ class Topic:
     def __init__(self, name: str, type: Any, *, depth: int | None = None,
                  reliable: bool = False, latest_only: bool = False,
                  domain: int | None = None, in_process: bool = False,
-                 max_message_bytes: int | None = None, chunks: int | None = None) -> None:
+                 max_message_bytes: int | None = None, chunks: int | None = None,
+                 max_endpoints: int | None = None) -> None:
         stored, self._kind, self._cls = _resolve(type)
         if reliable and latest_only:
             raise ValueError("a topic is reliable or latest_only, not both")
         rel = "reliable" if reliable else "latest_only" if latest_only else None
+        # Sizes out of range raise InvalidConfig (a ValueError too) naming the argument.
         self._raw = _nerve.Topic(name, stored, depth=depth, reliability=rel, domain=domain,
                                  in_process=in_process, max_message_bytes=max_message_bytes,
-                                 chunks=chunks)
+                                 chunks=chunks, max_endpoints=max_endpoints)
         self.type = type
 
     @property
@@ -367,7 +391,11 @@ class Topic:
 
 class Loan:
     """A chunk of shared memory being filled: write ``header`` fields and ``data`` in place,
-    then ``send()`` (no copy). The arrays must not be written after ``send()``."""
+    then ``send()`` (no copy). Used once: ``send()`` or ``discard()`` makes ``data`` (and every
+    array nerve made of the loan) read-only and freezes ``header``. A view you made yourself
+    (``v = loan.data[10:20]``) and kept alive across ``send()`` cannot be made read-only: nerve
+    then sends a copy (with a ``RuntimeWarning``) so that writing through it changes nothing
+    anyone receives; drop such views before ``send()`` to stay zero-copy."""
 
     __slots__ = ("_raw", "header", "data", "_cls")
 
@@ -378,11 +406,11 @@ class Loan:
         self.data = data
 
     def send(self) -> None:
-        """Publishes the chunk: O(1) in its size."""
-        self._raw.send(self.data)  # and makes `data` read-only
+        """Publishes the chunk: O(1) in its size. Once only."""
+        self._raw.send()
 
     def discard(self) -> None:
-        """Returns the chunk unsent."""
+        """Returns the chunk unsent (to the pool once no view of it is left)."""
         self._raw.discard()
 
     def __enter__(self) -> Loan:
@@ -427,9 +455,19 @@ class Publisher:
             np.copyto(loan.data, data.reshape(loan.data.shape), casting="no")
             loan.send()
 
+    def _check_chunked(self) -> None:
+        """Loans are for chunked messages: a clear TypeError on any other topic."""
+        if self._kind == _FIXED:
+            raise TypeError(
+                f"topic '{self.topic}' carries {self._cls.__name__}, a fixed-size message: "
+                "publish it with send(); loan() is for chunked messages (Image, PointCloud, ...)")
+        if self._kind == _SERIALIZED:
+            raise TypeError(
+                f"topic '{self.topic}' carries MessagePack values: publish them with send(); "
+                "loan() is for chunked messages (Image, PointCloud, ...)")
+
     def _loan_bytes(self, n_bytes: int, header: Any | None = None) -> Loan:
-        if self._kind != _CHUNK:
-            raise TypeError(f"topic '{self.topic}' does not carry chunked messages")
+        self._check_chunked()
         cls = self._cls
         raw = self._raw.loan(cls._header_size, n_bytes)
         h = raw.header_as(cls._header_cls)  # zeroed by the loan
@@ -440,12 +478,14 @@ class Publisher:
     def loan(self, n: int, header: Any | None = None) -> Loan:
         """Loans a chunk for ``n`` payload elements (bytes for Image/DepthImage/PointCloud,
         ranges for LaserScan, joints for JointState)."""
-        return self._loan_bytes(n * _itemsize(self._cls._dtype), header)
+        self._check_chunked()
+        return self._loan_bytes(_count("n", n) * _itemsize(self._cls._dtype), header)
 
     def loan_image(self, width: int, height: int, encoding: str = "rgb8", *,
                    stamp_ns: int = 0, frame_id: str = "", depth_scale: float = 1.0) -> Loan:
         """Loans a chunk for an image; ``loan.data`` is ``(height, width[, channels])``.
         One Rust call writes the header and makes the header view and the pixel array."""
+        self._check_chunked()
         try:
             code = ENCODINGS[encoding][0]
         except (KeyError, TypeError):
@@ -464,7 +504,17 @@ class Publisher:
 
     def loan_points(self, n: int, format: str = "xyz") -> Loan:
         """Loans a chunk for ``n`` points (``xyz``, ``xyzi`` or ``xyzrgb``)."""
-        code, pcls = _POINT_FORMATS[format]
+        self._check_chunked()
+        if self._cls is not PointCloud:
+            raise TypeError(f"topic '{self.topic}' carries {self._cls.__name__}, not points")
+        try:
+            code, pcls = _POINT_FORMATS[format]
+        except (KeyError, TypeError):
+            raise ValueError(
+                f"unknown point format {format!r}: use one of {list(_POINT_FORMATS)}") from None
+        n = _count("n", n)
+        if n > 0xFFFF_FFFF:
+            raise ValueError(f"n must be an integer from 0 to {0xFFFF_FFFF}, got {n}")
         h = PointCloudHeader(width=n, height=1, format=code, point_step=sizeof(pcls))
         return self._loan_bytes(n * sizeof(pcls), h)
 
@@ -513,13 +563,14 @@ class Subscriber:
         return self._convert(self._raw.try_recv())
 
     def recv(self, timeout: float | None = None) -> Any | None:
-        """Waits up to ``timeout`` seconds (None: forever) with the GIL released; None on
-        timeout. Ctrl-C raises KeyboardInterrupt within ~50 ms."""
+        """Waits up to ``timeout`` seconds (None or ``math.inf``: forever) with the GIL
+        released; None on timeout. Ctrl-C raises KeyboardInterrupt within ~50 ms. A negative
+        or NaN timeout raises ValueError."""
         if self._pending:
             return self._pending.pop(0)
         return self._convert(self._raw.recv(timeout))
 
-    def recv_deadline(self, timeout: float) -> Any:
+    def recv_deadline(self, timeout: float | None) -> Any:
         """Like ``recv``, but a timeout raises ``nerve.Timeout``."""
         if self._pending:
             return self._pending.pop(0)
@@ -570,11 +621,12 @@ class Subscriber:
             yield self.recv()
 
     def stats(self) -> SubscriberStats:
-        """Received / lost / dropped counters."""
+        """Received / lost / dropped / corrupt counters."""
         return SubscriberStats(*self._raw.stats())
 
-    def set_spin(self, seconds: float) -> None:
-        """How long a blocking receive spins before sleeping (default 20 µs)."""
+    def set_spin(self, seconds: float | None) -> None:
+        """How long a blocking receive spins before sleeping (default 20 µs; None or
+        ``math.inf``: it never sleeps)."""
         self._raw.set_spin(seconds)
 
 
@@ -594,18 +646,32 @@ class SpinStats(NamedTuple):
     overruns: int
 
 
+def _sleep_until(t: float) -> None:
+    """Sleeps until ``perf_counter() >= t``, however far away (``time.sleep`` refuses more
+    than a few hundred years at once)."""
+    while (left := t - time.perf_counter()) > 0:
+        time.sleep(min(left, 3600.0))
+
+
 def spin(node: Any, *, rate_hz: float = 100.0, duration: float | None = None) -> SpinStats:
     """Runs ``node.tick()`` (or ``node()`` for a function) at ``rate_hz`` until Ctrl-C,
     ``duration`` seconds, or a tick returning ``False``. Calls ``node.setup()`` first and
     ``node.shutdown()`` last when they exist. A tick that overruns its period is counted and
-    the schedule restarts from now (no burst of catch-up ticks)."""
-    if rate_hz <= 0:
-        raise ValueError("rate_hz must be > 0")
+    the schedule restarts from now (no burst of catch-up ticks). ``duration`` None or
+    ``math.inf``: until Ctrl-C or a tick returning ``False``."""
+    try:
+        rate = float(rate_hz)
+    except (TypeError, ValueError):
+        raise TypeError(f"rate_hz must be a number, got {type(rate_hz).__name__}") from None
+    if not 0 < rate < math.inf:
+        raise ValueError(f"rate_hz must be a finite number of ticks per second > 0, got "
+                         f"{rate_hz!r}")
+    seconds = _nerve._seconds("duration", duration)  # ValueError if negative or NaN
     tick: Callable[[], Any] = node.tick if hasattr(node, "tick") else node
-    period = 1.0 / rate_hz
+    period = 1.0 / rate
     ticks = overruns = 0
     start = time.perf_counter()
-    end = None if duration is None else start + duration
+    end = None if seconds == math.inf else start + seconds
     if hasattr(node, "setup"):
         node.setup()
     try:
@@ -619,7 +685,7 @@ def spin(node: Any, *, rate_hz: float = 100.0, duration: float | None = None) ->
             if end is not None and now >= end:
                 break
             if next_t > now:
-                time.sleep(min(next_t, end if end is not None else next_t) - now)
+                _sleep_until(min(next_t, end if end is not None else next_t))
             else:
                 overruns += 1
                 next_t = now

@@ -87,19 +87,22 @@ class ServiceClient:
     def server_available(self) -> bool:
         return self._raw.server_available()
 
-    def wait_for_server(self, timeout: float = 1.0) -> bool:
-        """Waits (without the GIL) until a server is live; False after ``timeout`` seconds."""
+    def wait_for_server(self, timeout: float | None = 1.0) -> bool:
+        """Waits (without the GIL) until a server is live; False after ``timeout`` seconds
+        (None or ``math.inf``: no limit)."""
         return self._raw.wait_for_server(timeout)
 
-    def call(self, request: Any, *, timeout: float = 1.0) -> Any:
-        """Sends ``request`` and returns the decoded response, waiting without the GIL.
+    def call(self, request: Any, *, timeout: float | None = 1.0) -> Any:
+        """Sends ``request`` and returns the decoded response, waiting without the GIL up to
+        ``timeout`` seconds (None or ``math.inf``: no limit; negative or NaN: ValueError).
 
         Raises :class:`NoServer` (at once), :class:`ServerDied`, :class:`CallTimeout`,
         :class:`HandlerError` (the server's handler raised) or :class:`BadRequest`."""
         return codec.unpackb(self._raw.call(codec.packb(request), timeout))
 
-    async def call_async(self, request: Any, *, timeout: float = 1.0) -> Any:
+    async def call_async(self, request: Any, *, timeout: float | None = 1.0) -> Any:
         """``await``-able :meth:`call` (runs on the loop's default thread executor)."""
+        _nerve._seconds("timeout", timeout)  # a bad timeout raises here, not in the executor
         data = codec.packb(request)
         loop = asyncio.get_running_loop()
         resp = await loop.run_in_executor(None, self._raw.call, data, timeout)

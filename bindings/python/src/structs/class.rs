@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::impl_::pyclass_init::PyObjectInit;
 use pyo3::prelude::*;
@@ -14,54 +14,57 @@ use super::field::{Field, Kind};
 use super::prim::Prim;
 use super::spec::{remember_spec, spec_ref, Spec};
 use super::storage::Struct;
+use crate::errors::guard;
 use crate::layout::all_structs;
 
 /// Builds every message class, dependencies first: `[(name, class)]`.
 #[pyfunction]
 pub(crate) fn struct_classes(py: Python<'_>) -> PyResult<Vec<(String, Py<PyType>)>> {
-    let base = py.get_type::<Struct>();
-    let mut made: HashMap<&'static str, (Py<PyType>, usize)> = HashMap::new();
-    let mut out = Vec::new();
-    for (name, size, align, fields, default) in all_structs() {
-        let mut fs = Vec::new();
-        let mut names = Vec::new();
-        for (f, off, kind_name) in fields {
-            let kind = parse_kind(py, f, &kind_name, &made)?;
-            if off + kind.size() > size {
-                return Err(PyValueError::new_err(format!(
-                    "nerve: {name}.{f} lies outside the struct"
-                )));
+    guard("struct_classes", || {
+        let base = py.get_type::<Struct>();
+        let mut made: HashMap<&'static str, (Py<PyType>, usize)> = HashMap::new();
+        let mut out = Vec::new();
+        for (name, size, align, fields, default) in all_structs() {
+            let mut fs = Vec::new();
+            let mut names = Vec::new();
+            for (f, off, kind_name) in fields {
+                let kind = parse_kind(py, f, &kind_name, &made)?;
+                if off + kind.size() > size {
+                    return Err(PyValueError::new_err(format!(
+                        "nerve: {name}.{f} lies outside the struct"
+                    )));
+                }
+                let field = Field {
+                    owner: name.to_string(),
+                    name: f.to_string(),
+                    offset: off,
+                    kind_name,
+                    kind,
+                };
+                let key = PyString::intern(py, f);
+                fs.push(field);
+                names.push(key.unbind());
             }
-            let field = Field {
-                owner: name.to_string(),
-                name: f.to_string(),
-                offset: off,
-                kind_name,
-                kind,
+            let spec = Spec {
+                name: name.to_string(),
+                size,
+                align,
+                template: default,
+                fields: fs,
+                names,
             };
-            let key = PyString::intern(py, f);
-            fs.push(field);
-            names.push(key.unbind());
+            let spec = Py::new(py, spec)?;
+            let cls = make_class(py, &base, name, size, &spec)?;
+            cls.setattr("_nerve_spec_", &spec)?;
+            // The class lives for ever (one leaked reference), as does its spec (`make_class`).
+            std::mem::forget(cls.clone());
+            // SAFETY: the spec is leaked by `make_class`.
+            remember_spec(&cls, unsafe { &*std::ptr::from_ref(spec.get()) });
+            made.insert(name, (cls.clone().unbind(), size));
+            out.push((name.to_string(), cls.unbind()));
         }
-        let spec = Spec {
-            name: name.to_string(),
-            size,
-            align,
-            template: default,
-            fields: fs,
-            names,
-        };
-        let spec = Py::new(py, spec)?;
-        let cls = make_class(py, &base, name, size, &spec)?;
-        cls.setattr("_nerve_spec_", &spec)?;
-        // The class lives for ever (one leaked reference), as does its spec (`make_class`).
-        std::mem::forget(cls.clone());
-        // SAFETY: the spec is leaked by `make_class`.
-        remember_spec(&cls, unsafe { &*std::ptr::from_ref(spec.get()) });
-        made.insert(name, (cls.clone().unbind(), size));
-        out.push((name.to_string(), cls.unbind()));
-    }
-    Ok(out)
+        Ok(out)
+    })
 }
 
 fn parse_kind(
@@ -92,22 +95,19 @@ fn parse_kind(
     }
 }
 
-/// Runs a C-level slot body: the GIL is held (the interpreter calls slots with it), errors are
-/// raised as Python exceptions and panics never unwind into the interpreter.
+/// Runs a C-level slot body (`op` names it): the GIL is held (the interpreter calls slots with
+/// it), errors are raised as Python exceptions and a panic becomes `InternalError` (`guard`),
+/// never unwinding into the interpreter.
 ///
 /// # Safety
 /// Must be called from a slot function, with the GIL held.
-unsafe fn slot<R>(err: R, body: impl FnOnce(Python<'_>) -> PyResult<R>) -> R {
+unsafe fn slot<R>(err: R, op: &'static str, body: impl FnOnce(Python<'_>) -> PyResult<R>) -> R {
     // SAFETY: the interpreter holds the GIL while it calls slot functions.
     let py = unsafe { Python::assume_attached() };
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(py))) {
-        Ok(Ok(r)) => r,
-        Ok(Err(e)) => {
+    match guard(op, || body(py)) {
+        Ok(r) => r,
+        Err(e) => {
             e.restore(py);
-            err
-        }
-        Err(_) => {
-            PyRuntimeError::new_err("nerve: internal error (panic) in a message class").restore(py);
             err
         }
     }
@@ -123,7 +123,7 @@ unsafe extern "C" fn message_new(
 ) -> *mut ffi::PyObject {
     // SAFETY: called by the interpreter as `tp_new`, with the GIL held.
     unsafe {
-        slot(std::ptr::null_mut(), |py| {
+        slot(std::ptr::null_mut(), "message class __new__", |py| {
             let cls =
                 Bound::from_borrowed_ptr(py, subtype.cast()).downcast_into_unchecked::<PyType>();
             let spec = spec_ref(&cls)?;
@@ -163,7 +163,7 @@ unsafe extern "C" fn field_get(
     // of the class that owns the descriptor (it checks), so `obj` is a `Struct`; `closure` was
     // set to the field, which the class keeps alive.
     unsafe {
-        slot(std::ptr::null_mut(), |py| {
+        slot(std::ptr::null_mut(), "message field get", |py| {
             let field = &*closure.cast::<Field>();
             let obj = Bound::from_borrowed_ptr(py, obj);
             field
@@ -182,7 +182,7 @@ unsafe extern "C" fn field_set(
     // SAFETY: as in `field_get`; a writable struct's bytes are only touched through raw
     // pointers with the GIL held.
     unsafe {
-        slot(-1, |py| {
+        slot(-1, "message field set", |py| {
             let field = &*closure.cast::<Field>();
             let obj = Bound::from_borrowed_ptr(py, obj);
             let s = obj.downcast_unchecked::<Struct>().get();

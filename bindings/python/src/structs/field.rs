@@ -7,7 +7,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyList, PyString, PyType};
 
 use super::prim::Prim;
-use super::storage::{new_of_type, Struct};
+use super::storage::{new_of_type, Keep, Struct};
 
 /// What a field holds.
 pub(super) enum Kind {
@@ -64,6 +64,15 @@ impl Field {
                 Ok(PyString::new(py, &String::from_utf8_lossy(&bytes[..end])).into_any())
             }
             Kind::Array(t, n) => {
+                if let Some(memory) = s.loan() {
+                    // A loan's header: an array of the loan's memory, closed with the loan.
+                    let size = t.size() * n;
+                    // SAFETY: the field's bytes lie within the header (checked when the class
+                    // was built), which lies in the loan's chunk, kept mapped by `memory`.
+                    return unsafe {
+                        crate::lent::array_of(memory.bind(py), p, size, &[*n as isize], t.typestr())
+                    };
+                }
                 let ndarray = NDARRAY.get_or_try_init(py, || {
                     py.import("numpy")?.getattr("ndarray").map(Bound::unbind)
                 })?;
@@ -73,13 +82,14 @@ impl Field {
                     .call1(((*n,), t.typestr(), obj, self.offset))
             }
             Kind::Nested(cls, size) => {
-                let keep = obj.clone().into_any().unbind();
+                let keep = Keep::Struct(obj.clone().unbind());
                 // SAFETY: the nested struct's `size` bytes lie within its parent's (checked
                 // when the class was built), valid while the parent, kept by the view, lives;
-                // the view is read-only exactly when the parent is. Nested classes are message
+                // the view is read-only exactly when the parent is (made so, or a closed
+                // loan's, which it looks up through the parent). Nested classes are message
                 // classes, built from `Struct`.
                 unsafe {
-                    let view = Struct::view(p, *size, s.is_readonly(), keep);
+                    let view = Struct::view(p, *size, s.made_readonly(), keep);
                     new_of_type(py, cls.bind(py), view)
                 }
             }

@@ -13,8 +13,9 @@
 //!   written from any sequence of the right length;
 //! - frame names (`frame_id`, `child_frame_id`) read and write as `str`.
 //!
-//! A struct can also view a chunk's header in shared memory (a loan being filled, a received
-//! sample, read-only); the view keeps the chunk mapped.
+//! A struct can also view a chunk's header in shared memory (a loan being filled, frozen once
+//! the loan is sent or discarded; a received sample, read-only); the view keeps the chunk
+//! mapped (`Keep`).
 //!
 //! Measured on the project VM (Python 3.11): `CmdVel(stamp_ns=.., linear=.., angular=..)`
 //! ~0.2 µs against ~1.2 µs for the ctypes structs this replaces; `Imu()` with three nested
@@ -38,4 +39,4 @@ mod storage;
 pub(crate) use class::struct_classes;
 pub(crate) use methods::{check_message_class, size_of, view_of};
 pub(crate) use spec::Spec;
-pub(crate) use storage::Struct;
+pub(crate) use storage::{Keep, Struct};

@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString, PyType};
 
 use super::field::Field;
+use crate::errors::guard;
 
 /// A message class's layout: its fields, size and default bytes (Rust's `Default`).
 #[pyclass(module = "nerve._nerve", frozen)]
@@ -45,29 +46,32 @@ impl Spec {
 #[pymethods]
 impl Spec {
     #[getter]
-    fn name(&self) -> &str {
-        &self.name
+    fn name(&self) -> PyResult<&str> {
+        guard("Spec.name", || Ok(self.name.as_str()))
     }
     #[getter]
-    fn size(&self) -> usize {
-        self.size
+    fn size(&self) -> PyResult<usize> {
+        guard("Spec.size", || Ok(self.size))
     }
     #[getter]
-    fn align(&self) -> usize {
-        self.align
+    fn align(&self) -> PyResult<usize> {
+        guard("Spec.align", || Ok(self.align))
     }
     /// `[(name, offset, kind)]` in declaration order.
     #[getter]
-    fn fields(&self) -> Vec<(String, usize, String)> {
-        self.fields
-            .iter()
-            .map(|f| (f.name.clone(), f.offset, f.kind_name.clone()))
-            .collect()
+    fn fields(&self) -> PyResult<Vec<(String, usize, String)>> {
+        guard("Spec.fields", || {
+            Ok(self
+                .fields
+                .iter()
+                .map(|f| (f.name.clone(), f.offset, f.kind_name.clone()))
+                .collect())
+        })
     }
     /// The default bytes.
     #[getter]
-    fn default<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.template)
+    fn default<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        guard("Spec.default", || Ok(PyBytes::new(py, &self.template)))
     }
 }
 

@@ -10,16 +10,30 @@ use pyo3::prelude::*;
 use pyo3::types::PyType;
 use pyo3::PyClassInitializer;
 
+use crate::lent::LoanMemory;
+
 /// What keeps a struct's bytes alive.
-enum Keep {
+pub(crate) enum Keep {
     /// They are `Struct::inline` (an owned struct of at most `INLINE_BYTES`: most fixed
     /// messages, such as CmdVel or Twist, need no allocation of their own).
     Inline,
     /// Its own 8-aligned allocation (`Box<[u64]>` of this many words, freed on drop).
     Heap(usize),
-    /// A parent struct (nested view) or a chunk (`Loan`, `Sample`) that keeps the memory
-    /// mapped.
-    Parent(#[allow(dead_code)] Py<PyAny>),
+    /// A parent struct (a nested view): read-only, and closed with a loan, like it.
+    Struct(Py<Struct>),
+    /// A received chunk (`Sample`) that keeps the memory mapped and pinned.
+    Chunk(#[allow(dead_code)] Py<PyAny>),
+    /// A loan's memory (the view is a loan's header): writable until the loan is sent or
+    /// discarded. Made by [`Keep::loan`], which counts the view (until this is dropped).
+    Loan(Py<LoanMemory>),
+}
+
+impl Keep {
+    /// A view of the loan `memory`'s header (counted by it until the view is freed).
+    pub(crate) fn loan(memory: Py<LoanMemory>) -> Keep {
+        memory.get().count_header_view(true);
+        Keep::Loan(memory)
+    }
 }
 
 /// Base of every nerve message class: the struct's bytes, owned or viewed.
@@ -45,6 +59,14 @@ const INLINE_BYTES: usize = 64;
 unsafe impl Send for Struct {}
 // SAFETY: as above.
 unsafe impl Sync for Struct {}
+
+impl Drop for Keep {
+    fn drop(&mut self) {
+        if let Keep::Loan(memory) = self {
+            memory.get().count_header_view(false);
+        }
+    }
+}
 
 impl Drop for Struct {
     fn drop(&mut self) {
@@ -105,19 +127,35 @@ impl Struct {
         }
     }
 
-    /// A struct viewing `size` bytes at `ptr`, kept valid by `keep`.
+    /// A struct viewing `size` bytes at `ptr`, kept valid by `keep` (a parent struct, a
+    /// chunk or a loan's memory).
     ///
     /// # Safety
-    /// `ptr..ptr + size` must stay valid (and, unless `readonly`, writable by this struct
-    /// alone with the GIL held) while `keep` lives.
-    pub(super) unsafe fn view(ptr: *mut u8, size: usize, readonly: bool, keep: Py<PyAny>) -> Self {
+    /// `ptr..ptr + size` must stay valid (and, unless `readonly` or closed with a loan,
+    /// writable by this struct alone with the GIL held) while `keep` lives.
+    pub(crate) unsafe fn view(ptr: *mut u8, size: usize, readonly: bool, keep: Keep) -> Self {
         Struct {
             ptr: NonNull::new(ptr).expect("a view of mapped memory"),
             size,
             readonly,
-            _keep: Keep::Parent(keep),
+            _keep: keep,
             inline: UnsafeCell::new([0; INLINE_BYTES / 8]),
         }
+    }
+
+    /// The loan whose header this struct views (directly or through a parent), if any.
+    pub(crate) fn loan(&self) -> Option<&Py<LoanMemory>> {
+        match &self._keep {
+            Keep::Loan(m) => Some(m),
+            Keep::Struct(parent) => parent.get().loan(),
+            _ => None,
+        }
+    }
+
+    /// True when the struct was made read-only, without the loan's state (nested views
+    /// inherit this and look up the loan themselves).
+    pub(super) fn made_readonly(&self) -> bool {
+        self.readonly
     }
 
     /// Where the struct's bytes start: valid for `size` bytes while `self` lives (in place, in
@@ -141,9 +179,10 @@ impl Struct {
         self.size
     }
 
-    /// True when the struct views read-only memory (a received chunk's header).
+    /// True when the struct views read-only memory (a received chunk's header) or the header
+    /// of a loan already sent or discarded.
     pub(super) fn is_readonly(&self) -> bool {
-        self.readonly
+        self.readonly || self.loan().is_some_and(|m| !m.get().is_open())
     }
 
     /// Refuses to write the field `owner.field` of a read-only struct.
@@ -152,6 +191,12 @@ impl Struct {
             return Err(PyTypeError::new_err(format!(
                 "{owner}.{field}: this message is read-only (it views a received message in \
                  shared memory); .copy() gives a writable copy"
+            )));
+        }
+        if self.loan().is_some_and(|m| !m.get().is_open()) {
+            return Err(PyTypeError::new_err(format!(
+                "{owner}.{field}: this loan was already sent or discarded, its header is \
+                 frozen (subscribers may be reading it); loan a new chunk to send again"
             )));
         }
         Ok(())
