@@ -6,7 +6,8 @@ import pytest
 
 def test_exception_hierarchy_mirrors_rust():
     for cls in (nerve.InvalidName, nerve.TypeMismatch, nerve.QosMismatch, nerve.OpenCorrupt,
-                nerve.TooManyEndpoints, nerve.InvalidConfig, nerve.Io, nerve.NoSpace, nerve.Busy):
+                nerve.TooManyEndpoints, nerve.InvalidConfig, nerve.Io, nerve.OpenNoSpace,
+                nerve.Busy):
         assert issubclass(cls, nerve.OpenError) and issubclass(cls, nerve.NerveError)
     for cls in (nerve.Full, nerve.TooLarge, nerve.PoolExhausted, nerve.Encode):
         assert issubclass(cls, nerve.SendError)
@@ -18,6 +19,9 @@ def test_exception_hierarchy_mirrors_rust():
                     (nerve.RecvCorrupt, nerve.RecvError)):
         assert issubclass(cls, nerve.Corrupt) and issubclass(cls, op)
     assert not issubclass(nerve.Corrupt, nerve.OpenError)
+    # A full /dev/shm, found by open or by a loan: caught as nerve.NoSpace either way.
+    for cls, op in ((nerve.OpenNoSpace, nerve.OpenError), (nerve.SendNoSpace, nerve.SendError)):
+        assert issubclass(cls, nerve.NoSpace) and issubclass(cls, op)
     assert issubclass(nerve.InvalidConfig, ValueError)
     assert nerve.TypeMismatch.__name__ == "TypeMismatch"
 
@@ -59,8 +63,11 @@ def test_send_and_recv_errors(domain):
 
 
 def test_image_loans_reject_bad_arguments_and_take_no_chunk(domain):
-    t = nerve.Topic("e/limg", nerve.Image, chunks=1)
+    # Depth 1 and two chunks, one of them held: the refused loans below must not take the
+    # last one.
+    t = nerve.Topic("e/limg", nerve.Image, depth=1, chunks=2)
     p = t.publisher()
+    held = p.loan_image(4, 4, "rgb8")
     with pytest.raises(ValueError, match="unknown encoding 'rgb9'"):
         p.loan_image(4, 4, "rgb9")
     with pytest.raises(ValueError, match="'e/limg': frame_id"):
@@ -72,8 +79,9 @@ def test_image_loans_reject_bad_arguments_and_take_no_chunk(domain):
     d = nerve.Topic("e/ldepth", nerve.DepthImage).publisher()
     with pytest.raises(ValueError, match="'e/ldepth': rgb8 is not a depth encoding"):
         d.loan_image(4, 4, "rgb8")
-    # None of the refused loans kept the topic's only chunk.
+    # None of the refused loans kept the topic's last chunk.
     p.loan_image(4, 4, "rgb8").discard()
+    held.discard()
 
 
 def test_an_image_header_that_overstates_its_pixels_is_refused_on_receive(domain):
