@@ -359,7 +359,7 @@ impl Loan {
     fn send(&self, py: Python<'_>) -> PyResult<()> {
         guard("Loan.send", || {
             let memory = self.memory.get();
-            let taken = std::mem::replace(&mut *memory.lent(), Lent::Sent);
+            let taken = std::mem::replace(&mut *memory.lent(), Lent::Sent(None));
             let raw = match taken {
                 Lent::Loaned(raw) => raw,
                 other => {
@@ -377,7 +377,9 @@ impl Loan {
                 }
             };
             if views == 0 {
-                return raw.send().map_err(send_err);
+                let (sent, pin) = raw.send_pinned();
+                *memory.lent() = Lent::Sent(Some(pin));
+                return sent.map_err(send_err);
             }
             *memory.lent() = Lent::Kept(raw);
             self.send_copy(py, views)
@@ -391,7 +393,7 @@ impl Loan {
             let memory = self.memory.get();
             let mut lent = memory.lent();
             if let Lent::Loaned(_) = &*lent {
-                if let Lent::Loaned(raw) = std::mem::replace(&mut *lent, Lent::Sent) {
+                if let Lent::Loaned(raw) = std::mem::replace(&mut *lent, Lent::Sent(None)) {
                     *lent = Lent::Kept(raw);
                 }
                 drop(lent);

@@ -28,7 +28,7 @@ use std::os::raw::c_int;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
 
-use nerve::raw::{MappingGuard, RawLoan};
+use nerve::raw::{ChunkPin, MappingGuard, RawLoan};
 use nerve::sys::lock;
 use numpy::npyffi::NPY_TYPES;
 use pyo3::exceptions::PyRuntimeError;
@@ -43,8 +43,10 @@ use crate::errors::guard;
 pub(crate) enum Lent {
     /// Being filled: ours alone.
     Loaned(RawLoan),
-    /// Sent: the ring and the subscribers have it.
-    Sent,
+    /// Sent: the ring and the subscribers have it; the pin keeps the chunk out of the pool
+    /// while this object (and so any view of the loan) lives, so a view never shows a later
+    /// message.
+    Sent(#[allow(dead_code)] Option<ChunkPin>),
     /// Never sent (discarded, or a copy was sent instead): held only to be dropped, which
     /// returns it to the pool, when this object is freed after the last view.
     Kept(#[allow(dead_code)] RawLoan),

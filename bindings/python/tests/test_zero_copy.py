@@ -96,6 +96,7 @@ def test_view_outlives_subscriber_and_release_frees_the_chunk(domain):
     loan.data[:] = np.arange(360, dtype=np.float32)
     loan.header.range_max = 30.0
     loan.send()
+    del loan  # a sent loan keeps its chunk while it (or a view of it) lives
     ranges = s.try_recv().ranges
     del s, t
     gc.collect()
@@ -180,3 +181,33 @@ except KeyboardInterrupt:
     assert child.wait(5) == 3
     assert time.monotonic() - t0 < 0.5
     assert "interrupted" in child.stdout.read()
+
+
+def test_a_sent_loans_views_never_show_a_later_message(domain):
+    # Depth 1, three chunks: without the pin, the sent chunk would be handed to the next
+    # loans while `view` still points at it.
+    t = nerve.Topic("zc/pinned", nerve.LaserScan, depth=1, chunks=3)
+    p, s = t.publisher(), t.subscriber()
+    loan = p.loan(360)
+    loan.data[:] = 7.0
+    loan.send()
+    view = loan.data  # taken after send: read-only, on the sent chunk
+    assert s.try_recv().ranges[0] == 7.0
+    for i in range(8):
+        later = p.loan(360)
+        later.data[:] = float(i)
+        later.send()
+        assert s.try_recv().ranges[0] == float(i)
+    assert not view.flags.writeable
+    assert (view == 7.0).all()  # still the message it was loaned for
+    # Three chunks: the ring's, the pinned one, one free.
+    first = p.loan(360)
+    with pytest.raises(nerve.PoolExhausted, match="zc/pinned"):
+        p.loan(360)
+    first.discard()
+    del first, view, loan
+    gc.collect()
+    # The pin went with the last view: two chunks free beside the ring's.
+    a, b = p.loan(360), p.loan(360)
+    a.discard()
+    b.discard()

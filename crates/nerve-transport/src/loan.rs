@@ -186,4 +186,41 @@ impl RawLoan {
     pub fn send(self) -> Result<(), SendError<()>> {
         self.chunk.send()
     }
+
+    /// Publishes the chunk like [`send`](Self::send), and keeps it out of the pool until the
+    /// returned pin is dropped, sent or not: for views of the chunk (Python arrays) that may
+    /// outlive the send, so that their memory is never handed to another message while they
+    /// exist. A process that dies holding a pin leaks that one chunk until the topic is
+    /// rebuilt.
+    pub fn send_pinned(self) -> (Result<(), SendError<()>>, ChunkPin) {
+        let pin = ChunkPin::new(&self.chunk);
+        (self.chunk.send(), pin)
+    }
+}
+
+/// Keeps one chunk out of the pool while held (see [`RawLoan::send_pinned`]).
+pub struct ChunkPin {
+    core: Arc<PubCore>,
+    id: Option<ChunkId>,
+}
+
+impl ChunkPin {
+    fn new(loan: &ChunkLoan<Arc<PubCore>>) -> Self {
+        let pool = loan.core.shared().pool.as_ref();
+        // A second reference on a chunk we hold: it cannot have been recycled.
+        let pinned = pool.is_some_and(|p| p.retain(loan.id, loan.core.ep.index));
+        ChunkPin {
+            core: loan.core.clone(),
+            id: pinned.then_some(loan.id),
+        }
+    }
+}
+
+impl Drop for ChunkPin {
+    fn drop(&mut self) {
+        if let (Some(id), Some(pool)) = (self.id, &self.core.shared().pool) {
+            // Our own reference (taken in `new`): valid.
+            let _ = pool.release_unowned(id);
+        }
+    }
 }

@@ -27,7 +27,7 @@ use nerve_shm::Reliability;
 
 pub use nerve_shm::StoredType;
 
-pub use crate::loan::{MappingGuard, RawLoan};
+pub use crate::loan::{ChunkPin, MappingGuard, RawLoan};
 pub use crate::sample::RawSample;
 
 use crate::endpoint::Endpoint;
