@@ -103,6 +103,11 @@ pub const MAX_DEPTH: u32 = 1 << 20;
 pub const MAX_MESSAGE_BYTES: usize = 1 << 30;
 /// Largest number of chunks in a topic's pool.
 pub const MAX_CHUNKS: u32 = 1 << 16;
+/// Largest fixed part of a message type: a fixed message (copied into a ring slot) or a
+/// chunked message's header.
+pub const MAX_FIXED_BYTES: u32 = 1 << 20;
+/// Largest number of endpoint records of a topic.
+pub const MAX_ENDPOINTS: u32 = nerve_shm::layout::MAX_ENDPOINTS;
 
 impl OpenSpec {
     /// Checks the options against their limits before anything is created; the error names
@@ -125,11 +130,16 @@ impl OpenSpec {
             }
             _ => {}
         }
-        let max_endpoints = nerve_shm::layout::MAX_ENDPOINTS;
-        if self.max_endpoints == 0 || self.max_endpoints > max_endpoints {
+        if self.max_endpoints == 0 || self.max_endpoints > MAX_ENDPOINTS {
             return invalid(format!(
-                "max_endpoints {} is out of range: 1 to {max_endpoints}",
+                "max_endpoints {} is out of range: 1 to {MAX_ENDPOINTS}",
                 self.max_endpoints
+            ));
+        }
+        if self.stored_type.size > MAX_FIXED_BYTES {
+            return invalid(format!(
+                "type {} has a fixed part of {} bytes, above the limit of {MAX_FIXED_BYTES} (1 MiB): carry large data as a chunked message's elements",
+                self.stored_type.name, self.stored_type.size
             ));
         }
         if let Some(bytes) = self.chunk_bytes {
