@@ -24,6 +24,7 @@ pub mod time;
 mod topic;
 
 pub use crate::loan::Loan;
+pub use crate::open::{MAX_CHUNKS, MAX_DEPTH, MAX_ENDPOINTS, MAX_FIXED_BYTES, MAX_MESSAGE_BYTES};
 pub use crate::sample::Sample;
 pub use crate::shared::{TransportPath, DEFAULT_CHUNK_BYTES, DEFAULT_DEPTH, DEFAULT_MAX_ENDPOINTS};
 pub use crate::subscribe::{Codec, Received, SubscriberStats, DEFAULT_SPIN};

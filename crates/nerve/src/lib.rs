@@ -65,7 +65,8 @@ pub mod topic {
     pub use nerve_transport::{
         default_domain, solo_publishing_available, Codec, Loan, Msgpack, Publisher, Received,
         Reliability, Sample, Subscriber, SubscriberStats, Topic, TopicBuilder, TransportPath,
-        DEFAULT_CHUNK_BYTES, DEFAULT_DEPTH, DEFAULT_MAX_ENDPOINTS, DEFAULT_SPIN,
+        DEFAULT_CHUNK_BYTES, DEFAULT_DEPTH, DEFAULT_MAX_ENDPOINTS, DEFAULT_SPIN, MAX_CHUNKS,
+        MAX_DEPTH, MAX_ENDPOINTS, MAX_FIXED_BYTES, MAX_MESSAGE_BYTES,
     };
 }
 
