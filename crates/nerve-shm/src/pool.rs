@@ -363,6 +363,28 @@ impl Pool {
         true
     }
 
+    /// Drops one reference on chunk `id` only if the chunk still holds generation
+    /// `id.generation` and is referenced: for a descriptor found in a slot abandoned by a
+    /// writer that died mid-write, which may name the chunk the slot carried before (the
+    /// ring's reference, which that writer was to release) or its own new one (disowned, never
+    /// published). Either way the reference is nobody else's. Returns whether one was dropped.
+    pub fn release_abandoned(&self, id: ChunkId) -> bool {
+        let Some(word) = self.refword(id.index) else {
+            return false;
+        };
+        let mut cur = word.load(Relaxed);
+        loop {
+            if (cur >> 32) as u32 != id.generation || cur & 0xffff_ffff == 0 {
+                return false;
+            }
+            // Release pairs with the Acquire CAS in `alloc`, as in `release_unowned`.
+            match word.compare_exchange_weak(cur, cur - 1, Release, Relaxed) {
+                Ok(_) => return true,
+                Err(now) => cur = now,
+            }
+        }
+    }
+
     /// Releases every chunk a dead endpoint held. Returns how many (bits that name no valid
     /// reference are cleared and not counted).
     pub fn reclaim_endpoint(&self, endpoint: u32) -> usize {
@@ -418,6 +440,32 @@ mod tests {
             Pool::attach(region.base().as_ptr(), region.len(), eps).unwrap()
         };
         (region, pool)
+    }
+
+    #[test]
+    fn lying_references_change_nothing_and_abandoned_ones_are_checked() {
+        let (_r, p) = pool(2, 2);
+        let a = p.alloc(0).unwrap();
+        // Out of range, or nobody holds it: refused, counts untouched.
+        assert!(!p.release_unowned(ChunkId {
+            index: 99,
+            generation: 1
+        }));
+        let b = p.alloc(1).unwrap();
+        p.release(b, 1);
+        assert!(!p.release_unowned(b), "released below zero");
+        assert_eq!(p.in_use(), 1);
+        // An abandoned descriptor is released only while it names the chunk's generation.
+        let stale = ChunkId {
+            generation: a.generation + 1,
+            ..a
+        };
+        assert!(!p.release_abandoned(stale));
+        assert!(p.release_abandoned(a));
+        assert!(!p.release_abandoned(a), "nothing left to release");
+        assert_eq!(p.in_use(), 0);
+        // A dead endpoint's bits that name no chunk are cleared, not counted.
+        assert_eq!(p.reclaim_endpoint(7), 0);
     }
 
     #[test]

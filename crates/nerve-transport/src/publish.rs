@@ -236,6 +236,7 @@ impl PubCore {
             pool.disown(id, self.ep.index);
         }
         let mut replaced = None;
+        let mut abandoned = None;
         match claim.claimed {
             Claimed::Overtaken => {
                 // A message a full ring newer owns the slot: ours is already obsolete.
@@ -259,7 +260,17 @@ impl PubCore {
                     replaced = Some(Descriptor::from_bytes(&old).id);
                 }
             }
-            Claimed::Fresh | Claimed::TakenOver => {}
+            Claimed::TakenOver => {
+                // Its writer died mid-write: the slot still names the chunk it carried
+                // before (the ring's reference) or that writer's own new one (disowned,
+                // never published). Nobody else will release either: free the one it names.
+                if shared.pool.is_some() {
+                    let mut old = [0u8; 16];
+                    ring.old_payload(n, &mut old);
+                    abandoned = Some(Descriptor::from_bytes(&old).id);
+                }
+            }
+            Claimed::Fresh => {}
         }
         ring.write(n, payload);
         if solo {
@@ -275,6 +286,9 @@ impl PubCore {
             if !pool.release_unowned(id) {
                 self.saw_corrupt_descriptor(id);
             }
+        }
+        if let (Some(id), Some(pool)) = (abandoned, &shared.pool) {
+            let _ = pool.release_abandoned(id);
         }
         // Statistics only: a load and a store, not a locked read-modify-write. Concurrent sends
         // through one publisher from several threads may undercount.
