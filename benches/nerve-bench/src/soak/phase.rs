@@ -359,7 +359,7 @@ pub fn run(plan: &Plan, env: &mut Env) -> Result<Outcome> {
         if u64::from(in_use) > bound {
             books.failures.push(format!("{in_use} chunks still in use after every process left and the dead were reclaimed: more than the ring's {depth} plus one per kill"));
         } else if in_use > depth {
-            books.notes.push(format!("{} chunks leaked by {} kills (nerve allows one per process killed between two steps of the pool; a reliable publisher killed while waiting for room leaks its loan: tests/leaked_chunks.rs); when the pool runs out, loans fail for good", in_use - depth, books.kill_count()));
+            books.notes.push(format!("{} chunks leaked by {} kills (a process killed in the few instructions between two steps of the pool leaks one chunk until the topic is rebuilt: docs/design/transport.md); when the pool runs out, loans fail until then", in_use - depth, books.kill_count()));
         }
     }
     books.failures.extend(failures);
