@@ -89,6 +89,17 @@ impl ShmRegion {
         })
     }
 
+    /// Makes the SIGBUS guard also set `flag` when this mapping is found damaged.
+    ///
+    /// # Safety
+    /// `flag` must stay valid for as long as this region lives.
+    pub unsafe fn watch_damage(&self, flag: &std::sync::atomic::AtomicBool) {
+        if let Some(g) = &self.guard {
+            // SAFETY: forwarded: the flag outlives the region, which owns the registration.
+            unsafe { g.watch(flag) };
+        }
+    }
+
     /// Set when a page of this mapping was found past the end of its file (the segment was
     /// truncated under us): what it holds can no longer be trusted.
     pub fn damage_flag(&self) -> &'static std::sync::atomic::AtomicBool {

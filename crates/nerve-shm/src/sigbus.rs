@@ -14,7 +14,7 @@
 //!
 //! The handler is async-signal-safe: it reads atomics and makes one `mmap` system call.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering::*};
 use std::sync::OnceLock;
 
 /// Mappings one process can register (a topic is one mapping).
@@ -24,6 +24,8 @@ struct Slot {
     start: AtomicUsize,
     end: AtomicUsize,
     damaged: AtomicBool,
+    /// A flag of the mapping's owner, set with `damaged` (see `Registration::watch`).
+    watcher: AtomicPtr<AtomicBool>,
 }
 
 #[allow(clippy::declare_interior_mutable_const)]
@@ -31,6 +33,7 @@ const EMPTY: Slot = Slot {
     start: AtomicUsize::new(0),
     end: AtomicUsize::new(0),
     damaged: AtomicBool::new(false),
+    watcher: AtomicPtr::new(std::ptr::null_mut()),
 };
 
 static MAPPINGS: [Slot; SLOTS] = [EMPTY; SLOTS];
@@ -45,6 +48,22 @@ impl Registration {
     /// A registration that protects nothing.
     pub fn none() -> Self {
         Registration(None)
+    }
+
+    /// Also sets `flag` when the mapping is found damaged (now, if it already is): an owner
+    /// checks a flag of its own on hot paths, next to what it reads there anyway.
+    ///
+    /// # Safety
+    /// `flag` must stay valid until this registration is dropped.
+    pub unsafe fn watch(&self, flag: &AtomicBool) {
+        if let Some(i) = self.0 {
+            MAPPINGS[i]
+                .watcher
+                .store(flag as *const AtomicBool as *mut AtomicBool, Relaxed);
+            if MAPPINGS[i].damaged.load(Relaxed) {
+                flag.store(true, Relaxed);
+            }
+        }
     }
 
     /// Whether a fault past the end of the file has been absorbed in this mapping.
@@ -63,6 +82,7 @@ impl Registration {
 impl Drop for Registration {
     fn drop(&mut self) {
         if let Some(i) = self.0 {
+            MAPPINGS[i].watcher.store(std::ptr::null_mut(), Relaxed);
             MAPPINGS[i].end.store(0, Relaxed);
             // Release pairs with the Acquire CAS of `start` in `register`: the slot's next
             // owner sees it cleared.
@@ -90,6 +110,7 @@ pub fn register(start: *mut u8, len: usize) -> Registration {
                 .is_ok()
         {
             slot.damaged.store(false, Relaxed);
+            slot.watcher.store(std::ptr::null_mut(), Relaxed);
             // Release pairs with the Acquire load of `end` in the handler: a fault that sees
             // the range sees the slot's other words.
             slot.end.store(end, Release);
@@ -159,6 +180,12 @@ extern "C" fn on_sigbus(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut 
             };
             if p != libc::MAP_FAILED {
                 slot.damaged.store(true, Relaxed);
+                let watcher = slot.watcher.load(Relaxed);
+                if !watcher.is_null() {
+                    // SAFETY: a watcher stays valid while the mapping is registered
+                    // (`Registration::watch`), and it is: the fault is inside it.
+                    unsafe { (*watcher).store(true, Relaxed) };
+                }
                 return;
             }
             break;

@@ -282,7 +282,9 @@ impl Shared {
         let handle = seg.handle;
         let mut shared = Self::assemble(spec, path, seg.params, Memory::Shm(seg.region))?;
         shared.handle = Some(handle);
-        Ok(Arc::new(shared))
+        let shared = Arc::new(shared);
+        shared.watch_damage();
+        Ok(shared)
     }
 
     /// Checks an open topic against what `spec` asked for: QoS given explicitly, the type, and
@@ -370,12 +372,8 @@ impl Shared {
                 .collect(),
             _ => Box::default(),
         };
-        let damage = match &memory {
-            Memory::Shm(region) => region.damage_flag(),
-            Memory::Heap(_) => nerve_shm::sigbus::Registration::none().flag(),
-        };
         Ok(Shared {
-            damage,
+            damage: std::sync::atomic::AtomicBool::new(false),
             name: spec.name.clone(),
             domain: spec.domain,
             path,

@@ -231,46 +231,28 @@ impl PubCore {
     ) {
         let shared = self.shared();
         let ring = &shared.ring;
-        if let (Some(id), Some(pool)) = (chunk, &shared.pool) {
-            // The ring takes over our reference (see pool.rs on the order of these steps).
-            pool.disown(id, self.ep.index);
+        // The chunk the slot carried, to release once ours is published (and whether its
+        // writer died mid-write, which makes the slot's descriptor a guess to check).
+        let mut carried = None;
+        if let Some(pool) = &shared.pool {
+            if let Some(id) = chunk {
+                // The ring takes over our reference (see pool.rs on the order of these steps).
+                pool.disown(id, self.ep.index);
+            }
+            match claim.claimed {
+                Claimed::Replaced(_) => carried = Some((self.old_descriptor(n), false)),
+                Claimed::TakenOver => carried = Some((self.old_descriptor(n), true)),
+                _ => {}
+            }
         }
-        let mut replaced = None;
-        let mut abandoned = None;
         match claim.claimed {
             Claimed::Overtaken => {
                 // A message a full ring newer owns the slot: ours is already obsolete.
                 self.release_payload(payload);
                 return;
             }
-            Claimed::Blocked(writer) => {
-                // A live writer has held the slot for a whole `Ring::begin_write` deadline
-                // (stuck, or stopped in a debugger): our message cannot go in; it is counted
-                // as lost by this publisher and skipped by readers.
-                self.count_full();
-                self.release_payload(payload);
-                let pid = ring.endpoint_pid(writer);
-                tracing::warn!(topic = %shared.name, message = n, writer_pid = pid, "a publisher has been writing one slot for over a second (stuck or stopped?): this message is dropped");
-                return;
-            }
-            Claimed::Replaced(_) => {
-                if shared.pool.is_some() {
-                    let mut old = [0u8; 16];
-                    ring.old_payload(n, &mut old);
-                    replaced = Some(Descriptor::from_bytes(&old).id);
-                }
-            }
-            Claimed::TakenOver => {
-                // Its writer died mid-write: the slot still names the chunk it carried
-                // before (the ring's reference) or that writer's own new one (disowned,
-                // never published). Nobody else will release either: free the one it names.
-                if shared.pool.is_some() {
-                    let mut old = [0u8; 16];
-                    ring.old_payload(n, &mut old);
-                    abandoned = Some(Descriptor::from_bytes(&old).id);
-                }
-            }
-            Claimed::Fresh => {}
+            Claimed::Blocked(writer) => return self.blocked(n, writer, payload),
+            _ => {}
         }
         ring.write(n, payload);
         if solo {
@@ -282,19 +264,48 @@ impl PubCore {
         // locked decrement (on a line a subscriber last touched) stays off the path of the new
         // message. A publisher killed in between leaks that one chunk until the topic is
         // reclaimed, the same bound as any crash between two steps of the pool.
-        if let (Some(id), Some(pool)) = (replaced, &shared.pool) {
-            if !pool.release_unowned(id) {
-                self.saw_corrupt_descriptor(id);
-            }
-        }
-        if let (Some(id), Some(pool)) = (abandoned, &shared.pool) {
-            let _ = pool.release_abandoned(id);
+        if let Some((id, abandoned)) = carried {
+            self.release_carried(id, abandoned);
         }
         // Statistics only: a load and a store, not a locked read-modify-write. Concurrent sends
         // through one publisher from several threads may undercount.
         let sent = self.sent.load(Relaxed) + 1;
         self.sent.store(sent, Relaxed);
         self.ep.record().count.store(sent, Relaxed);
+    }
+
+    /// The chunk descriptor slot `n` carries before we write it.
+    fn old_descriptor(&self, n: u64) -> ChunkId {
+        let mut old = [0u8; 16];
+        self.shared().ring.old_payload(n, &mut old);
+        Descriptor::from_bytes(&old).id
+    }
+
+    /// Drops the ring's reference to the chunk a replaced slot carried. A slot abandoned by a
+    /// writer that died mid-write names the chunk it carried before (the ring's reference)
+    /// or that writer's own new one (disowned, never published): nobody else will release
+    /// either, so the one it names is freed, checked against the chunk's generation.
+    fn release_carried(&self, id: ChunkId, abandoned: bool) {
+        let Some(pool) = &self.shared().pool else {
+            return;
+        };
+        if abandoned {
+            let _ = pool.release_abandoned(id);
+        } else if !pool.release_unowned(id) {
+            self.saw_corrupt_descriptor(id);
+        }
+    }
+
+    /// A live writer has held the slot for a whole `Ring::begin_write` deadline (stuck, or
+    /// stopped in a debugger): our message cannot go in; it is counted as lost by this
+    /// publisher and skipped by readers.
+    #[cold]
+    fn blocked(&self, n: u64, writer: u32, payload: &[u8]) {
+        self.count_full();
+        self.release_payload(payload);
+        let shared = self.shared();
+        let pid = shared.ring.endpoint_pid(writer);
+        tracing::warn!(topic = %shared.name, message = n, writer_pid = pid, "a publisher has been writing one slot for over a second (stuck or stopped?): this message is dropped");
     }
 
     #[cfg(feature = "test-support")]

@@ -218,9 +218,6 @@ impl RawPublisher {
         if !self.core.publish(bytes, None) {
             return Err(self.core.full_error(()));
         }
-        if self.shared().damaged() {
-            return Err(self.core.damage_error());
-        }
         Ok(())
     }
 

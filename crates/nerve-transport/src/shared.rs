@@ -39,8 +39,9 @@ pub struct Shared {
     /// an error at loan time, never a SIGBUS while filling it.
     pub(crate) populated: Box<[std::sync::atomic::AtomicUsize]>,
     /// Set by nerve's SIGBUS guard when a page of the segment was found past the end of its
-    /// file: the segment was truncated under us (`nerve_shm::sigbus`).
-    pub(crate) damage: &'static std::sync::atomic::AtomicBool,
+    /// file: the segment was truncated under us (`nerve_shm::sigbus`). Inline, next to what
+    /// a send reads anyway: it is checked on every one.
+    pub(crate) damage: std::sync::atomic::AtomicBool,
     // Declared last: dropped after the ring and pool views that point into it.
     pub(crate) memory: Memory,
 }
@@ -68,6 +69,16 @@ impl Shared {
     #[inline]
     pub(crate) fn damaged(&self) -> bool {
         self.damage.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Asks the SIGBUS guard to set `damage` for this topic's mapping (once `self` has its
+    /// final address, in its `Arc`).
+    pub(crate) fn watch_damage(&self) {
+        if let Memory::Shm(region) = &self.memory {
+            // SAFETY: `damage` lives as long as `self`, which owns the region (and its
+            // registration, dropped with it before `self`'s memory is freed).
+            unsafe { region.watch_damage(&self.damage) };
+        }
     }
 
     /// What a damaged topic reports, to a publisher or a subscriber.

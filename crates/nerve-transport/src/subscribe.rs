@@ -147,19 +147,18 @@ impl SubCore {
         // Skips (lapped, dropped, corrupt) move the cursor one message each; slots that a
         // damaged segment makes lie forever must not keep this call looping: after a ring's
         // worth of skips it returns, and the next call goes on.
-        let mut skips = self.shared().ring.capacity().saturating_mul(2) + 4;
+        let mut skips = 0u64;
         loop {
             let cursor = self.cursor;
-            if skips == 0 {
-                return None;
-            }
-            skips -= 1;
             match decode(&self.ep, cursor) {
                 Step::Got(v) => {
                     self.stuck_polls = 0;
                     self.stuck_since = None;
                     self.advance(0, true);
                     return Some(v);
+                }
+                Step::Lapped | Step::Dropped | Step::Corrupt if self.too_many_skips(&mut skips) => {
+                    return None;
                 }
                 Step::Lapped => self.resync(),
                 Step::Dropped => {
@@ -182,6 +181,13 @@ impl SubCore {
                 }
             }
         }
+    }
+
+    /// Counts one skip of this `try_recv`; true after a ring's worth (twice the capacity).
+    #[cold]
+    fn too_many_skips(&self, skips: &mut u64) -> bool {
+        *skips += 1;
+        *skips > self.shared().ring.capacity().saturating_mul(2) + 4
     }
 
     /// Whether the message at the cursor has been stuck for `limit` since this subscriber first

@@ -218,15 +218,13 @@ impl<T: FixedMessage> Publisher<T> {
     /// Copies `msg` into the ring. O(size of T); no syscall unless a subscriber sleeps.
     #[inline]
     pub fn send(&self, msg: &T) -> Result<(), SendError<T>> {
-        // A topic found truncated (before this send, or by it) takes no more messages.
+        // A topic found truncated takes no more messages (a send that itself runs into the
+        // truncation completes into nothing; the next one is refused).
         if self.core.shared().damaged() {
             return Err(self.core.damage_error());
         }
         if !self.core.publish(bytemuck::bytes_of(msg), None) {
             return Err(self.core.full_error(*msg));
-        }
-        if self.core.shared().damaged() {
-            return Err(self.core.damage_error());
         }
         Ok(())
     }
@@ -338,7 +336,10 @@ where
     /// Returns the next message if one is there; never blocks.
     #[inline]
     pub fn try_recv(&mut self) -> Result<Option<Received<T>>, RecvError> {
-        self.run(None).transpose()
+        match self.core.try_recv(<T::Kind as Codec<T>>::decode) {
+            Some(got) => got.map(Some),
+            None => self.core.damage_error().map_or(Ok(None), Err),
+        }
     }
 
     /// Waits for the next message: spins briefly, then sleeps on a futex (≈0 % CPU).
