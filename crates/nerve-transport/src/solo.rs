@@ -13,7 +13,7 @@ use crate::shared::Shared;
 
 /// How long a publisher that joins waits for another one to finish a send begun on the solo
 /// path (a send takes nanoseconds: only a stuck or stopped process takes this long).
-const SOLO_WAIT: Duration = Duration::from_secs(1);
+const SOLO_WAIT: Duration = Duration::from_millis(500);
 
 impl Shared {
     /// Whether the solo tag `tag` names a live publisher record.

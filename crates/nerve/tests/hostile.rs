@@ -107,7 +107,7 @@ fn a_send_stuck_on_the_solo_path_is_a_clear_error_and_a_clean_exit_frees_the_top
         Err(e) => panic!("expected Busy, got {e}"),
     }
     let waited = start.elapsed();
-    assert!(waited < Duration::from_secs(3), "waited {waited:?}");
+    assert!(waited < Duration::from_secs(1), "waited {waited:?}");
     // The stuck holder exits cleanly (its record is freed, the flag stays as it was): the next
     // publisher must not wait for it at all.
     drop(first);
