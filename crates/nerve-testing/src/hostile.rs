@@ -5,13 +5,14 @@
 //! Tests only: this reaches into the memory layer on purpose (nothing in the product does).
 
 use std::fs::OpenOptions;
-use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
 use nerve_shm::layout::{HeaderFields, TopicParams, ENDPOINTS_OFFSET, ENDPOINT_SIZE, SLOT_HEADER};
 use nerve_shm::Ring;
+
+use crate::mapping::SharedMapping;
 
 /// The path of topic `name`'s segment in `domain`.
 pub fn segment_path(domain: u32, name: &str) -> PathBuf {
@@ -23,6 +24,7 @@ pub struct Segment {
     ptr: NonNull<u8>,
     len: usize,
     params: TopicParams,
+    _map: SharedMapping,
 }
 
 impl Segment {
@@ -40,32 +42,17 @@ impl Segment {
         if len < std::mem::size_of::<HeaderFields>() {
             return None;
         }
-        // SAFETY: a fresh shared mapping of an open file; the kernel picks the address.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                file.as_raw_fd(),
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return None;
-        }
-        let ptr = NonNull::new(p as *mut u8)?;
-        let segment = |params| Segment { ptr, len, params };
+        let map = SharedMapping::new(&file, len).ok()?;
+        let ptr = map.ptr();
         // SAFETY: the mapping is at least a header long (checked above).
         let header = unsafe { std::ptr::read_volatile(ptr.as_ptr() as *const HeaderFields) };
-        match header.validate(len) {
-            Ok(params) => Some(segment(params)),
-            Err(_) => {
-                // SAFETY: unmaps the mapping made above, once.
-                unsafe { libc::munmap(p, len) };
-                None
-            }
-        }
+        let params = header.validate(len).ok()?;
+        Some(Segment {
+            ptr,
+            len,
+            params,
+            _map: map,
+        })
     }
 
     /// The segment's parameters.
@@ -152,13 +139,6 @@ impl Segment {
     /// Offset of endpoint record `i`.
     pub fn endpoint_offset(i: u32) -> usize {
         ENDPOINTS_OFFSET + i as usize * ENDPOINT_SIZE
-    }
-}
-
-impl Drop for Segment {
-    fn drop(&mut self) {
-        // SAFETY: ptr/len came from a successful mmap and are unmapped once.
-        unsafe { libc::munmap(self.ptr.as_ptr() as *mut libc::c_void, self.len) };
     }
 }
 

@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 pub mod hostile;
+pub mod mapping;
 pub mod payload;
 pub mod process;
 

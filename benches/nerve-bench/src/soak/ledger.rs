@@ -18,6 +18,7 @@
 //! publisher's store of `BEGUN`, and the subscriber's Acquire read of the slot orders it.
 
 use anyhow::{bail, Context, Result};
+use nerve_testing::mapping::SharedMapping;
 use std::fs::{File, OpenOptions};
 use std::path::Path;
 use std::ptr::NonNull;
@@ -95,14 +96,8 @@ pub const ROLE_SUB: u64 = 2;
 pub struct Ledger {
     base: NonNull<AtomicU64>,
     slots: usize,
-    len: usize,
-    _file: File,
+    _map: SharedMapping,
 }
-
-// SAFETY: the mapping is only accessed through atomics, and lives as long as the Ledger.
-unsafe impl Send for Ledger {}
-// SAFETY: as above.
-unsafe impl Sync for Ledger {}
 
 impl Ledger {
     /// Creates a ledger of `slots` records at `path` (a new file; pages are only backed
@@ -144,32 +139,12 @@ impl Ledger {
     }
 
     fn map(file: File, len: usize, path: &Path) -> Result<Self> {
-        use std::os::fd::AsRawFd;
-        // SAFETY: a fresh shared mapping of `len` bytes of an open file; the kernel picks the
-        // address. Nothing else in this process aliases it.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                file.as_raw_fd(),
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            bail!(
-                "mapping the soak ledger {}: {}",
-                path.display(),
-                std::io::Error::last_os_error()
-            );
-        }
-        let base = NonNull::new(p as *mut AtomicU64).expect("mmap returned null");
+        let map = SharedMapping::new(&file, len)
+            .with_context(|| format!("mapping the soak ledger {}", path.display()))?;
         Ok(Self {
-            base,
+            base: map.ptr().cast(),
             slots: len / RECORD_BYTES - 1,
-            len,
-            _file: file,
+            _map: map,
         })
     }
 
@@ -208,14 +183,6 @@ impl Ledger {
     /// A copy of slot `slot`'s words.
     pub fn snapshot(&self, slot: u32) -> [u64; WORDS] {
         std::array::from_fn(|w| self.slot(slot, w).load(Relaxed))
-    }
-}
-
-impl Drop for Ledger {
-    fn drop(&mut self) {
-        // SAFETY: the mapping made in `map`, `len` bytes, unmapped once; no reference into it
-        // outlives `self`.
-        unsafe { libc::munmap(self.base.as_ptr() as *mut libc::c_void, self.len) };
     }
 }
 
