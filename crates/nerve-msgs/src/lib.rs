@@ -44,6 +44,7 @@
 
 mod fingerprint;
 pub mod layout;
+pub mod schema;
 #[macro_use]
 mod macros;
 pub mod geometry_msgs;
@@ -61,6 +62,9 @@ pub use std_msgs::*;
 #[doc(hidden)]
 pub use bytemuck as __bytemuck;
 
+/// `#[derive(Message)]`: the one definition of a message type (see [`schema`]).
+pub use nerve_derive::Message;
+
 /// Every message type: a stable name and a layout fingerprint checked when a topic is opened.
 pub trait Message: Send + Sync + 'static {
     /// Fully qualified type name, e.g. `nerve/CmdVel`. Shown in errors and `nerve topic list`.
@@ -70,6 +74,9 @@ pub trait Message: Send + Sync + 'static {
     const FINGERPRINT: Fingerprint;
     /// How the message crosses a topic: [`Fixed`], [`Chunked`] or [`Serialized`].
     type Kind: kind::Kind;
+    /// The type's runtime description, for types that have one (every `#[derive(Message)]`
+    /// type).
+    const DESCRIPTION: Option<&'static schema::Schema> = None;
 }
 
 /// Marker types naming how a message crosses a topic (the facade implements its codecs on them).
