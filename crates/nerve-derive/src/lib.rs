@@ -23,8 +23,9 @@
 //! }
 //! ```
 //!
-//! `#[message(name = "…", chunked(elem = T, message = Marker))]` makes the struct the header
-//! of a chunked message and declares `Marker`, the message type topics carry. Without a name
+//! `#[message(name = "…", chunked(elem = T, message = Marker, doc = "…"))]` makes the struct
+//! the header of a chunked message and declares `Marker` (documented by `doc`), the message
+//! type topics carry. Without a name
 //! the struct is a building block (a field type, a chunk header or element).
 //!
 //! Options of `#[message(…)]`: `name`, `ros2`, `chunked(elem = Type, message = Ident)`,
@@ -55,7 +56,7 @@ struct MessageOpts {
     ros2: Option<LitStr>,
     krate: Option<Path>,
     zeroed_default: bool,
-    chunked: Option<(Type, Ident)>,
+    chunked: Option<(Type, Ident, Option<LitStr>)>,
 }
 
 /// What `#[field(…)]` says.
@@ -102,19 +103,23 @@ fn message_opts(attrs: &[Attribute]) -> syn::Result<MessageOpts> {
                 }
                 o.zeroed_default = true;
             } else if m.path.is_ident("chunked") {
-                let (mut elem, mut marker) = (None, None);
+                let (mut elem, mut marker, mut doc) = (None, None, None);
                 m.parse_nested_meta(|c| {
                     if c.path.is_ident("elem") {
                         elem = Some(c.value()?.parse::<Type>()?);
                     } else if c.path.is_ident("message") {
                         marker = Some(c.value()?.parse::<Ident>()?);
+                    } else if c.path.is_ident("doc") {
+                        doc = Some(c.value()?.parse::<LitStr>()?);
                     } else {
-                        return Err(c.error("expected `elem = Type` or `message = Name`"));
+                        return Err(
+                            c.error("expected `elem = Type`, `message = Name` or `doc = \"…\"`")
+                        );
                     }
                     Ok(())
                 })?;
                 match (elem, marker) {
-                    (Some(e), Some(n)) => o.chunked = Some((e, n)),
+                    (Some(e), Some(n)) => o.chunked = Some((e, n, doc)),
                     _ => return Err(m.error("chunked(…) needs `elem = Type, message = Name`")),
                 }
             } else {
@@ -208,7 +213,12 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
         let ty = &f.ty;
         let fo = field_opts(&f.attrs)?;
         let fdoc = doc_of(&f.attrs);
-        let unit = fo.unit.as_ref().map_or_else(String::new, |s| s.value());
+        // nerve's convention: an instant or duration in nanoseconds is named `*_ns`.
+        let unit = match &fo.unit {
+            Some(s) => s.value(),
+            None if fname.ends_with("_ns") => "ns".to_owned(),
+            None => String::new(),
+        };
         let padding = fname.starts_with("_pad");
         let schema_ty = if fo.text {
             quote! { #krate::schema::FieldType::Text { len: core::mem::size_of::<#ty>() as u32 } }
@@ -240,7 +250,7 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
         .as_ref()
         .map_or_else(|| name.to_string(), |s| s.value());
     let kind = match &opts.chunked {
-        Some((elem, _)) => quote! {
+        Some((elem, _, _)) => quote! {
             #krate::schema::SchemaKind::Chunked {
                 elem: &<#elem as #krate::schema::FieldTyped>::TYPE,
             }
@@ -336,11 +346,15 @@ fn expand(input: &DeriveInput) -> syn::Result<Tokens> {
 
             impl #krate::FixedMessage for #name {}
         }),
-        Some((elem, marker)) => {
-            let marker_doc = format!(
-                "The `{type_name}` message: a [`{name}`] header followed by any number of `{}` elements, carried in a shared chunk (loan → fill → send; subscribers read it in place).",
+        Some((elem, marker, doc)) => {
+            let layout = format!(
+                "A [`{name}`] header followed by any number of `{}` elements, carried in a shared chunk (loan → fill → send; subscribers read it in place).",
                 quote!(#elem).to_string().replace(' ', "")
             );
+            let marker_doc = match doc {
+                Some(d) => format!("{}\n\n{layout}", d.value()),
+                None => format!("The `{type_name}` message. {layout}"),
+            };
             let vis = &input.vis;
             out.extend(quote! {
                 #[doc = #marker_doc]

@@ -21,18 +21,23 @@ pub const ESTOP_TOPIC: &str = "nerve/estop";
 /// Bytes of the reason carried by an [`EStopMsg`].
 pub const ESTOP_REASON_LEN: usize = 48;
 
-nerve_transport::fixed_message! {
-    /// An e-stop request on [`ESTOP_TOPIC`]: 64 bytes.
-    pub struct EStopMsg ("nerve/EStop") {
-        /// `CLOCK_MONOTONIC` ns at the trigger (same clock for every process of a machine).
-        pub stamp_ns: u64,
-        /// Pid of the process that triggered it.
-        pub pid: u32,
-        /// Bytes of `reason` in use.
-        pub reason_len: u32,
-        /// Why, UTF-8, truncated to 48 bytes.
-        pub reason: [u8; ESTOP_REASON_LEN],
-    }
+/// An e-stop request on [`ESTOP_TOPIC`]: 64 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, nerve_transport::msgs::Message)]
+#[message(
+    crate = "nerve_transport::msgs",
+    name = "nerve/EStop",
+    default = "zeroed"
+)]
+#[repr(C)]
+pub struct EStopMsg {
+    /// `CLOCK_MONOTONIC` ns at the trigger (same clock for every process of a machine).
+    pub stamp_ns: u64,
+    /// Pid of the process that triggered it.
+    pub pid: u32,
+    /// Bytes of `reason` in use.
+    pub reason_len: u32,
+    /// Why, UTF-8, truncated to 48 bytes.
+    pub reason: [u8; ESTOP_REASON_LEN],
 }
 
 impl EStopMsg {

@@ -53,3 +53,15 @@ pub const fn fnv1a(s: &str) -> u64 {
     }
     hash
 }
+
+/// Folds `value` into `hash` (FNV-1a over its 8 little-endian bytes). Usable in constants.
+pub const fn mix(hash: u64, value: u64) -> u64 {
+    let mut hash = hash;
+    let mut i = 0;
+    while i < 8 {
+        hash ^= (value >> (i * 8)) & 0xff;
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+        i += 1;
+    }
+    hash
+}

@@ -3,16 +3,17 @@
 
 use crate::std_msgs::{read_name, write_name, FrameIdError, Header, FRAME_ID_LEN};
 
-fixed_message! {
-    /// A 3D vector (a position in metres, a velocity in m/s, ...): 24 bytes.
-    pub struct Vector3 ("nerve/Vector3") {
-        /// x component.
-        pub x: f64,
-        /// y component.
-        pub y: f64,
-        /// z component.
-        pub z: f64,
-    }
+/// A 3D vector (a position in metres, a velocity in m/s, ...): 24 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(crate = "crate", name = "nerve/Vector3", default = "zeroed")]
+#[repr(C)]
+pub struct Vector3 {
+    /// x component.
+    pub x: f64,
+    /// y component.
+    pub y: f64,
+    /// z component.
+    pub z: f64,
 }
 
 impl Vector3 {
@@ -22,19 +23,20 @@ impl Vector3 {
     }
 }
 
-fixed_message! {
-    /// A rotation as a unit quaternion (x, y, z, w): 32 bytes. `Default` is the identity
-    /// (w = 1), not all zeroes.
-    pub struct Quaternion ("nerve/Quaternion", no_default) {
-        /// x (i) component.
-        pub x: f64,
-        /// y (j) component.
-        pub y: f64,
-        /// z (k) component.
-        pub z: f64,
-        /// w (real) component.
-        pub w: f64,
-    }
+/// A rotation as a unit quaternion (x, y, z, w): 32 bytes. `Default` is the identity
+/// (w = 1), not all zeroes.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(crate = "crate", name = "nerve/Quaternion")]
+#[repr(C)]
+pub struct Quaternion {
+    /// x (i) component.
+    pub x: f64,
+    /// y (j) component.
+    pub y: f64,
+    /// z (k) component.
+    pub z: f64,
+    /// w (real) component.
+    pub w: f64,
 }
 
 impl Quaternion {
@@ -64,36 +66,41 @@ impl Default for Quaternion {
     }
 }
 
-fixed_message! {
-    /// Linear and angular velocity: 48 bytes.
-    pub struct Twist ("nerve/Twist") {
-        /// Linear velocity, m/s.
-        pub linear: Vector3,
-        /// Angular velocity (axis × rate), rad/s.
-        pub angular: Vector3,
-    }
+/// Linear and angular velocity: 48 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(crate = "crate", name = "nerve/Twist", default = "zeroed")]
+#[repr(C)]
+pub struct Twist {
+    /// Linear velocity, m/s.
+    #[field(unit = "m/s")]
+    pub linear: Vector3,
+    /// Angular velocity (axis × rate), rad/s.
+    #[field(unit = "rad/s")]
+    pub angular: Vector3,
 }
 
-fixed_message! {
-    /// A pose in the plane: 24 bytes.
-    pub struct Pose2D ("nerve/Pose2D") {
-        /// x, metres.
-        pub x: f64,
-        /// y, metres.
-        pub y: f64,
-        /// Heading about +z, radians.
-        pub theta: f64,
-    }
+/// A pose in the plane: 24 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(crate = "crate", name = "nerve/Pose2D", default = "zeroed")]
+#[repr(C)]
+pub struct Pose2D {
+    /// x, metres.
+    pub x: f64,
+    /// y, metres.
+    pub y: f64,
+    /// Heading about +z, radians.
+    pub theta: f64,
 }
 
-fixed_message! {
-    /// A position and orientation: 56 bytes. `Default` has the identity orientation.
-    pub struct Pose ("nerve/Pose", no_default) {
-        /// Position, metres.
-        pub position: Vector3,
-        /// Orientation.
-        pub orientation: Quaternion,
-    }
+/// A position and orientation: 56 bytes. `Default` has the identity orientation.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(crate = "crate", name = "nerve/Pose")]
+#[repr(C)]
+pub struct Pose {
+    /// Position, metres.
+    pub position: Vector3,
+    /// Orientation.
+    pub orientation: Quaternion,
 }
 
 impl Default for Pose {
@@ -105,15 +112,16 @@ impl Default for Pose {
     }
 }
 
-fixed_message! {
-    /// A rigid transform (child frame expressed in the parent frame): 56 bytes. `Default` is
-    /// the identity transform.
-    pub struct Transform ("nerve/Transform", no_default) {
-        /// Translation, metres.
-        pub translation: Vector3,
-        /// Rotation.
-        pub rotation: Quaternion,
-    }
+/// A rigid transform (child frame expressed in the parent frame): 56 bytes. `Default` is
+/// the identity transform.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(crate = "crate", name = "nerve/Transform")]
+#[repr(C)]
+pub struct Transform {
+    /// Translation, metres.
+    pub translation: Vector3,
+    /// Rotation.
+    pub rotation: Quaternion,
 }
 
 impl Default for Transform {
@@ -125,17 +133,19 @@ impl Default for Transform {
     }
 }
 
-fixed_message! {
-    /// A transform from `header.frame_id` (parent) to `child_frame_id`, at `header.stamp_ns`:
-    /// 136 bytes. `Default` is the identity transform with empty frame names.
-    pub struct TransformStamped ("nerve/TransformStamped", no_default) {
-        /// Stamp and parent frame.
-        pub header: Header,
-        /// Child frame, NUL-padded UTF-8; see [`TransformStamped::set_child_frame_id`].
-        pub child_frame_id: [u8; FRAME_ID_LEN],
-        /// Pose of the child frame in the parent frame.
-        pub transform: Transform,
-    }
+/// A transform from `header.frame_id` (parent) to `child_frame_id`, at `header.stamp_ns`:
+/// 136 bytes. `Default` is the identity transform with empty frame names.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(crate = "crate", name = "nerve/TransformStamped")]
+#[repr(C)]
+pub struct TransformStamped {
+    /// Stamp and parent frame.
+    pub header: Header,
+    /// Child frame, NUL-padded UTF-8; see [`TransformStamped::set_child_frame_id`].
+    #[field(text)]
+    pub child_frame_id: [u8; FRAME_ID_LEN],
+    /// Pose of the child frame in the parent frame.
+    pub transform: Transform,
 }
 
 impl Default for TransformStamped {

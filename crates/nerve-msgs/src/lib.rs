@@ -39,23 +39,22 @@
 //! | [`DepthImage`] | chunked | 72 header + `step × height` bytes |
 //! | [`PointCloud`] | chunked | 72 header + `width × height × point_step` bytes |
 //!
-//! Declare your own with [`fixed_message!`], [`chunked_message!`] and [`pod_struct!`].
+//! Declare your own with `#[derive(Message)]` (see [`schema`]): one definition gives the
+//! layout checks, the runtime schema and the fingerprint.
 #![warn(missing_docs)]
 
 mod fingerprint;
-pub mod layout;
-pub mod schema;
-#[macro_use]
-mod macros;
 pub mod geometry_msgs;
 pub mod nav_msgs;
+pub mod point_cloud;
+pub mod schema;
 pub mod sensor_msgs;
 pub mod std_msgs;
 
-pub use fingerprint::{fnv1a, Fingerprint, MessageKind};
+pub use fingerprint::{fnv1a, mix, Fingerprint, MessageKind};
 pub use geometry_msgs::*;
-pub use layout::LayoutHash;
 pub use nav_msgs::*;
+pub use point_cloud::*;
 pub use sensor_msgs::*;
 pub use std_msgs::*;
 

@@ -3,27 +3,29 @@
 use crate::geometry_msgs::{Pose, Twist};
 use crate::std_msgs::{read_name, write_name, FrameIdError, Header, FRAME_ID_LEN};
 
-fixed_message! {
-    /// Estimated pose and velocity of a body: 760 bytes.
-    ///
-    /// The pose is in `header.frame_id` (e.g. `odom`); the twist is in `child_frame_id` (the
-    /// body, e.g. `base_link`). Covariances are row-major 6×6 over (x, y, z, rot x, rot y,
-    /// rot z), in m², rad² and their products (pose) and (m/s)², (rad/s)² (twist). `Default`
-    /// has the identity orientation.
-    pub struct Odometry ("nerve/Odometry", no_default) {
-        /// Stamp and parent frame of the pose.
-        pub header: Header,
-        /// Body frame, NUL-padded UTF-8; see [`Odometry::set_child_frame_id`].
-        pub child_frame_id: [u8; FRAME_ID_LEN],
-        /// Pose of the body in `header.frame_id`.
-        pub pose: Pose,
-        /// Pose covariance, 6×6 row-major.
-        pub pose_covariance: [f64; 36],
-        /// Velocity of the body, in `child_frame_id`.
-        pub twist: Twist,
-        /// Twist covariance, 6×6 row-major.
-        pub twist_covariance: [f64; 36],
-    }
+/// Estimated pose and velocity of a body: 760 bytes.
+///
+/// The pose is in `header.frame_id` (e.g. `odom`); the twist is in `child_frame_id` (the
+/// body, e.g. `base_link`). Covariances are row-major 6×6 over (x, y, z, rot x, rot y,
+/// rot z), in m², rad² and their products (pose) and (m/s)², (rad/s)² (twist). `Default`
+/// has the identity orientation.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(crate = "crate", name = "nerve/Odometry")]
+#[repr(C)]
+pub struct Odometry {
+    /// Stamp and parent frame of the pose.
+    pub header: Header,
+    /// Body frame, NUL-padded UTF-8; see [`Odometry::set_child_frame_id`].
+    #[field(text)]
+    pub child_frame_id: [u8; FRAME_ID_LEN],
+    /// Pose of the body in `header.frame_id`.
+    pub pose: Pose,
+    /// Pose covariance, 6×6 row-major.
+    pub pose_covariance: [f64; 36],
+    /// Velocity of the body, in `child_frame_id`.
+    pub twist: Twist,
+    /// Twist covariance, 6×6 row-major.
+    pub twist_covariance: [f64; 36],
 }
 
 impl Default for Odometry {

@@ -34,8 +34,7 @@
 //! struct NotReprC { a: u64 }
 //! ```
 
-use crate::fingerprint::fnv1a;
-use crate::layout::mix;
+use crate::fingerprint::{fnv1a, mix};
 
 /// The type of one field.
 #[derive(Clone, Copy, Debug)]

@@ -16,29 +16,32 @@ use core::fmt;
 use crate::geometry_msgs::{Quaternion, Vector3};
 use crate::std_msgs::Header;
 
-fixed_message! {
-    /// Inertial measurement: 344 bytes.
-    ///
-    /// Covariances are row-major 3×3 over (x, y, z), in the squared units of the value. Set
-    /// element 0 of a covariance to -1 when the sensor does not provide that quantity (then
-    /// ignore the value), all zeroes when the covariance is unknown. `Default` has the
-    /// identity orientation.
-    pub struct Imu ("nerve/Imu", no_default) {
-        /// Stamp and sensor frame.
-        pub header: Header,
-        /// Orientation of the sensor frame.
-        pub orientation: Quaternion,
-        /// Orientation covariance about x, y, z, rad².
-        pub orientation_covariance: [f64; 9],
-        /// Angular velocity, rad/s.
-        pub angular_velocity: Vector3,
-        /// Angular velocity covariance, (rad/s)².
-        pub angular_velocity_covariance: [f64; 9],
-        /// Linear acceleration (gravity included), m/s².
-        pub linear_acceleration: Vector3,
-        /// Linear acceleration covariance, (m/s²)².
-        pub linear_acceleration_covariance: [f64; 9],
-    }
+/// Inertial measurement: 344 bytes.
+///
+/// Covariances are row-major 3×3 over (x, y, z), in the squared units of the value. Set
+/// element 0 of a covariance to -1 when the sensor does not provide that quantity (then
+/// ignore the value), all zeroes when the covariance is unknown. `Default` has the
+/// identity orientation.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(crate = "crate", name = "nerve/Imu")]
+#[repr(C)]
+pub struct Imu {
+    /// Stamp and sensor frame.
+    pub header: Header,
+    /// Orientation of the sensor frame.
+    pub orientation: Quaternion,
+    /// Orientation covariance about x, y, z, rad².
+    pub orientation_covariance: [f64; 9],
+    /// Angular velocity, rad/s.
+    #[field(unit = "rad/s")]
+    pub angular_velocity: Vector3,
+    /// Angular velocity covariance, (rad/s)².
+    pub angular_velocity_covariance: [f64; 9],
+    /// Linear acceleration (gravity included), m/s².
+    #[field(unit = "m/s²")]
+    pub linear_acceleration: Vector3,
+    /// Linear acceleration covariance, (m/s²)².
+    pub linear_acceleration_covariance: [f64; 9],
 }
 
 impl Default for Imu {
@@ -55,46 +58,56 @@ impl Default for Imu {
     }
 }
 
-fixed_message! {
-    /// State of a battery or power supply: 104 bytes. Unknown `f32` quantities are NaN.
-    pub struct BatteryState ("nerve/BatteryState") {
-        /// Stamp and frame.
-        pub header: Header,
-        /// Terminal voltage, V.
-        pub voltage: f32,
-        /// Current, A; negative while discharging.
-        pub current: f32,
-        /// Remaining charge, Ah.
-        pub charge: f32,
-        /// Capacity when full (as of now, wear included), Ah.
-        pub capacity: f32,
-        /// Capacity when new, Ah.
-        pub design_capacity: f32,
-        /// Charge as a fraction, 0.0 to 1.0.
-        pub percentage: f32,
-        /// Temperature, °C.
-        pub temperature: f32,
-        /// Lowest cell voltage, V.
-        pub cell_voltage_min: f32,
-        /// Highest cell voltage, V.
-        pub cell_voltage_max: f32,
-        /// Estimated time until empty at the present load, s.
-        pub time_to_empty_s: f32,
-        /// Estimated time until full while charging, s.
-        pub time_to_full_s: f32,
-        /// Number of cells in series (0 = unknown).
-        pub cell_count: u32,
-        /// `BatteryState::STATUS_*`.
-        pub power_supply_status: u8,
-        /// `BatteryState::HEALTH_*`.
-        pub power_supply_health: u8,
-        /// `BatteryState::TECHNOLOGY_*`.
-        pub power_supply_technology: u8,
-        /// 1 if a battery is present, 0 if not.
-        pub present: u8,
-        /// Explicit padding; write zero.
-        pub _pad: u32,
-    }
+/// State of a battery or power supply: 104 bytes. Unknown `f32` quantities are NaN.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(crate = "crate", name = "nerve/BatteryState", default = "zeroed")]
+#[repr(C)]
+pub struct BatteryState {
+    /// Stamp and frame.
+    pub header: Header,
+    /// Terminal voltage, V.
+    #[field(unit = "V")]
+    pub voltage: f32,
+    /// Current, A; negative while discharging.
+    pub current: f32,
+    /// Remaining charge, Ah.
+    #[field(unit = "Ah")]
+    pub charge: f32,
+    /// Capacity when full (as of now, wear included), Ah.
+    #[field(unit = "Ah")]
+    pub capacity: f32,
+    /// Capacity when new, Ah.
+    #[field(unit = "Ah")]
+    pub design_capacity: f32,
+    /// Charge as a fraction, 0.0 to 1.0.
+    pub percentage: f32,
+    /// Temperature, °C.
+    #[field(unit = "°C")]
+    pub temperature: f32,
+    /// Lowest cell voltage, V.
+    #[field(unit = "V")]
+    pub cell_voltage_min: f32,
+    /// Highest cell voltage, V.
+    #[field(unit = "V")]
+    pub cell_voltage_max: f32,
+    /// Estimated time until empty at the present load, s.
+    #[field(unit = "s")]
+    pub time_to_empty_s: f32,
+    /// Estimated time until full while charging, s.
+    #[field(unit = "s")]
+    pub time_to_full_s: f32,
+    /// Number of cells in series (0 = unknown).
+    pub cell_count: u32,
+    /// `BatteryState::STATUS_*`.
+    pub power_supply_status: u8,
+    /// `BatteryState::HEALTH_*`.
+    pub power_supply_health: u8,
+    /// `BatteryState::TECHNOLOGY_*`.
+    pub power_supply_technology: u8,
+    /// 1 if a battery is present, 0 if not.
+    pub present: u8,
+    /// Explicit padding; write zero.
+    pub _pad: u32,
 }
 
 impl BatteryState {
@@ -225,29 +238,31 @@ impl fmt::Display for TooManyCoefficients {
 
 impl std::error::Error for TooManyCoefficients {}
 
-fixed_message! {
-    /// Calibration of a pinhole camera: 368 bytes. Matrices are row-major. All-zero `k`
-    /// means "uncalibrated".
-    pub struct CameraInfo ("nerve/CameraInfo") {
-        /// Stamp and camera optical frame.
-        pub header: Header,
-        /// Image width the calibration is for, pixels.
-        pub width: u32,
-        /// Image height, pixels.
-        pub height: u32,
-        /// A [`DistortionModel`] code.
-        pub distortion_model: u32,
-        /// Number of valid coefficients in `d` (at most [`CameraInfo::D_MAX`]).
-        pub d_len: u32,
-        /// Intrinsic matrix K (3×3): fx, 0, cx; 0, fy, cy; 0, 0, 1. Pixels.
-        pub k: [f64; 9],
-        /// Distortion coefficients; the first `d_len` are valid.
-        pub d: [f64; 8],
-        /// Rectification rotation R (3×3, stereo); identity for a monocular camera.
-        pub r: [f64; 9],
-        /// Projection matrix P (3×4) of the rectified image, pixels.
-        pub p: [f64; 12],
-    }
+/// Calibration of a pinhole camera: 368 bytes. Matrices are row-major. All-zero `k`
+/// means "uncalibrated".
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(crate = "crate", name = "nerve/CameraInfo", default = "zeroed")]
+#[repr(C)]
+pub struct CameraInfo {
+    /// Stamp and camera optical frame.
+    pub header: Header,
+    /// Image width the calibration is for, pixels.
+    pub width: u32,
+    /// Image height, pixels.
+    pub height: u32,
+    /// A [`DistortionModel`] code.
+    #[field(codes = DistortionModel)]
+    pub distortion_model: u32,
+    /// Number of valid coefficients in `d` (at most [`CameraInfo::D_MAX`]).
+    pub d_len: u32,
+    /// Intrinsic matrix K (3×3): fx, 0, cx; 0, fy, cy; 0, 0, 1. Pixels.
+    pub k: [f64; 9],
+    /// Distortion coefficients; the first `d_len` are valid.
+    pub d: [f64; 8],
+    /// Rectification rotation R (3×3, stereo); identity for a monocular camera.
+    pub r: [f64; 9],
+    /// Projection matrix P (3×4) of the rectified image, pixels.
+    pub p: [f64; 12],
 }
 
 impl CameraInfo {
@@ -283,37 +298,28 @@ impl CameraInfo {
 // ---------------------------------------------------------------------------------------------
 // Joint states
 
-pod_struct! {
-    /// One joint of a [`JointState`]: 24 bytes. Unknown values are NaN.
-    pub struct JointSample {
-        /// Position, rad (revolute) or m (prismatic).
-        pub position: f64,
-        /// Velocity, rad/s or m/s.
-        pub velocity: f64,
-        /// Effort, N·m or N.
-        pub effort: f64,
-    }
+/// One joint of a [`JointState`]: 24 bytes. Unknown values are NaN.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(crate = "crate", default = "zeroed")]
+#[repr(C)]
+pub struct JointSample {
+    /// Position, rad (revolute) or m (prismatic).
+    pub position: f64,
+    /// Velocity, rad/s or m/s.
+    pub velocity: f64,
+    /// Effort, N·m or N.
+    pub effort: f64,
 }
 
-chunked_message! {
-    /// Positions, velocities and efforts of any number of joints (chunked; header 56 bytes,
-    /// one 24-byte [`JointSample`] per joint).
-    ///
-    /// Joint names are not carried inline (they would make every message variable-length
-    /// text): the publisher documents its joint order once (parameter, URDF, or a latched
-    /// names topic) and stamps each message with
-    /// [`JointStateHeader::names_hash`] = [`JointStateHeader::hash_names`] of that list, so a
-    /// subscriber with a different list detects it instead of misassigning joints.
-    pub struct JointState ("nerve/JointState") {
-        /// Fixed part of a [`JointState`]: 56 bytes.
-        header: pub struct JointStateHeader {
-            /// Stamp and frame.
-            pub header: Header,
-            /// [`JointStateHeader::hash_names`] of the joint names, in payload order.
-            pub names_hash: u64,
-        },
-        elem: JointSample,
-    }
+/// Fixed part of a [`JointState`]: 56 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(crate = "crate", name = "nerve/JointState", chunked(elem = JointSample, message = JointState, doc = "Positions, velocities and efforts of any number of joints (chunked; header 56 bytes, one 24-byte [`JointSample`] per joint).  Joint names are not carried inline (they would make every message variable-length text): the publisher documents its joint order once (parameter, URDF, or a latched names topic) and stamps each message with [`JointStateHeader::names_hash`] = [`JointStateHeader::hash_names`] of that list, so a subscriber with a different list detects it instead of misassigning joints."), default = "zeroed")]
+#[repr(C)]
+pub struct JointStateHeader {
+    /// Stamp and frame.
+    pub header: Header,
+    /// [`JointStateHeader::hash_names`] of the joint names, in payload order.
+    pub names_hash: u64,
 }
 
 impl JointStateHeader {
@@ -327,34 +333,35 @@ impl JointStateHeader {
 // ---------------------------------------------------------------------------------------------
 // Laser scans
 
-chunked_message! {
-    /// A planar laser scan with any number of ranges (chunked; header 80 bytes, one `f32`
-    /// range in metres per beam). A range outside `[range_min, range_max]` (or NaN / inf)
-    /// is not a valid return.
-    pub struct LaserScan ("nerve/LaserScan") {
-        /// Fixed part of a [`LaserScan`]: 80 bytes.
-        header: pub struct LaserScanHeader {
-            /// Stamp of the first beam, and the scanner frame.
-            pub header: Header,
-            /// Angle of the first beam, rad (0 = +x, counter-clockwise positive).
-            pub angle_min: f32,
-            /// Angle of the last beam, rad.
-            pub angle_max: f32,
-            /// Angle between beams, rad.
-            pub angle_increment: f32,
-            /// Time between beams, s.
-            pub time_increment: f32,
-            /// Time between scans, s.
-            pub scan_time: f32,
-            /// Shortest valid range, m.
-            pub range_min: f32,
-            /// Longest valid range, m.
-            pub range_max: f32,
-            /// Explicit padding; write zero.
-            pub _pad: u32,
-        },
-        elem: f32,
-    }
+/// Fixed part of a [`LaserScan`]: 80 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(crate = "crate", name = "nerve/LaserScan", chunked(elem = f32, message = LaserScan, doc = "A planar laser scan with any number of ranges (chunked; header 80 bytes, one `f32` range in metres per beam). A range outside `[range_min, range_max]` (or NaN / inf) is not a valid return."), default = "zeroed")]
+#[repr(C)]
+pub struct LaserScanHeader {
+    /// Stamp of the first beam, and the scanner frame.
+    pub header: Header,
+    /// Angle of the first beam, rad (0 = +x, counter-clockwise positive).
+    pub angle_min: f32,
+    /// Angle of the last beam, rad.
+    #[field(unit = "rad")]
+    pub angle_max: f32,
+    /// Angle between beams, rad.
+    #[field(unit = "rad")]
+    pub angle_increment: f32,
+    /// Time between beams, s.
+    #[field(unit = "s")]
+    pub time_increment: f32,
+    /// Time between scans, s.
+    #[field(unit = "s")]
+    pub scan_time: f32,
+    /// Shortest valid range, m.
+    #[field(unit = "m")]
+    pub range_min: f32,
+    /// Longest valid range, m.
+    #[field(unit = "m")]
+    pub range_max: f32,
+    /// Explicit padding; write zero.
+    pub _pad: u32,
 }
 
 impl LaserScan {
@@ -479,25 +486,22 @@ impl fmt::Display for Encoding {
     }
 }
 
-chunked_message! {
-    /// A camera image of any size (chunked; header 64 bytes, payload `u8`:
-    /// `height` rows of `step` bytes, row-major, top row first).
-    pub struct Image ("nerve/Image") {
-        /// Fixed part of an [`Image`]: 64 bytes.
-        header: pub struct ImageHeader {
-            /// Stamp (exposure) and camera optical frame.
-            pub header: Header,
-            /// Width, pixels.
-            pub width: u32,
-            /// Height, pixels (rows).
-            pub height: u32,
-            /// Bytes per row (≥ width × bytes per pixel; may include row padding).
-            pub step: u32,
-            /// An [`Encoding`] code.
-            pub encoding: u32,
-        },
-        elem: u8,
-    }
+/// Fixed part of an [`Image`]: 64 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(crate = "crate", name = "nerve/Image", chunked(elem = u8, message = Image, doc = "A camera image of any size (chunked; header 64 bytes, payload `u8`: `height` rows of `step` bytes, row-major, top row first)."), default = "zeroed")]
+#[repr(C)]
+pub struct ImageHeader {
+    /// Stamp (exposure) and camera optical frame.
+    pub header: Header,
+    /// Width, pixels.
+    pub width: u32,
+    /// Height, pixels (rows).
+    pub height: u32,
+    /// Bytes per row (≥ width × bytes per pixel; may include row padding).
+    pub step: u32,
+    /// An [`Encoding`] code.
+    #[field(codes = Encoding)]
+    pub encoding: u32,
 }
 
 impl ImageHeader {
@@ -539,33 +543,27 @@ impl fmt::Display for NotADepthEncoding {
 
 impl std::error::Error for NotADepthEncoding {}
 
-chunked_message! {
-    /// A depth image of any size (chunked; header 72 bytes, payload `u8`: `height` rows of
-    /// `step` bytes).
-    ///
-    /// The payload is bytes rather than `u16`/`f32` so one type carries both encodings; cast
-    /// rows with `bytemuck` or read pixels with [`DepthImageHeader::depth_m`].
-    pub struct DepthImage ("nerve/DepthImage") {
-        /// Fixed part of a [`DepthImage`]: 72 bytes.
-        header: pub struct DepthImageHeader {
-            /// Stamp and camera optical frame.
-            pub header: Header,
-            /// Width, pixels.
-            pub width: u32,
-            /// Height, pixels (rows).
-            pub height: u32,
-            /// Bytes per row.
-            pub step: u32,
-            /// [`Encoding::U16C1`] or [`Encoding::F32C1`] code.
-            pub encoding: u32,
-            /// Metres per unit of a pixel value: e.g. 0.001 for `16UC1` in millimetres, 1.0
-            /// for `32FC1` in metres. A pixel value of 0 (or NaN) means no measurement.
-            pub depth_scale: f32,
-            /// Explicit padding; write zero.
-            pub _pad: u32,
-        },
-        elem: u8,
-    }
+/// Fixed part of a [`DepthImage`]: 72 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(crate = "crate", name = "nerve/DepthImage", chunked(elem = u8, message = DepthImage, doc = "A depth image of any size (chunked; header 72 bytes, payload `u8`: `height` rows of `step` bytes).  The payload is bytes rather than `u16`/`f32` so one type carries both encodings; cast rows with `bytemuck` or read pixels with [`DepthImageHeader::depth_m`]."), default = "zeroed")]
+#[repr(C)]
+pub struct DepthImageHeader {
+    /// Stamp and camera optical frame.
+    pub header: Header,
+    /// Width, pixels.
+    pub width: u32,
+    /// Height, pixels (rows).
+    pub height: u32,
+    /// Bytes per row.
+    pub step: u32,
+    /// [`Encoding::U16C1`] or [`Encoding::F32C1`] code.
+    #[field(codes = Encoding)]
+    pub encoding: u32,
+    /// Metres per unit of a pixel value: e.g. 0.001 for `16UC1` in millimetres, 1.0
+    /// for `32FC1` in metres. A pixel value of 0 (or NaN) means no measurement.
+    pub depth_scale: f32,
+    /// Explicit padding; write zero.
+    pub _pad: u32,
 }
 
 impl DepthImageHeader {
@@ -623,152 +621,24 @@ impl DepthImageHeader {
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Point clouds
-
-pod_struct! {
-    /// A point with position: 12 bytes ([`PointFormat::Xyz`]).
-    pub struct PointXYZ {
-        /// x, m.
-        pub x: f32,
-        /// y, m.
-        pub y: f32,
-        /// z, m.
-        pub z: f32,
-    }
+impl crate::schema::Codes for DistortionModel {
+    const VALUES: &'static [(&'static str, i64)] = &[
+        ("none", 0),
+        ("plumb_bob", 1),
+        ("rational_polynomial", 2),
+        ("equidistant", 3),
+    ];
 }
 
-pod_struct! {
-    /// A point with position and intensity: 16 bytes ([`PointFormat::Xyzi`]).
-    pub struct PointXYZI {
-        /// x, m.
-        pub x: f32,
-        /// y, m.
-        pub y: f32,
-        /// z, m.
-        pub z: f32,
-        /// Return intensity, sensor units.
-        pub intensity: f32,
-    }
-}
-
-pod_struct! {
-    /// A point with position and colour: 16 bytes ([`PointFormat::Xyzrgb`]).
-    pub struct PointXYZRGB {
-        /// x, m.
-        pub x: f32,
-        /// y, m.
-        pub y: f32,
-        /// z, m.
-        pub z: f32,
-        /// Red.
-        pub r: u8,
-        /// Green.
-        pub g: u8,
-        /// Blue.
-        pub b: u8,
-        /// Alpha (255 = opaque; most sensors write 255).
-        pub a: u8,
-    }
-}
-
-/// Point layout of a [`PointCloud`] (`PointCloudHeader::format` holds the raw `u32`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(u32)]
-pub enum PointFormat {
-    /// [`PointXYZ`].
-    Xyz = 1,
-    /// [`PointXYZI`].
-    Xyzi = 2,
-    /// [`PointXYZRGB`].
-    Xyzrgb = 3,
-}
-
-impl PointFormat {
-    /// Decodes the raw value; `None` for an unknown code.
-    pub fn from_raw(raw: u32) -> Option<Self> {
-        match raw {
-            1 => Some(Self::Xyz),
-            2 => Some(Self::Xyzi),
-            3 => Some(Self::Xyzrgb),
-            _ => None,
-        }
-    }
-
-    /// Lower-case name: `"xyz"`, `"xyzi"`, `"xyzrgb"`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Xyz => "xyz",
-            Self::Xyzi => "xyzi",
-            Self::Xyzrgb => "xyzrgb",
-        }
-    }
-
-    /// Bytes of one packed point: the size of its point struct.
-    pub fn point_size(self) -> usize {
-        match self {
-            Self::Xyz => core::mem::size_of::<PointXYZ>(),
-            Self::Xyzi => core::mem::size_of::<PointXYZI>(),
-            Self::Xyzrgb => core::mem::size_of::<PointXYZRGB>(),
-        }
-    }
-}
-
-chunked_message! {
-    /// A point cloud of any size (chunked; header 72 bytes, payload `u8`: `width × height`
-    /// points of `point_step` bytes each, the point struct of `format` first in each).
-    ///
-    /// With `point_step` equal to the point struct's size, cast the payload with
-    /// `bytemuck::cast_slice::<u8, PointXYZ>(data)` (or `try_cast_slice`, which reports
-    /// misalignment instead of panicking).
-    pub struct PointCloud ("nerve/PointCloud") {
-        /// Fixed part of a [`PointCloud`]: 72 bytes.
-        header: pub struct PointCloudHeader {
-            /// Stamp and sensor frame.
-            pub header: Header,
-            /// Points per row (all points for an unorganised cloud).
-            pub width: u32,
-            /// Rows (1 for an unorganised cloud).
-            pub height: u32,
-            /// A [`PointFormat`] code.
-            pub format: u32,
-            /// Bytes per point (≥ the point struct's size).
-            pub point_step: u32,
-            /// 1 if no point is invalid (NaN), 0 if some may be.
-            pub is_dense: u32,
-            /// Explicit padding; write zero.
-            pub _pad: u32,
-        },
-        elem: u8,
-    }
-}
-
-impl PointCloudHeader {
-    /// A header for an unorganised cloud of `points` packed points.
-    pub fn new(header: Header, format: PointFormat, points: u32) -> Self {
-        Self {
-            header,
-            width: points,
-            height: 1,
-            format: format as u32,
-            point_step: format.point_size() as u32,
-            is_dense: 0,
-            _pad: 0,
-        }
-    }
-
-    /// The decoded format; `None` for an unknown code.
-    pub fn format(&self) -> Option<PointFormat> {
-        PointFormat::from_raw(self.format)
-    }
-
-    /// Number of points: `width × height`.
-    pub fn point_count(&self) -> usize {
-        (self.width as usize).saturating_mul(self.height as usize)
-    }
-
-    /// Payload bytes the header describes: `width × height × point_step`.
-    pub fn data_len(&self) -> usize {
-        self.point_count().saturating_mul(self.point_step as usize)
-    }
+impl crate::schema::Codes for Encoding {
+    const VALUES: &'static [(&'static str, i64)] = &[
+        ("rgb8", 1),
+        ("bgr8", 2),
+        ("rgba8", 3),
+        ("bgra8", 4),
+        ("mono8", 5),
+        ("mono16", 6),
+        ("16UC1", 7),
+        ("32FC1", 8),
+    ];
 }

@@ -90,12 +90,13 @@ pub(crate) fn write_name(
     Ok(())
 }
 
-fixed_message! {
-    /// A point in time: 8 bytes. Nanoseconds, see the [module docs](self) for the epoch.
-    pub struct Time ("nerve/Time") {
-        /// Nanoseconds since the epoch.
-        pub ns: u64,
-    }
+/// A point in time: 8 bytes. Nanoseconds, see the [module docs](self) for the epoch.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(crate = "crate", name = "nerve/Time", default = "zeroed")]
+#[repr(C)]
+pub struct Time {
+    /// Nanoseconds since the epoch.
+    pub ns: u64,
 }
 
 impl Time {
@@ -119,19 +120,21 @@ impl Time {
     }
 }
 
-fixed_message! {
-    /// Common header of stamped messages: 48 bytes.
-    ///
-    /// `frame_id` is a fixed `[u8; 32]`, NUL-padded UTF-8 of at most [`FRAME_ID_MAX`] (31)
-    /// bytes; use [`Header::frame_id`] / [`Header::set_frame_id`] rather than the raw bytes.
-    pub struct Header ("nerve/Header") {
-        /// When the data was measured (not when it was sent), nanoseconds.
-        pub stamp_ns: u64,
-        /// Sequence number set by the publisher, +1 per message.
-        pub seq: u64,
-        /// Coordinate frame of the data, NUL-padded UTF-8.
-        pub frame_id: [u8; FRAME_ID_LEN],
-    }
+/// Common header of stamped messages: 48 bytes.
+///
+/// `frame_id` is a fixed `[u8; 32]`, NUL-padded UTF-8 of at most [`FRAME_ID_MAX`] (31)
+/// bytes; use [`Header::frame_id`] / [`Header::set_frame_id`] rather than the raw bytes.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(crate = "crate", name = "nerve/Header", default = "zeroed")]
+#[repr(C)]
+pub struct Header {
+    /// When the data was measured (not when it was sent), nanoseconds.
+    pub stamp_ns: u64,
+    /// Sequence number set by the publisher, +1 per message.
+    pub seq: u64,
+    /// Coordinate frame of the data, NUL-padded UTF-8.
+    #[field(text)]
+    pub frame_id: [u8; FRAME_ID_LEN],
 }
 
 impl Header {
@@ -158,27 +161,31 @@ impl Header {
     }
 }
 
-fixed_message! {
-    /// Velocity command for a planar base: 16 bytes.
-    pub struct CmdVel ("nerve/CmdVel") {
-        /// Publisher's timestamp, nanoseconds.
-        pub stamp_ns: u64,
-        /// Forward velocity, m/s.
-        pub linear: f32,
-        /// Yaw rate, rad/s.
-        pub angular: f32,
-    }
+/// Velocity command for a planar base: 16 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(crate = "crate", name = "nerve/CmdVel", default = "zeroed")]
+#[repr(C)]
+pub struct CmdVel {
+    /// Publisher's timestamp, nanoseconds.
+    pub stamp_ns: u64,
+    /// Forward velocity, m/s.
+    #[field(unit = "m/s")]
+    pub linear: f32,
+    /// Yaw rate, rad/s.
+    #[field(unit = "rad/s")]
+    pub angular: f32,
 }
 
-fixed_message! {
-    /// Simulation time, published by a simulator on the clock topic: 16 bytes.
-    pub struct Clock ("nerve/Clock") {
-        /// Simulated time, nanoseconds since the start of the simulation.
-        pub sim_ns: u64,
-        /// Simulated seconds per wall-clock second (1.0 = real time, 0.0 = paused,
-        /// NaN = unknown).
-        pub real_time_factor: f64,
-    }
+/// Simulation time, published by a simulator on the clock topic: 16 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(crate = "crate", name = "nerve/Clock", default = "zeroed")]
+#[repr(C)]
+pub struct Clock {
+    /// Simulated time, nanoseconds since the start of the simulation.
+    pub sim_ns: u64,
+    /// Simulated seconds per wall-clock second (1.0 = real time, 0.0 = paused,
+    /// NaN = unknown).
+    pub real_time_factor: f64,
 }
 
 /// Life-cycle state carried by a [`Heartbeat`] (`Heartbeat::state` holds the raw `u32`).
@@ -222,20 +229,22 @@ impl NodeState {
     }
 }
 
-fixed_message! {
-    /// Liveness beacon of a node: 32 bytes.
-    pub struct Heartbeat ("nerve/Heartbeat") {
-        /// [`fnv1a`](crate::fnv1a) of the node's fully qualified name.
-        pub node_id_hash: u64,
-        /// Sequence number, +1 per heartbeat; a gap means lost heartbeats.
-        pub seq: u64,
-        /// When the heartbeat was sent, nanoseconds.
-        pub stamp_ns: u64,
-        /// OS process id of the node.
-        pub pid: u32,
-        /// A [`NodeState`] code.
-        pub state: u32,
-    }
+/// Liveness beacon of a node: 32 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(crate = "crate", name = "nerve/Heartbeat", default = "zeroed")]
+#[repr(C)]
+pub struct Heartbeat {
+    /// [`fnv1a`](crate::fnv1a) of the node's fully qualified name.
+    pub node_id_hash: u64,
+    /// Sequence number, +1 per heartbeat; a gap means lost heartbeats.
+    pub seq: u64,
+    /// When the heartbeat was sent, nanoseconds.
+    pub stamp_ns: u64,
+    /// OS process id of the node.
+    pub pid: u32,
+    /// A [`NodeState`] code.
+    #[field(codes = NodeState)]
+    pub state: u32,
 }
 
 impl Heartbeat {
@@ -243,4 +252,14 @@ impl Heartbeat {
     pub fn node_state(&self) -> Option<NodeState> {
         NodeState::from_raw(self.state)
     }
+}
+
+impl crate::schema::Codes for NodeState {
+    const VALUES: &'static [(&'static str, i64)] = &[
+        ("starting", 1),
+        ("running", 2),
+        ("degraded", 3),
+        ("stopping", 4),
+        ("error", 5),
+    ];
 }

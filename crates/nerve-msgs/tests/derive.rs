@@ -166,3 +166,90 @@ fn differences_name_the_first_field_that_differs() {
 fn super_p2_hash() -> u64 {
     P2::SCHEMA.hash()
 }
+
+#[test]
+fn standard_codes_name_what_the_types_name() {
+    use nerve_msgs::{DistortionModel, Encoding, NodeState, PointFormat};
+    for (name, v) in <Encoding as Codes>::VALUES {
+        assert_eq!(
+            Encoding::from_raw(*v as u32).map(Encoding::name),
+            Some(*name)
+        );
+    }
+    for (name, v) in <DistortionModel as Codes>::VALUES {
+        assert_eq!(
+            DistortionModel::from_raw(*v as u32).map(DistortionModel::name),
+            Some(*name)
+        );
+    }
+    for (name, v) in <PointFormat as Codes>::VALUES {
+        assert_eq!(
+            PointFormat::from_raw(*v as u32).map(PointFormat::name),
+            Some(*name)
+        );
+    }
+    for (name, v) in <NodeState as Codes>::VALUES {
+        assert_eq!(
+            NodeState::from_raw(*v as u32).map(NodeState::name),
+            Some(*name)
+        );
+    }
+}
+
+#[test]
+fn every_standard_message_has_a_schema_matching_its_layout() {
+    use nerve_msgs::*;
+    fn check<M: Message>() {
+        let s = M::DESCRIPTION.expect("a schema");
+        assert_eq!(s.name, M::TYPE_NAME);
+        assert_eq!(s.size, M::FINGERPRINT.size);
+        assert_eq!(s.hash(), M::FINGERPRINT.layout_hash);
+        let mut end = 0;
+        for f in s.fields {
+            assert_eq!(
+                f.offset, end,
+                "{}: `{}` does not follow the previous field",
+                s.name, f.name
+            );
+            end = f.offset + f.ty.size();
+            if f.name.ends_with("_ns") {
+                assert_eq!(f.unit, "ns");
+            }
+        }
+        assert_eq!(
+            end, s.size,
+            "{}: the fields do not cover the struct",
+            s.name
+        );
+    }
+    check::<Time>();
+    check::<Header>();
+    check::<CmdVel>();
+    check::<Clock>();
+    check::<Heartbeat>();
+    check::<Vector3>();
+    check::<Quaternion>();
+    check::<Twist>();
+    check::<Pose2D>();
+    check::<Pose>();
+    check::<Transform>();
+    check::<TransformStamped>();
+    check::<Imu>();
+    check::<BatteryState>();
+    check::<CameraInfo>();
+    check::<Odometry>();
+    check::<JointState>();
+    check::<LaserScan>();
+    check::<Image>();
+    check::<DepthImage>();
+    check::<PointCloud>();
+    let image = Image::DESCRIPTION.unwrap();
+    assert!(matches!(
+        image.field("encoding").unwrap().ty,
+        FieldType::Enum { .. }
+    ));
+    assert!(matches!(
+        Header::SCHEMA.field("frame_id").unwrap().ty,
+        FieldType::Text { len: 32 }
+    ));
+}

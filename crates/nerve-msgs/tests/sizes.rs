@@ -116,56 +116,82 @@ fn fingerprints_differ_between_types() {
 /// Two versions of the "same" messages, as two processes built from different sources would
 /// declare them.
 mod v1 {
-    nerve_msgs::fixed_message! {
-        /// v1.
-        pub struct Sample ("test/Sample") { pub a: u32, pub b: f32 }
+    /// v1.
+    #[derive(Clone, Copy, Debug, PartialEq, nerve_msgs::Message)]
+    #[message(crate = "nerve_msgs", name = "test/Sample", default = "zeroed")]
+    #[repr(C)]
+    pub struct Sample {
+        pub a: u32,
+        pub b: f32,
     }
-    nerve_msgs::pod_struct! {
-        /// v1.
-        pub struct Inner { pub a: u32 }
+    /// v1.
+    #[derive(Clone, Copy, Debug, PartialEq, nerve_msgs::Message)]
+    #[message(crate = "nerve_msgs", default = "zeroed")]
+    #[repr(C)]
+    pub struct Inner {
+        pub a: u32,
     }
-    nerve_msgs::fixed_message! {
-        /// v1.
-        pub struct Outer ("test/Outer") { pub inner: Inner }
+    /// v1.
+    #[derive(Clone, Copy, Debug, PartialEq, nerve_msgs::Message)]
+    #[message(crate = "nerve_msgs", name = "test/Outer", default = "zeroed")]
+    #[repr(C)]
+    pub struct Outer {
+        pub inner: Inner,
     }
-    nerve_msgs::chunked_message! {
-        /// v1.
-        pub struct Scan ("test/Scan") {
-            /// v1.
-            header: pub struct ScanHeader { pub n: u32 },
-            elem: f32,
-        }
+    /// v1.
+    #[derive(Clone, Copy, Debug, PartialEq, nerve_msgs::Message)]
+    #[message(crate = "nerve_msgs", name = "test/Scan", chunked(elem = f32, message = Scan, doc = "v1."), default = "zeroed")]
+    #[repr(C)]
+    pub struct ScanHeader {
+        pub n: u32,
     }
 }
 
 mod v2 {
-    nerve_msgs::fixed_message! {
-        /// v2: field renamed.
-        pub struct Sample ("test/Sample") { pub a: u32, pub c: f32 }
+    /// v2: field renamed.
+    #[derive(Clone, Copy, Debug, PartialEq, nerve_msgs::Message)]
+    #[message(crate = "nerve_msgs", name = "test/Sample", default = "zeroed")]
+    #[repr(C)]
+    pub struct Sample {
+        pub a: u32,
+        pub c: f32,
     }
-    nerve_msgs::fixed_message! {
-        /// v3: field type changed, same size.
-        pub struct SampleTy ("test/Sample") { pub a: u32, pub b: i32 }
+    /// v3: field type changed, same size.
+    #[derive(Clone, Copy, Debug, PartialEq, nerve_msgs::Message)]
+    #[message(crate = "nerve_msgs", name = "test/Sample", default = "zeroed")]
+    #[repr(C)]
+    pub struct SampleTy {
+        pub a: u32,
+        pub b: i32,
     }
-    nerve_msgs::fixed_message! {
-        /// v4: fields swapped.
-        pub struct SampleSwap ("test/Sample") { pub b: f32, pub a: u32 }
+    /// v4: fields swapped.
+    #[derive(Clone, Copy, Debug, PartialEq, nerve_msgs::Message)]
+    #[message(crate = "nerve_msgs", name = "test/Sample", default = "zeroed")]
+    #[repr(C)]
+    pub struct SampleSwap {
+        pub b: f32,
+        pub a: u32,
     }
-    nerve_msgs::pod_struct! {
-        /// v2: the nested struct changed, the outer field list did not.
-        pub struct Inner { pub a: f32 }
+    /// v2: the nested struct changed, the outer field list did not.
+    #[derive(Clone, Copy, Debug, PartialEq, nerve_msgs::Message)]
+    #[message(crate = "nerve_msgs", default = "zeroed")]
+    #[repr(C)]
+    pub struct Inner {
+        pub a: f32,
     }
-    nerve_msgs::fixed_message! {
-        /// v2.
-        pub struct Outer ("test/Outer") { pub inner: Inner }
+    /// v2.
+    #[derive(Clone, Copy, Debug, PartialEq, nerve_msgs::Message)]
+    #[message(crate = "nerve_msgs", name = "test/Outer", default = "zeroed")]
+    #[repr(C)]
+    pub struct Outer {
+        pub inner: Inner,
     }
-    nerve_msgs::chunked_message! {
-        /// v2: element type changed, same size.
-        pub struct Scan ("test/Scan") {
-            /// v2.
-            header: pub struct ScanHeader { pub n: u32 },
-            elem: u32,
-        }
+    /// v2.
+    #[derive(Clone, Copy, Debug, PartialEq, nerve_msgs::Message)]
+    #[message(crate = "nerve_msgs", name = "test/Scan", chunked(elem = u32, message = Scan, doc = "v2: element type changed, same size."), default = "zeroed")]
+    #[repr(C)]
+    pub struct ScanHeader {
+        pub n: u32,
     }
 }
 
@@ -205,9 +231,13 @@ fn layout_hash_is_deterministic() {
     // Declared identically in a second place, the hash is the same: it depends on the
     // source, not on the crate or the build.
     mod again {
-        nerve_msgs::fixed_message! {
-            /// Same as v1::Sample.
-            pub struct Sample ("test/Sample") { pub a: u32, pub b: f32 }
+        /// Same as v1::Sample.
+        #[derive(Clone, Copy, Debug, PartialEq, nerve_msgs::Message)]
+        #[message(crate = "nerve_msgs", name = "test/Sample", default = "zeroed")]
+        #[repr(C)]
+        pub struct Sample {
+            pub a: u32,
+            pub b: f32,
         }
     }
     assert_eq!(v1::Sample::FINGERPRINT, again::Sample::FINGERPRINT);

@@ -5,40 +5,40 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use nerve_transport::msgs::{chunked_message, fixed_message};
-
-chunked_message! {
-    /// One request or response: a 32-byte header and the MessagePack payload as bytes.
-    pub struct RpcFrame ("nerve/rpc/Frame") {
-        /// Fixed part of an [`RpcFrame`]: 32 bytes.
-        header: pub struct RpcHeader {
-            /// The calling client ([`client_id`]): its pid in the high 32 bits.
-            pub client: u64,
-            /// Call number within the client, echoed in the response.
-            pub call: u64,
-            /// `CLOCK_MONOTONIC` nanoseconds after which the caller no longer waits (0: none).
-            pub deadline_ns: u64,
-            /// One of the `KIND_*` constants.
-            pub kind: u32,
-            /// Reserved, zero.
-            pub flags: u32,
-        },
-        elem: u8,
-    }
+/// Fixed part of an [`RpcFrame`]: 32 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, nerve_transport::msgs::Message)]
+#[message(crate = "nerve_transport::msgs", name = "nerve/rpc/Frame", chunked(elem = u8, message = RpcFrame, doc = "One request or response: a 32-byte header and the MessagePack payload as bytes."), default = "zeroed")]
+#[repr(C)]
+pub struct RpcHeader {
+    /// The calling client ([`client_id`]): its pid in the high 32 bits.
+    pub client: u64,
+    /// Call number within the client, echoed in the response.
+    pub call: u64,
+    /// `CLOCK_MONOTONIC` nanoseconds after which the caller no longer waits (0: none).
+    pub deadline_ns: u64,
+    /// One of the `KIND_*` constants.
+    pub kind: u32,
+    /// Reserved, zero.
+    pub flags: u32,
 }
 
-fixed_message! {
-    /// The liveness record of a service's server, on the latest-only topic `<service>/server`.
-    pub struct ServerRecord ("nerve/rpc/ServerRecord") {
-        /// Server process id (0: none).
-        pub pid: u32,
-        /// 1 while serving, 0 once stopped.
-        pub up: u32,
-        /// Start time of the server process (from `/proc`), to tell a reused pid apart.
-        pub start_time: u64,
-        /// Worker threads handling requests.
-        pub workers: u64,
-    }
+/// The liveness record of a service's server, on the latest-only topic `<service>/server`.
+#[derive(Clone, Copy, Debug, PartialEq, nerve_transport::msgs::Message)]
+#[message(
+    crate = "nerve_transport::msgs",
+    name = "nerve/rpc/ServerRecord",
+    default = "zeroed"
+)]
+#[repr(C)]
+pub struct ServerRecord {
+    /// Server process id (0: none).
+    pub pid: u32,
+    /// 1 while serving, 0 once stopped.
+    pub up: u32,
+    /// Start time of the server process (from `/proc`), to tell a reused pid apart.
+    pub start_time: u64,
+    /// Worker threads handling requests.
+    pub workers: u64,
 }
 
 /// A request frame.

@@ -31,7 +31,7 @@ pub use crate::subscribe::{Codec, Received, SubscriberStats, DEFAULT_SPIN};
 pub use error::{LoanError, OpenError, RecvError, SendError};
 pub use msgpack::Msgpack;
 pub use nerve_msgs as msgs;
-pub use nerve_msgs::{fixed_message, ChunkedMessage, FixedMessage, Message};
+pub use nerve_msgs::{ChunkedMessage, FixedMessage, Message};
 pub use nerve_shm::Reliability;
 pub use topic::{default_domain, Publisher, Subscriber, Topic, TopicBuilder};
 

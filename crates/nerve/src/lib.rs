@@ -78,7 +78,6 @@ pub mod msgs {
 
 pub use nerve_transport::{error, name, raw, registry, time};
 
-pub use nerve_transport::msgs::{chunked_message, fixed_message};
 pub use nerve_transport::msgs::{ChunkedMessage, FixedMessage, Message};
 pub use topic::{
     default_domain, solo_publishing_available, Codec, Loan, LoanError, Msgpack, OpenError,

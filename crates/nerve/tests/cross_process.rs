@@ -12,38 +12,36 @@ use nerve_testing::domain;
 use nerve_testing::payload::{fill as blob_fill, fnv1a as fnv, mix};
 use nerve_testing::process::{self, env_u64, field, scaled, ChildGuard};
 
-nerve::fixed_message! {
-    /// 64-byte stress message: every word derived from (publisher, seq), plus a checksum.
-    pub struct Stress ("test/Stress") {
-        /// Publisher id.
-        pub publisher: u32,
-        /// Padding.
-        pub _pad: u32,
-        /// Per-publisher sequence.
-        pub seq: u64,
-        /// Pattern words.
-        pub data: [u64; 5],
-        /// Checksum of the above.
-        pub check: u64,
-    }
+/// 64-byte stress message: every word derived from (publisher, seq), plus a checksum.
+#[derive(Clone, Copy, Debug, PartialEq, nerve::Message)]
+#[message(name = "test/Stress", default = "zeroed")]
+#[repr(C)]
+pub struct Stress {
+    /// Publisher id.
+    pub publisher: u32,
+    /// Padding.
+    pub _pad: u32,
+    /// Per-publisher sequence.
+    pub seq: u64,
+    /// Pattern words.
+    pub data: [u64; 5],
+    /// Checksum of the above.
+    pub check: u64,
 }
 
-nerve::msgs::chunked_message! {
-    /// A checksummed blob carried in a shared chunk.
-    pub struct Blob ("test/Blob") {
-        /// Blob header.
-        header: pub struct BlobHeader {
-            /// Publisher id.
-            pub publisher: u32,
-            /// Padding.
-            pub _pad: u32,
-            /// Per-publisher sequence.
-            pub seq: u64,
-            /// FNV-1a of every byte of the payload.
-            pub check: u64,
-        },
-        elem: u8,
-    }
+/// Blob header.
+#[derive(Clone, Copy, Debug, PartialEq, nerve::Message)]
+#[message(name = "test/Blob", chunked(elem = u8, message = Blob, doc = "A checksummed blob carried in a shared chunk."), default = "zeroed")]
+#[repr(C)]
+pub struct BlobHeader {
+    /// Publisher id.
+    pub publisher: u32,
+    /// Padding.
+    pub _pad: u32,
+    /// Per-publisher sequence.
+    pub seq: u64,
+    /// FNV-1a of every byte of the payload.
+    pub check: u64,
 }
 
 fn stress_msg(p: u32, seq: u64) -> Stress {

@@ -18,14 +18,15 @@ use nerve::Topic;
 use nerve_testing::domain;
 use nerve_testing::process::{self, env_u64, ChildGuard};
 
-nerve::fixed_message! {
-    /// A numbered message.
-    pub struct Tick ("bench-test/Tick") {
-        /// Sequence.
-        pub seq: u64,
-        /// Who sent it.
-        pub sender: u64,
-    }
+/// A numbered message.
+#[derive(Clone, Copy, Debug, PartialEq, nerve::Message)]
+#[message(name = "bench-test/Tick", default = "zeroed")]
+#[repr(C)]
+pub struct Tick {
+    /// Sequence.
+    pub seq: u64,
+    /// Who sent it.
+    pub sender: u64,
 }
 
 /// Endpoint records in the test topic: small, so a few kills fill it.

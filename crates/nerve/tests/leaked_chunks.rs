@@ -19,16 +19,13 @@ use nerve::Topic;
 use nerve_testing::domain;
 use nerve_testing::process::{self, env_u64, ChildGuard};
 
-nerve::msgs::chunked_message! {
-    /// Bytes in a chunk.
-    pub struct Blob ("bench-test/Blob") {
-        /// Sequence.
-        header: pub struct BlobHeader {
-            /// Sequence.
-            pub seq: u64,
-        },
-        elem: u8,
-    }
+/// Sequence.
+#[derive(Clone, Copy, Debug, PartialEq, nerve::Message)]
+#[message(name = "bench-test/Blob", chunked(elem = u8, message = Blob, doc = "Bytes in a chunk."), default = "zeroed")]
+#[repr(C)]
+pub struct BlobHeader {
+    /// Sequence.
+    pub seq: u64,
 }
 
 /// Ring depth; the pool has two chunks more.

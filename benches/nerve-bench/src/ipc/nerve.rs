@@ -37,36 +37,45 @@ pub const CHUNK_FROM: usize = 4 << 10;
 /// The domain every bench topic lives in, away from the developers' domain 0.
 pub const BENCH_DOMAIN: u32 = 0x6e62; // "nb"
 
-nerve::fixed_message! {
-    /// 16 bench bytes.
-    pub struct Bytes16 ("nerve-bench/Bytes16") { pub data: [u8; 16] }
+/// 16 bench bytes.
+#[derive(Clone, Copy, Debug, PartialEq, nerve::Message)]
+#[message(name = "nerve-bench/Bytes16", default = "zeroed")]
+#[repr(C)]
+pub struct Bytes16 {
+    pub data: [u8; 16],
 }
-nerve::fixed_message! {
-    /// 64 bench bytes.
-    pub struct Bytes64 ("nerve-bench/Bytes64") { pub data: [u8; 64] }
+/// 64 bench bytes.
+#[derive(Clone, Copy, Debug, PartialEq, nerve::Message)]
+#[message(name = "nerve-bench/Bytes64", default = "zeroed")]
+#[repr(C)]
+pub struct Bytes64 {
+    pub data: [u8; 64],
 }
-nerve::fixed_message! {
-    /// 256 bench bytes.
-    pub struct Bytes256 ("nerve-bench/Bytes256") { pub data: [u8; 256] }
+/// 256 bench bytes.
+#[derive(Clone, Copy, Debug, PartialEq, nerve::Message)]
+#[message(name = "nerve-bench/Bytes256", default = "zeroed")]
+#[repr(C)]
+pub struct Bytes256 {
+    pub data: [u8; 256],
 }
-nerve::fixed_message! {
-    /// 1 KiB of bench bytes.
-    pub struct Bytes1024 ("nerve-bench/Bytes1024") { pub data: [u8; 1024] }
+/// 1 KiB of bench bytes.
+#[derive(Clone, Copy, Debug, PartialEq, nerve::Message)]
+#[message(name = "nerve-bench/Bytes1024", default = "zeroed")]
+#[repr(C)]
+pub struct Bytes1024 {
+    pub data: [u8; 1024],
 }
-nerve::msgs::chunked_message! {
-    /// Any number of bench bytes in a chunk; the 16-byte header is the benchmark header.
-    pub struct BenchChunk ("nerve-bench/Chunk") {
-        /// Sequence, publisher and total length, as in `payload::HEADER`.
-        header: pub struct BenchChunkHeader {
-            /// Sequence number.
-            pub seq: u64,
-            /// Publisher index.
-            pub publisher: u32,
-            /// Header + data bytes.
-            pub len: u32,
-        },
-        elem: u8,
-    }
+/// Sequence, publisher and total length, as in `payload::HEADER`.
+#[derive(Clone, Copy, Debug, PartialEq, nerve::Message)]
+#[message(name = "nerve-bench/Chunk", chunked(elem = u8, message = BenchChunk, doc = "Any number of bench bytes in a chunk; the 16-byte header is the benchmark header."), default = "zeroed")]
+#[repr(C)]
+pub struct BenchChunkHeader {
+    /// Sequence number.
+    pub seq: u64,
+    /// Publisher index.
+    pub publisher: u32,
+    /// Header + data bytes.
+    pub len: u32,
 }
 
 /// Which message type carries `spec` on nerve.

@@ -10,38 +10,36 @@ use nerve::Topic;
 use nerve_testing::payload::{fill, mix};
 use serde::{Deserialize, Serialize};
 
-nerve::fixed_message! {
-    /// 64 bytes: sender, sequence, five pattern words and a checksum of all of them.
-    pub struct Soak64 ("nerve-bench/Soak64") {
-        /// The publisher's ledger slot.
-        pub publisher: u32,
-        /// Always 0.
-        pub _pad: u32,
-        /// Per-publisher sequence, from 0.
-        pub seq: u64,
-        /// `mix(publisher, seq, i)`.
-        pub data: [u64; 5],
-        /// Rotate-xor of (publisher ^ seq) and the data words.
-        pub check: u64,
-    }
+/// 64 bytes: sender, sequence, five pattern words and a checksum of all of them.
+#[derive(Clone, Copy, Debug, PartialEq, nerve::Message)]
+#[message(name = "nerve-bench/Soak64", default = "zeroed")]
+#[repr(C)]
+pub struct Soak64 {
+    /// The publisher's ledger slot.
+    pub publisher: u32,
+    /// Always 0.
+    pub _pad: u32,
+    /// Per-publisher sequence, from 0.
+    pub seq: u64,
+    /// `mix(publisher, seq, i)`.
+    pub data: [u64; 5],
+    /// Rotate-xor of (publisher ^ seq) and the data words.
+    pub check: u64,
 }
 
-nerve::msgs::chunked_message! {
-    /// 1 B – 256 KiB of pattern bytes in a shared chunk, loaned and filled in place.
-    pub struct SoakBlob ("nerve-bench/SoakBlob") {
-        /// Who sent it and what the bytes must be.
-        header: pub struct SoakBlobHeader {
-            /// The publisher's ledger slot.
-            pub publisher: u32,
-            /// Always 0.
-            pub _pad: u32,
-            /// Per-publisher sequence, from 0.
-            pub seq: u64,
-            /// FNV-1a of every data byte, computed by the sender over what it wrote.
-            pub check: u64,
-        },
-        elem: u8,
-    }
+/// Who sent it and what the bytes must be.
+#[derive(Clone, Copy, Debug, PartialEq, nerve::Message)]
+#[message(name = "nerve-bench/SoakBlob", chunked(elem = u8, message = SoakBlob, doc = "1 B – 256 KiB of pattern bytes in a shared chunk, loaned and filled in place."), default = "zeroed")]
+#[repr(C)]
+pub struct SoakBlobHeader {
+    /// The publisher's ledger slot.
+    pub publisher: u32,
+    /// Always 0.
+    pub _pad: u32,
+    /// Per-publisher sequence, from 0.
+    pub seq: u64,
+    /// FNV-1a of every data byte, computed by the sender over what it wrote.
+    pub check: u64,
 }
 
 /// Largest blob, in bytes.
