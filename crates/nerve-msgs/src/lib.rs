@@ -43,6 +43,7 @@
 //! layout checks, the runtime schema and the fingerprint.
 #![warn(missing_docs)]
 
+pub mod described;
 mod fingerprint;
 pub mod geometry_msgs;
 pub mod nav_msgs;
