@@ -99,7 +99,13 @@ impl Topic {
                 layout_hash,
             };
             // Each value fits its builder's type (checked above).
+            // A standard type's topic carries its description, as a Rust creator's would.
+            let doc = nerve::msgs::standard(&st.name, st.layout_hash)
+                .map(nerve::msgs::described::TypeDoc::of);
             let mut b = RawTopic::builder(name, st);
+            if let Some(doc) = &doc {
+                b = b.description(doc);
+            }
             if let Some(d) = depth {
                 b = b.depth(d as u32);
             }

@@ -314,7 +314,13 @@ impl TypeDoc {
     /// The first difference from `other` that the fingerprint covers, naming the field, or
     /// None when the two agree.
     pub fn first_difference(&self, other: &TypeDoc) -> Option<String> {
-        self.diff_struct(self.root, other, other.root, "", 0)
+        self.first_difference_as(other, ("here", "there"))
+    }
+
+    /// [`first_difference`](Self::first_difference) with the two sides named by `sides`
+    /// (this, other): "field `x`: f64 in this endpoint's type, f32 in the topic's".
+    pub fn first_difference_as(&self, other: &TypeDoc, sides: (&str, &str)) -> Option<String> {
+        self.diff_struct(self.root, other, other.root, "", 0, sides)
     }
 
     fn describe(&self, t: &TypeRef) -> String {
@@ -337,6 +343,7 @@ impl TypeDoc {
         b: u32,
         prefix: &str,
         depth: u32,
+        (here, there): (&str, &str),
     ) -> Option<String> {
         let (sa, sb) = (
             self.structs.get(a as usize)?,
@@ -346,34 +353,43 @@ impl TypeDoc {
             return None;
         }
         if sa.name != sb.name && prefix.is_empty() {
-            return Some(format!("type name: {} here, {} there", sa.name, sb.name));
+            return Some(format!(
+                "type name: {} {here}, {} {there}",
+                sa.name, sb.name
+            ));
         }
         for (i, fa) in sa.fields.iter().enumerate() {
             let path = format!("{prefix}{}", fa.name);
             let Some(fb) = sb.fields.get(i) else {
-                return Some(format!("field `{path}` is missing there"));
+                return Some(format!("field `{path}` is missing {there}"));
             };
             if fa.name != fb.name {
                 return Some(format!(
-                    "field {i}: `{path}` here, `{prefix}{}` there",
+                    "field {i}: `{path}` {here}, `{prefix}{}` {there}",
                     fb.name
                 ));
             }
             if fa.offset != fb.offset {
                 return Some(format!(
-                    "field `{path}`: offset {} here, {} there",
+                    "field `{path}`: offset {} {here}, {} {there}",
                     fa.offset, fb.offset
                 ));
             }
             if self.type_hash(&fa.ty, 0) != other.type_hash(&fb.ty, 0) {
                 if let (TypeRef::Struct(x), TypeRef::Struct(y)) = (&fa.ty, &fb.ty) {
-                    if let Some(d) = self.diff_struct(*x, other, *y, &format!("{path}."), depth + 1)
-                    {
+                    if let Some(d) = self.diff_struct(
+                        *x,
+                        other,
+                        *y,
+                        &format!("{path}."),
+                        depth + 1,
+                        (here, there),
+                    ) {
                         return Some(d);
                     }
                 }
                 return Some(format!(
-                    "field `{path}`: {} here, {} there",
+                    "field `{path}`: {} {here}, {} {there}",
                     self.describe(&fa.ty),
                     other.describe(&fb.ty)
                 ));
@@ -381,7 +397,7 @@ impl TypeDoc {
         }
         if sb.fields.len() > sa.fields.len() {
             return Some(format!(
-                "field `{prefix}{}` is missing here",
+                "field `{prefix}{}` is missing {here}",
                 sb.fields[sa.fields.len()].name
             ));
         }

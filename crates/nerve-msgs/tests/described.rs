@@ -5,32 +5,7 @@ use nerve_msgs::schema::Schema;
 use nerve_msgs::*;
 
 fn standard() -> Vec<&'static Schema> {
-    fn d<M: Message>() -> &'static Schema {
-        M::DESCRIPTION.expect("a schema")
-    }
-    vec![
-        d::<Time>(),
-        d::<Header>(),
-        d::<CmdVel>(),
-        d::<Clock>(),
-        d::<Heartbeat>(),
-        d::<Vector3>(),
-        d::<Quaternion>(),
-        d::<Twist>(),
-        d::<Pose2D>(),
-        d::<Pose>(),
-        d::<Transform>(),
-        d::<TransformStamped>(),
-        d::<Imu>(),
-        d::<BatteryState>(),
-        d::<CameraInfo>(),
-        d::<Odometry>(),
-        d::<JointState>(),
-        d::<LaserScan>(),
-        d::<Image>(),
-        d::<DepthImage>(),
-        d::<PointCloud>(),
-    ]
+    STANDARD.to_vec()
 }
 
 #[test]

@@ -6,6 +6,8 @@
 //! 1088    solo, sleepers AtomicU64 tag of the publisher allowed to claim by plain stores, and
 //!                        AtomicU32 count of readers about to sleep (see ring.rs; own line)
 //! 4096    endpoints      max_endpoints × 64 B records (publishers and subscribers)
+//! schema  description    the message type's description (opaque bytes, written once by the
+//!                        creator; empty for a type without one), 64-byte aligned
 //! slots   ring           capacity × slot_stride; a slot is seq u64 | len u32 | writer u32 | payload
 //!                        (32 bytes when the payload fits in 16, else a multiple of 64)
 //! pool    chunk pool     only for chunked / serialized messages (see pool.rs)
@@ -19,7 +21,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64};
 /// `b"NERVTOPC"` as a little-endian u64.
 pub const TOPIC_MAGIC: u64 = u64::from_le_bytes(*b"NERVTOPC");
 /// Bumped on any change of this layout.
-pub const LAYOUT_VERSION: u32 = 3;
+pub const LAYOUT_VERSION: u32 = 4;
 /// `ready` value once the creator has finished initialising the segment.
 pub const READY: u32 = 0x5245_4459;
 /// Offset of the `head` counter.
@@ -36,6 +38,8 @@ pub const ENDPOINT_SIZE: usize = 64;
 pub const SLOT_HEADER: usize = 16;
 /// Longest type name stored in a header.
 pub const MAX_TYPE_NAME: usize = 96;
+/// Largest type description a segment carries.
+pub const MAX_SCHEMA_BYTES: u32 = 64 << 10;
 /// Upper bounds that keep a hostile header from making us map or loop over absurd sizes.
 pub const MAX_CAPACITY: u32 = 1 << 20;
 /// See [`MAX_CAPACITY`].
@@ -134,14 +138,16 @@ pub struct HeaderFields {
     pub slot_payload: u32,
     /// Endpoint records.
     pub max_endpoints: u32,
-    /// Reserved, zero.
-    pub _reserved: u32,
+    /// Bytes of the type description at `schema_offset`.
+    pub schema_len: u32,
     /// Offset of the first slot.
     pub slots_offset: u64,
     /// Offset of the chunk pool (0: none).
     pub pool_offset: u64,
     /// Length of the chunk pool area.
     pub pool_len: u64,
+    /// Offset of the type description (after the endpoints, before the slots).
+    pub schema_offset: u64,
 }
 
 /// What a segment was validated to contain: the only source of offsets after opening.
@@ -165,6 +171,10 @@ pub struct TopicParams {
     pub pool_offset: usize,
     /// Length of the pool area.
     pub pool_len: usize,
+    /// Offset of the type description.
+    pub schema_offset: usize,
+    /// Bytes of the type description (0: none).
+    pub schema_len: usize,
     /// Total segment length.
     pub total_size: usize,
     /// Creator's pid.
@@ -188,6 +198,8 @@ pub struct TopicConfig {
     pub max_endpoints: u32,
     /// Length of the pool area to reserve after the slots (0: none).
     pub pool_len: usize,
+    /// The type's description, stored for any process that opens the topic (empty: none).
+    pub schema: Vec<u8>,
 }
 
 /// Why a segment was rejected.
@@ -267,9 +279,19 @@ impl TopicConfig {
                 format!("longer than {MAX_TYPE_NAME} bytes"),
             ));
         }
+        if self.schema.len() > MAX_SCHEMA_BYTES as usize {
+            return Err(invalid(
+                "schema",
+                format!(
+                    "a type description of {} bytes, above {MAX_SCHEMA_BYTES}",
+                    self.schema.len()
+                ),
+            ));
+        }
         let slot_stride = slot_stride(self.slot_payload as usize);
         let endpoints_end = ENDPOINTS_OFFSET + self.max_endpoints as usize * ENDPOINT_SIZE;
-        let slots_offset = align_up(endpoints_end, 4096);
+        let schema_offset = align_up(endpoints_end, 64);
+        let slots_offset = align_up(schema_offset + self.schema.len(), 4096);
         let slots_end = slots_offset + capacity as usize * slot_stride;
         let (pool_offset, total) = if self.pool_len > 0 {
             let off = align_up(slots_end, 4096);
@@ -298,7 +320,8 @@ impl TopicConfig {
             slot_stride: slot_stride as u32,
             slot_payload: self.slot_payload,
             max_endpoints: self.max_endpoints,
-            _reserved: 0,
+            schema_len: self.schema.len() as u32,
+            schema_offset: schema_offset as u64,
             slots_offset: slots_offset as u64,
             pool_offset: pool_offset as u64,
             pool_len: if self.pool_len > 0 {
@@ -374,6 +397,18 @@ impl HeaderFields {
         let endpoints_end = ENDPOINTS_OFFSET + self.max_endpoints as usize * ENDPOINT_SIZE;
         let slots_offset =
             usize::try_from(self.slots_offset).map_err(|_| invalid("slots_offset", "too large"))?;
+        let schema_offset = usize::try_from(self.schema_offset)
+            .map_err(|_| invalid("schema_offset", "too large"))?;
+        let schema_len = self.schema_len as usize;
+        if self.schema_len > MAX_SCHEMA_BYTES
+            || schema_offset < endpoints_end
+            || schema_offset.saturating_add(schema_len) > slots_offset
+        {
+            return Err(invalid(
+                "schema_offset",
+                format!("{schema_offset} + {schema_len} outside the endpoints' end ({endpoints_end}) and the slots ({slots_offset})"),
+            ));
+        }
         if slots_offset < endpoints_end || slots_offset % 64 != 0 {
             return Err(invalid("slots_offset", slots_offset.to_string()));
         }
@@ -409,6 +444,8 @@ impl HeaderFields {
             slots_offset,
             pool_offset,
             pool_len,
+            schema_offset,
+            schema_len,
             total_size: total,
             creator_pid: self.creator_pid,
             creator_start: self.creator_start,
@@ -478,6 +515,7 @@ mod tests {
             slot_payload: 16,
             max_endpoints: 8,
             pool_len: 0,
+            schema: b"description".to_vec(),
         }
     }
 
@@ -487,6 +525,9 @@ mod tests {
         let p = h.validate(h.total_size as usize).unwrap();
         assert_eq!(p.capacity, 16);
         assert_eq!(p.stored_type.name, "test/T");
+        assert_eq!(p.schema_len, 11);
+        assert!(p.schema_offset >= ENDPOINTS_OFFSET + 8 * ENDPOINT_SIZE);
+        assert!(p.schema_offset + p.schema_len <= p.slots_offset);
         assert!(h.validate(h.total_size as usize - 1).is_err());
     }
 
@@ -521,6 +562,7 @@ mod tests {
             if let Ok(p) = from_bytes(&bytes).validate(mapped) {
                 prop_assert!(p.slots_offset + p.capacity as usize * p.slot_stride as usize <= mapped);
                 prop_assert!(p.pool_offset + p.pool_len <= mapped);
+                prop_assert!(p.schema_offset + p.schema_len <= p.slots_offset);
             }
         }
 

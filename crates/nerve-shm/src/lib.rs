@@ -17,6 +17,7 @@ pub mod pool;
 pub mod ring;
 pub mod segment;
 pub mod sigbus;
+pub mod snapshot;
 mod words;
 
 pub use layout::{Reliability, StoredType, TopicConfig, TopicParams};

@@ -602,6 +602,7 @@ mod tests {
             slot_payload: payload,
             max_endpoints: 4,
             pool_len: 0,
+            schema: Vec::new(),
         };
         let h = cfg.header(1, 1).unwrap();
         let params = h.validate(h.total_size as usize).unwrap();

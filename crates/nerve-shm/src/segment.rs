@@ -19,7 +19,7 @@ use crate::layout::{
 };
 use crate::liveness::ProcessId;
 use crate::pool::Pool;
-use crate::region::{HeapRegion, Region};
+use crate::region::Region;
 use crate::ring::Ring;
 
 /// Offset of the `ready` word (in the reserved space after the header fields).
@@ -167,6 +167,8 @@ pub enum SegmentError {
         expected: StoredType,
         /// What the segment holds.
         found: StoredType,
+        /// The segment's type description (empty: none).
+        found_schema: Vec<u8>,
     },
     /// The file system has no room for the segment.
     #[error("{path}: no space: the segment needs {needed} bytes, {free} are free")]
@@ -294,7 +296,7 @@ pub fn topic_file(name: &str) -> String {
     format!("{}.topic", name.replace('/', "%"))
 }
 
-fn io_err(path: &Path) -> impl FnOnce(io::Error) -> SegmentError + '_ {
+pub(crate) fn io_err(path: &Path) -> impl FnOnce(io::Error) -> SegmentError + '_ {
     move |source| SegmentError::Io {
         path: path.to_owned(),
         source,
@@ -515,6 +517,7 @@ pub fn open_or_create(
             if params.stored_type != config.stored_type {
                 return Err(SegmentError::TypeMismatch {
                     expected: config.stored_type.clone(),
+                    found_schema: schema_bytes(&region, &params),
                     found: params.stored_type,
                 });
             }
@@ -577,6 +580,21 @@ pub fn plan(
     config.header(me.pid, me.start_time)
 }
 
+/// A copy of the type description of a segment validated as `params` in `region`: bytes
+/// another process wrote, to be validated by whoever decodes them.
+pub fn schema_bytes(region: &dyn Region, params: &TopicParams) -> Vec<u8> {
+    let (offset, len) = (params.schema_offset, params.schema_len);
+    if offset.saturating_add(len) > region.len() {
+        return Vec::new();
+    }
+    // SAFETY: the area lies inside the region (checked above; validated to sit before the
+    // slots). It is written once before the segment is marked ready; a hostile process that
+    // rewrites it can only change the bytes we copy (volatile reads of plain bytes).
+    (0..len)
+        .map(|i| unsafe { std::ptr::read_volatile(region.base().as_ptr().add(offset + i)) })
+        .collect()
+}
+
 /// Writes a planned header (and its pool) into a fresh region and returns the validated
 /// parameters. The same code lays out shared-memory segments and in-process heap topics.
 ///
@@ -588,6 +606,7 @@ pub unsafe fn initialize(
     len: usize,
     header: &HeaderFields,
     chunks: Option<(usize, u32)>,
+    schema: &[u8],
 ) -> Result<TopicParams, LayoutError> {
     // SAFETY: the caller guarantees a private, zeroed region of at least a page.
     unsafe { std::ptr::write(base.as_ptr() as *mut HeaderFields, *header) };
@@ -595,6 +614,17 @@ pub unsafe fn initialize(
     let copy = unsafe { std::ptr::read_volatile(base.as_ptr() as *const HeaderFields) };
     let params = copy.validate(header.total_size as usize)?;
     debug_assert!(params.total_size <= len);
+    if schema.len() != params.schema_len {
+        return Err(LayoutError::Invalid {
+            field: "schema_len",
+            detail: format!("{} planned, {} given", params.schema_len, schema.len()),
+        });
+    }
+    // SAFETY: the schema area lies inside the region (validated above), which is private.
+    unsafe {
+        let at = base.as_ptr().add(params.schema_offset);
+        std::ptr::copy_nonoverlapping(schema.as_ptr(), at, schema.len());
+    }
     if let Some((size, count)) = chunks {
         // SAFETY: the pool area lies inside the region (validated above) and is zeroed.
         unsafe {
@@ -647,7 +677,8 @@ fn create(
     // SAFETY: the mapping is fresh (create_new), zero-filled, page-aligned, private to us under
     // the domain lock, and exactly `total_size` long.
     let params =
-        unsafe { initialize(region.base(), region.len(), &header, chunks) }.map_err(corrupt)?;
+        unsafe { initialize(region.base(), region.len(), &header, chunks, &config.schema) }
+            .map_err(corrupt)?;
     // Release pairs with the Acquire load in `open_or_create`: a segment marked ready has its
     // header and pool written.
     ready_word(region.base()).store(READY, Release);
@@ -664,135 +695,4 @@ fn create(
         created: true,
         handle,
     })
-}
-
-/// A copy of a segment's header, endpoint records and ring, read with `pread` for tools that
-/// only look (list, info, clean): reading a file never allocates its holes nor faults on a
-/// truncated or sparse segment on a full file system, where touching a mapping would raise
-/// SIGBUS. The copy is a snapshot: its counters do not move.
-pub struct Snapshot {
-    region: HeapRegion,
-    /// The parameters of the copy (no pool: only the control part was read).
-    control: TopicParams,
-    /// The segment's own parameters.
-    params: TopicParams,
-}
-
-impl Snapshot {
-    /// The segment's parameters, as validated.
-    pub fn params(&self) -> &TopicParams {
-        &self.params
-    }
-
-    /// A view of the copied ring and endpoint records (atomics over the copy).
-    pub fn ring(&self) -> Ring {
-        // SAFETY: `control` was validated for this copy (the header, endpoint records and
-        // slots, `control.total_size` bytes, with no pool), which lives as long as `self`;
-        // the ring view is used while `self` is borrowed by the caller.
-        unsafe { Ring::new(self.region.base(), &self.control) }
-    }
-}
-
-/// Reads `buf.len()` bytes at `offset` of `file`; false on a short read (a truncated file).
-fn pread_exact(file: &File, buf: &mut [u8], offset: u64) -> io::Result<bool> {
-    use std::os::unix::fs::FileExt;
-    let mut done = 0;
-    while done < buf.len() {
-        match file.read_at(&mut buf[done..], offset + done as u64) {
-            Ok(0) => return Ok(false),
-            Ok(n) => done += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(true)
-}
-
-/// Reads and validates a segment for inspection, without mapping it. No lock taken.
-pub fn inspect(path: &Path) -> Result<Snapshot, SegmentError> {
-    let corrupt = |source| SegmentError::Corrupt {
-        path: path.to_owned(),
-        source,
-    };
-    let f = File::open(path).map_err(io_err(path))?;
-    let file_len = f.metadata().map_err(io_err(path))?.len();
-    let mut raw = [0u8; std::mem::size_of::<HeaderFields>()];
-    if !pread_exact(&f, &mut raw, 0).map_err(io_err(path))? {
-        return Err(corrupt(LayoutError::TooShort {
-            needed: raw.len(),
-            actual: file_len as usize,
-        }));
-    }
-    // SAFETY: HeaderFields is plain integers and byte arrays, valid for any bit pattern; the
-    // buffer is exactly its size.
-    let header = unsafe { std::ptr::read_unaligned(raw.as_ptr() as *const HeaderFields) };
-    let params = header
-        .validate(usize::try_from(file_len).unwrap_or(usize::MAX))
-        .map_err(corrupt)?;
-    let control_len = if params.pool_offset != 0 {
-        params.pool_offset
-    } else {
-        params.total_size
-    };
-    let region = HeapRegion::new(control_len);
-    // SAFETY: the heap region is ours alone, `control_len` bytes long and writable.
-    let buf = unsafe { std::slice::from_raw_parts_mut(region.base().as_ptr(), control_len) };
-    if !pread_exact(&f, buf, 0).map_err(io_err(path))? {
-        return Err(corrupt(LayoutError::TooShort {
-            needed: control_len,
-            actual: file_len as usize,
-        }));
-    }
-    let control = TopicParams {
-        total_size: control_len,
-        pool_offset: 0,
-        pool_len: 0,
-        ..params.clone()
-    };
-    Ok(Snapshot {
-        region,
-        control,
-        params,
-    })
-}
-
-/// What `clean` removed.
-#[derive(Debug, Default, Clone)]
-pub struct CleanReport {
-    /// Segments removed because no live process used them.
-    pub stale: Vec<PathBuf>,
-    /// Segments removed because their header was invalid.
-    pub corrupt: Vec<PathBuf>,
-    /// Segments kept because live processes use them.
-    pub kept: usize,
-}
-
-/// Removes every segment of `dir` that no live process uses, or whose header is invalid.
-pub fn clean(dir: &Path) -> Result<CleanReport, SegmentError> {
-    let mut report = CleanReport::default();
-    if !dir.exists() {
-        return Ok(report);
-    }
-    let _lock = DomainLock::acquire(dir)?;
-    for entry in std::fs::read_dir(dir).map_err(io_err(dir))? {
-        let path = entry.map_err(io_err(dir))?.path();
-        if path.extension().and_then(|e| e.to_str()) != Some("topic") {
-            continue;
-        }
-        match inspect(&path) {
-            Ok(snapshot) => {
-                if live_endpoints(&snapshot.ring()) > 0 {
-                    report.kept += 1;
-                    continue;
-                }
-                let _ = std::fs::remove_file(&path);
-                report.stale.push(path);
-            }
-            Err(_) => {
-                let _ = std::fs::remove_file(&path);
-                report.corrupt.push(path);
-            }
-        }
-    }
-    Ok(report)
 }

@@ -15,7 +15,7 @@ pub enum OpenError {
         reason: &'static str,
     },
     /// The topic exists with another message type.
-    #[error("topic '{topic}' carries {found}, but this endpoint uses {expected}. Use the same message type (and the same nerve version) in every process on this topic, or pick another topic name")]
+    #[error("topic '{topic}' carries {found}, but this endpoint uses {expected}{difference}. Use the same message type (and the same nerve version) in every process on this topic, or pick another topic name")]
     TypeMismatch {
         /// The topic.
         topic: String,
@@ -23,6 +23,9 @@ pub enum OpenError {
         expected: String,
         /// The type the topic was created with.
         found: String,
+        /// The first field that differs, as " (first difference: …)", when both types
+        /// describe themselves; else "".
+        difference: String,
     },
     /// The topic exists with another QoS than the one explicitly requested.
     #[error("topic '{topic}' was created with {found}, but this endpoint asked for {requested}. Request the same QoS everywhere, or leave it unset to adopt the topic's")]

@@ -4,6 +4,7 @@
 #![warn(missing_docs)]
 
 // The cores every front end stands on (dependency order: each file uses only those above it).
+mod description;
 mod endpoint;
 mod heap;
 mod loan;

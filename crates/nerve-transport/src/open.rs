@@ -9,6 +9,7 @@ use nerve_shm::{
     HeapRegion, Pool, Region, Reliability, Ring, StoredType, TopicConfig, TopicParams,
 };
 
+use crate::description;
 use crate::error::OpenError;
 use crate::heap;
 use crate::shared::{Memory, Shared, TransportPath, DEFAULT_DEPTH};
@@ -19,6 +20,8 @@ pub(crate) struct OpenSpec {
     pub name: String,
     pub domain: u32,
     pub stored_type: StoredType,
+    /// The type's description, written into a topic this opener creates (empty: none).
+    pub schema: Vec<u8>,
     pub reliability: Option<Reliability>,
     pub depth: Option<u32>,
     pub slot_payload: u32,
@@ -195,6 +198,7 @@ impl OpenSpec {
             slot_payload: self.slot_payload,
             max_endpoints: self.max_endpoints,
             pool_len: 0,
+            schema: self.schema.clone(),
         }
     }
 
@@ -232,8 +236,10 @@ impl Shared {
         let region = HeapRegion::new(header.total_size as usize);
         // SAFETY: a fresh, zeroed, page-aligned heap region nobody else sees yet, as long as
         // the planned layout.
-        let params = unsafe { segment::initialize(region.base(), region.len(), &header, chunks) }
-            .map_err(invalid)?;
+        let params = unsafe {
+            segment::initialize(region.base(), region.len(), &header, chunks, &spec.schema)
+        }
+        .map_err(invalid)?;
         Ok(Arc::new(Self::assemble(
             spec,
             TransportPath::Heap,
@@ -255,10 +261,15 @@ impl Shared {
                     reason: source.to_string(),
                     domain: spec.domain,
                 },
-                SegmentError::TypeMismatch { expected, found } => OpenError::TypeMismatch {
+                SegmentError::TypeMismatch {
+                    expected,
+                    found,
+                    found_schema,
+                } => OpenError::TypeMismatch {
                     topic: topic(),
                     expected: expected.describe(),
                     found: found.describe(),
+                    difference: description::first_difference(&spec.schema, &found_schema),
                 },
                 SegmentError::Full { .. } => OpenError::TooManyEndpoints {
                     topic: topic(),
@@ -309,6 +320,7 @@ impl Shared {
                 topic: topic(),
                 expected: spec.stored_type.describe(),
                 found: p.stored_type.describe(),
+                difference: description::first_difference(&spec.schema, &self.schema_bytes()),
             });
         }
         let pool_missing = spec.chunk_bytes.is_some() && self.pool.is_none();

@@ -22,6 +22,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use nerve_msgs::described::{DocError, TypeDoc};
 use nerve_msgs::{Message, MessageKind};
 use nerve_shm::Reliability;
 
@@ -45,6 +46,12 @@ pub fn stored_type<T: Message>() -> StoredType {
     crate::topic::stored_type(&T::FINGERPRINT)
 }
 
+/// The description of Rust message type `T`, for [`RawTopicBuilder::description`] (`None`
+/// for a type without one, such as `Msgpack<_>`).
+pub fn description<T: Message>() -> Option<TypeDoc> {
+    T::DESCRIPTION.map(TypeDoc::of)
+}
+
 /// The stored type every `Msgpack<_>` topic has.
 pub fn msgpack_type() -> StoredType {
     stored_type::<crate::Msgpack<()>>()
@@ -64,8 +71,21 @@ pub struct RawTopicBuilder {
 impl RawTopicBuilder {
     crate::open::topic_builder_options!();
 
+    /// The type's description, written into the topic if this opener creates it (so tools
+    /// can decode its messages). It must describe the stored type: checked at `open`.
+    pub fn description(mut self, doc: &TypeDoc) -> Self {
+        self.spec.schema = doc.to_bytes();
+        self
+    }
+
     /// Opens the topic, creating it if needed.
     pub fn open(self) -> Result<RawTopic, OpenError> {
+        if let Err(e) = crate::description::decode(&self.spec.schema, &self.spec.stored_type) {
+            return Err(OpenError::InvalidConfig {
+                topic: self.spec.name.clone(),
+                reason: format!("the type description does not fit the stored type: {e}"),
+            });
+        }
         if kind_of(&self.spec.stored_type).is_none() {
             return Err(OpenError::InvalidConfig {
                 topic: self.spec.name.clone(),
@@ -101,6 +121,7 @@ impl RawTopic {
                     DESCRIPTOR_BYTES
                 },
                 stored_type,
+                schema: Vec::new(),
                 reliability: None,
                 depth: None,
                 max_endpoints: DEFAULT_MAX_ENDPOINTS,
@@ -135,6 +156,11 @@ impl RawTopic {
     /// The stored type.
     pub fn stored_type(&self) -> &StoredType {
         &self.shared.params.stored_type
+    }
+    /// The type description the topic carries: `Ok(None)` when its creator gave none, an
+    /// error when the stored one is damaged or does not describe the stored type.
+    pub fn description(&self) -> Result<Option<TypeDoc>, DocError> {
+        self.shared.description()
     }
     /// The message kind.
     pub fn kind(&self) -> MessageKind {

@@ -5,10 +5,12 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering::*;
 
 use nerve_shm::layout::{ENDPOINT_PUBLISHER, ENDPOINT_SUBSCRIBER};
-use nerve_shm::segment;
+use nerve_shm::{segment, snapshot};
 use nerve_shm::{ProcessId, Reliability, Ring};
 
-pub use nerve_shm::segment::CleanReport;
+pub use nerve_shm::snapshot::CleanReport;
+
+use nerve_msgs::described::{DocError, TypeDoc};
 
 use crate::heap;
 use crate::shared::TransportPath;
@@ -51,6 +53,11 @@ pub struct TopicInfo {
     pub claims: &'static str,
     /// Live endpoints.
     pub endpoints: Vec<EndpointInfo>,
+    /// The type description the topic carries (`None`: its creator gave none, or it is
+    /// damaged: see `description_error`).
+    pub description: Option<TypeDoc>,
+    /// Why the stored description could not be read, if it could not.
+    pub description_error: Option<String>,
     /// Validation error, if the segment is corrupt (then the other fields are empty).
     pub error: Option<String>,
 }
@@ -127,9 +134,13 @@ pub fn list(domain: u32) -> Vec<TopicInfo> {
                 continue;
             }
             let name = name_from_file(&path);
-            match segment::inspect(&path) {
+            match snapshot::inspect(&path) {
                 Ok(snapshot) => {
                     let (ring, params) = (snapshot.ring(), snapshot.params());
+                    let (description, description_error) = split(crate::description::decode(
+                        &snapshot.schema(),
+                        &params.stored_type,
+                    ));
                     out.push(TopicInfo {
                         name,
                         type_name: params.stored_type.name.clone(),
@@ -140,6 +151,8 @@ pub fn list(domain: u32) -> Vec<TopicInfo> {
                         chunks: None,
                         claims: claims(&ring),
                         endpoints: endpoints(&ring),
+                        description,
+                        description_error,
                         error: None,
                     });
                 }
@@ -153,6 +166,8 @@ pub fn list(domain: u32) -> Vec<TopicInfo> {
                     chunks: None,
                     claims: "",
                     endpoints: Vec::new(),
+                    description: None,
+                    description_error: None,
                     error: Some(e.to_string()),
                 }),
             }
@@ -162,6 +177,7 @@ pub fn list(domain: u32) -> Vec<TopicInfo> {
         if shared.domain != domain {
             continue;
         }
+        let (description, description_error) = split(shared.description());
         out.push(TopicInfo {
             name: shared.name.clone(),
             type_name: shared.params.stored_type.name.clone(),
@@ -172,11 +188,20 @@ pub fn list(domain: u32) -> Vec<TopicInfo> {
             chunks: shared.pool.as_ref().map(|p| (p.in_use(), p.chunk_count())),
             claims: claims(&shared.ring),
             endpoints: endpoints(&shared.ring),
+            description,
+            description_error,
             error: None,
         });
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
     out
+}
+
+fn split(r: Result<Option<TypeDoc>, DocError>) -> (Option<TypeDoc>, Option<String>) {
+    match r {
+        Ok(d) => (d, None),
+        Err(e) => (None, Some(e.to_string())),
+    }
 }
 
 fn claims(ring: &Ring) -> &'static str {
@@ -189,7 +214,7 @@ fn claims(ring: &Ring) -> &'static str {
 
 /// Removes every segment of `domain` that no live process uses, and every corrupt one.
 pub fn clean(domain: u32) -> std::io::Result<CleanReport> {
-    segment::clean(&segment::domain_dir(domain)).map_err(|e| std::io::Error::other(e.to_string()))
+    snapshot::clean(&segment::domain_dir(domain)).map_err(|e| std::io::Error::other(e.to_string()))
 }
 
 /// The directory holding `domain`'s segments.

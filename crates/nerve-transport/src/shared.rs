@@ -64,6 +64,19 @@ impl Memory {
 }
 
 impl Shared {
+    /// The type description bytes the topic carries (a copy; empty: none).
+    pub(crate) fn schema_bytes(&self) -> Vec<u8> {
+        segment::schema_bytes(self.memory.region(), &self.params)
+    }
+
+    /// The topic's type description, validated against its stored type: `None` when the
+    /// creator gave none.
+    pub(crate) fn description(
+        &self,
+    ) -> Result<Option<nerve_msgs::described::TypeDoc>, nerve_msgs::described::DocError> {
+        crate::description::decode(&self.schema_bytes(), &self.params.stored_type)
+    }
+
     /// Whether the topic's memory was truncated under this process: nothing in it can be
     /// trusted any more.
     #[inline]

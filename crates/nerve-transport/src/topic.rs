@@ -95,6 +95,7 @@ where
                 name: name.to_owned(),
                 domain: default_domain(),
                 stored_type: stored_type(&T::FINGERPRINT),
+                schema: crate::description::bytes_of::<T>(),
                 reliability: None,
                 depth: None,
                 slot_payload: <T::Kind as Codec<T>>::slot_payload(),
@@ -110,6 +111,14 @@ where
     /// Opens topic `name` with default settings.
     pub fn open(name: &str) -> Result<Self, OpenError> {
         Self::builder(name).open()
+    }
+
+    /// The type description the topic carries (written by its creator): the same as `T`'s
+    /// when both have one, since the fingerprints agree.
+    pub fn description(
+        &self,
+    ) -> Result<Option<nerve_msgs::described::TypeDoc>, nerve_msgs::described::DocError> {
+        self.shared.description()
     }
 
     /// A new publisher.

@@ -1,0 +1,43 @@
+//! The type description a topic carries (nerve_msgs::described): what a typed endpoint writes
+//! into a new topic, and what any opener reads back, trusting nothing.
+
+use nerve_msgs::described::{DocError, TypeDoc};
+use nerve_msgs::Message;
+use nerve_shm::StoredType;
+
+/// The bytes a topic of `T` carries: its description, or nothing for a type without one.
+pub(crate) fn bytes_of<T: Message>() -> Vec<u8> {
+    T::DESCRIPTION
+        .map(|s| TypeDoc::of(s).to_bytes())
+        .unwrap_or_default()
+}
+
+/// Decodes the description bytes of a topic created for `stored`: `None` when it carries
+/// none, an error when they are not a description of that type (corrupt, or a lie).
+pub(crate) fn decode(bytes: &[u8], stored: &StoredType) -> Result<Option<TypeDoc>, DocError> {
+    if bytes.is_empty() {
+        return Ok(None);
+    }
+    let doc = TypeDoc::from_bytes(bytes)?;
+    if doc.hash() != stored.layout_hash || doc.root().name != stored.name {
+        return Err(DocError(format!(
+            "it describes {} (layout {:#018x}), the topic carries {}",
+            doc.root().name,
+            doc.hash(),
+            stored.describe()
+        )));
+    }
+    Ok(Some(doc))
+}
+
+/// What a type mismatch adds to its message: the first field that differs, when both sides
+/// have a description ("" otherwise).
+pub(crate) fn first_difference(ours: &[u8], theirs: &[u8]) -> String {
+    match (TypeDoc::from_bytes(ours), TypeDoc::from_bytes(theirs)) {
+        (Ok(a), Ok(b)) => a
+            .first_difference_as(&b, ("in this endpoint's type", "in the topic's"))
+            .map(|d| format!(" (first difference: {d})"))
+            .unwrap_or_default(),
+        _ => String::new(),
+    }
+}
