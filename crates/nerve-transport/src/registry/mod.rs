@@ -1,14 +1,25 @@
-//! Discovery: which topics exist in a domain, with their type, endpoints and owners; and
-//! clean-up of what dead processes left behind.
+//! Discovery: which topics exist in a domain, with their type, endpoints and owners
+//! ([`list`]); topics and endpoints coming and going, and processes dying, as events
+//! ([`watch`]); and clean-up of what dead processes left behind ([`clean`]).
+//!
+//! Each domain has a registry, the shared file `.registry` next to its segments
+//! (`nerve_shm::board`): every process posts there the topics it creates (shared-memory and
+//! in-process ones) and bumps its generation counter whenever a topic or an endpoint comes or
+//! goes; a [`Watch`] sleeps on that counter and diffs what changed. See
+//! `docs/design/transport.md`, "The domain registry".
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::*;
 
+use nerve_shm::board::{self, Slot};
 use nerve_shm::layout::{ENDPOINT_PUBLISHER, ENDPOINT_SUBSCRIBER};
+use nerve_shm::peek::{peek, Peek};
 use nerve_shm::segment;
 use nerve_shm::{ProcessId, Reliability, Ring};
 
 pub use nerve_shm::segment::CleanReport;
+
+pub(crate) mod announce;
 
 use crate::heap;
 use crate::shared::TransportPath;
@@ -29,7 +40,7 @@ pub struct EndpointInfo {
 }
 
 /// A topic as the registry sees it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TopicInfo {
     /// Topic name.
     pub name: String,
@@ -37,6 +48,9 @@ pub struct TopicInfo {
     pub type_name: String,
     /// Where it lives.
     pub path: TransportPath,
+    /// For an in-process topic ([`TransportPath::Heap`]), the process it lives in (this one
+    /// or another); None for shared-memory topics.
+    pub owner: Option<u32>,
     /// QoS.
     pub reliability: Reliability,
     /// Ring capacity.
@@ -109,55 +123,116 @@ fn endpoints(ring: &Ring) -> Vec<EndpointInfo> {
         .collect()
 }
 
-fn name_from_file(path: &std::path::Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().replace('%', "/"))
-        .unwrap_or_default()
+/// A shared-memory topic as read by [`peek`]; `alive` says whether an endpoint's process
+/// lives.
+pub(crate) fn shm_info(
+    name: String,
+    path: &Path,
+    p: &Peek,
+    mut alive: impl FnMut(ProcessId) -> bool,
+) -> TopicInfo {
+    TopicInfo {
+        name,
+        type_name: p.params.stored_type.name.clone(),
+        path: TransportPath::Shm(path.to_owned()),
+        owner: None,
+        reliability: p.params.reliability,
+        depth: p.params.capacity,
+        published: p.head,
+        chunks: None,
+        claims: claims_of(p.solo),
+        endpoints: p
+            .records
+            .iter()
+            .filter(|r| r.state == ENDPOINT_PUBLISHER || r.state == ENDPOINT_SUBSCRIBER)
+            .map(|r| EndpointInfo {
+                publisher: r.state == ENDPOINT_PUBLISHER,
+                pid: r.owner.pid,
+                alive: alive(r.owner),
+                count: r.count,
+                lost: r.lost,
+            })
+            .collect(),
+        error: None,
+    }
 }
 
-/// Lists the topics of `domain`: shared-memory ones (any process) and this process's
-/// in-process ones. Corrupt segments are listed with their error, never followed.
+/// A topic whose segment does not validate: listed with the error, nothing else.
+pub(crate) fn corrupt_info(name: String, path: &Path, error: String) -> TopicInfo {
+    TopicInfo {
+        name,
+        type_name: String::new(),
+        path: TransportPath::Shm(path.to_owned()),
+        owner: None,
+        reliability: Reliability::BestEffort,
+        depth: 0,
+        published: 0,
+        chunks: None,
+        claims: "",
+        endpoints: Vec::new(),
+        error: Some(error),
+    }
+}
+
+/// Another process's in-process topic, as its registry entry describes it: type, QoS, and
+/// how many publishers and subscribers it has (its counters are not shared).
+pub(crate) fn posted_heap_info(e: &board::Entry) -> TopicInfo {
+    let reliability = match e.word >> 24 {
+        2 => Reliability::Reliable,
+        3 => Reliability::LatestOnly,
+        _ => Reliability::BestEffort,
+    };
+    let cap = nerve_shm::layout::MAX_ENDPOINTS;
+    let endpoint = |publisher| EndpointInfo {
+        publisher,
+        pid: e.owner.pid,
+        alive: true,
+        count: 0,
+        lost: 0,
+    };
+    let endpoints = std::iter::repeat_n(endpoint(true), e.counts[0].min(cap) as usize)
+        .chain(std::iter::repeat_n(
+            endpoint(false),
+            e.counts[1].min(cap) as usize,
+        ))
+        .collect();
+    TopicInfo {
+        name: e.key.clone(),
+        type_name: e.label.clone(),
+        path: TransportPath::Heap,
+        owner: Some(e.owner.pid),
+        reliability,
+        depth: e.word & 0x00ff_ffff,
+        published: 0,
+        chunks: None,
+        claims: "",
+        endpoints,
+        error: None,
+    }
+}
+
+/// Lists the topics of `domain`: shared-memory ones (any process, found in the domain's
+/// directory), this process's in-process ones, and other processes' in-process ones (from the
+/// domain's registry, marked [`TransportPath::Heap`] with their `owner`; their message counts
+/// are not shared). Corrupt segments are listed with their error, never followed.
 pub fn list(domain: u32) -> Vec<TopicInfo> {
     let mut out = Vec::new();
     let dir = segment::domain_dir(domain);
+    announce::count_dir_scan(domain);
     if let Ok(entries) = std::fs::read_dir(&dir) {
         for entry in entries.flatten() {
             let path = entry.path();
             if path.extension().and_then(|e| e.to_str()) != Some("topic") {
                 continue;
             }
-            let name = name_from_file(&path);
-            match segment::inspect(&path) {
-                Ok(snapshot) => {
-                    let (ring, params) = (snapshot.ring(), snapshot.params());
-                    out.push(TopicInfo {
-                        name,
-                        type_name: params.stored_type.name.clone(),
-                        path: TransportPath::Shm(path.clone()),
-                        reliability: params.reliability,
-                        depth: params.capacity,
-                        published: ring.head().load(Relaxed),
-                        chunks: None,
-                        claims: claims(&ring),
-                        endpoints: endpoints(&ring),
-                        error: None,
-                    });
-                }
-                Err(e) => out.push(TopicInfo {
-                    name,
-                    type_name: String::new(),
-                    path: TransportPath::Shm(path.clone()),
-                    reliability: Reliability::BestEffort,
-                    depth: 0,
-                    published: 0,
-                    chunks: None,
-                    claims: "",
-                    endpoints: Vec::new(),
-                    error: Some(e.to_string()),
-                }),
-            }
+            let name = announce::name_from_file(&path);
+            out.push(match peek(&path) {
+                Ok(p) => shm_info(name, &path, &p, |id| id.is_alive()),
+                Err(e) => corrupt_info(name, &path, e.to_string()),
+            });
         }
     }
+    let me = ProcessId::current();
     for shared in heap::list() {
         if shared.domain != domain {
             continue;
@@ -166,6 +241,7 @@ pub fn list(domain: u32) -> Vec<TopicInfo> {
             name: shared.name.clone(),
             type_name: shared.params.stored_type.name.clone(),
             path: TransportPath::Heap,
+            owner: Some(me.pid),
             reliability: shared.params.reliability,
             depth: shared.params.capacity,
             published: shared.ring.head().load(Relaxed),
@@ -175,21 +251,47 @@ pub fn list(domain: u32) -> Vec<TopicInfo> {
             error: None,
         });
     }
-    out.sort_by(|a, b| a.name.cmp(&b.name));
+    match board::copy(&dir) {
+        Ok(Some(copy)) => out.extend(copy.entries().into_iter().filter_map(|(_, s)| match s {
+            Slot::Used(e, _)
+                if e.kind == announce::KIND_HEAP
+                    && e.owner != me
+                    && crate::name::validate(&e.key).is_ok()
+                    && e.owner.is_alive() =>
+            {
+                Some(posted_heap_info(&e))
+            }
+            _ => None,
+        })),
+        Ok(None) => {}
+        Err(e) => tracing::warn!(error = %e, "other processes' in-process topics are not listed"),
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name).then(a.owner.cmp(&b.owner)));
     out
 }
 
 fn claims(ring: &Ring) -> &'static str {
-    match ring.solo().load(Relaxed) {
+    claims_of(ring.solo().load(Relaxed))
+}
+
+fn claims_of(solo: u64) -> &'static str {
+    match solo {
         0 => "none yet",
         nerve_shm::SOLO_SHARED => "locked",
         _ => "solo",
     }
 }
 
-/// Removes every segment of `domain` that no live process uses, and every corrupt one.
+/// Removes every segment of `domain` that no live process uses, and every corrupt one; frees
+/// the registry entries of dead processes (and rebuilds the registry if it is corrupt).
 pub fn clean(domain: u32) -> std::io::Result<CleanReport> {
-    segment::clean(&segment::domain_dir(domain)).map_err(|e| std::io::Error::other(e.to_string()))
+    let report = segment::clean(&segment::domain_dir(domain))
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    for path in report.stale.iter().chain(&report.corrupt) {
+        announce::segment_removed(domain, &announce::name_from_file(path));
+    }
+    announce::prune(domain);
+    Ok(report)
 }
 
 /// The directory holding `domain`'s segments.
@@ -204,6 +306,23 @@ pub fn domain_dir(domain: u32) -> PathBuf {
 pub fn remove_topic(domain: u32, name: &str) -> std::io::Result<()> {
     match std::fs::remove_file(segment::domain_dir(domain).join(segment::topic_file(name))) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
-        _ => Ok(()),
+        Err(_) => Ok(()),
+        Ok(()) => {
+            announce::segment_removed(domain, name);
+            Ok(())
+        }
     }
+}
+
+/// The domain's registry file (`.registry` in [`domain_dir`]).
+pub fn registry_path(domain: u32) -> PathBuf {
+    announce::board_path(domain)
+}
+
+/// Test hook (feature `test-support`): how many times this process has scanned `domain`'s
+/// directory (`list`, or filling a new or rebuilt registry). A watch never does.
+#[cfg(feature = "test-support")]
+#[doc(hidden)]
+pub fn __directory_scans(domain: u32) -> u64 {
+    announce::dir_scans(domain)
 }
