@@ -123,6 +123,13 @@ pub(crate) fn attach(domain: u32, watcher: bool) -> Result<(Board, Opened), Boar
     Ok((board, opened))
 }
 
+/// Undoes `attach(_, true)`.
+pub(crate) fn detach_watcher(domain: u32, board: &Board) {
+    if let Ok(lock) = lock_domain(&segment::domain_dir(domain)) {
+        board.remove_watcher(&lock);
+    }
+}
+
 /// Makes the entry of segment `name` say what the file says (caller holds the lock): posted
 /// with its type, inode and creator while it exists, removed once it is gone. Bumps the
 /// generation if that changed anything. Returns the entry.
@@ -421,6 +428,12 @@ pub(crate) fn heap_endpoints(domain: u32, name: &str, base: usize, counts: [u32;
             None => p.board.bump(None),
         }
     });
+}
+
+/// Posts this process's in-process topics again on `domain`'s registry if it was replaced
+/// (a watcher that rebuilt a corrupt registry calls this for its own process).
+pub(crate) fn refresh(domain: u32) {
+    with_board(domain, false, |_| ());
 }
 
 /// Where `domain`'s registry lives.

@@ -20,6 +20,10 @@ use nerve_shm::{ProcessId, Reliability, Ring};
 pub use nerve_shm::segment::CleanReport;
 
 pub(crate) mod announce;
+mod procs;
+mod watch;
+
+pub use watch::{watch, Event, Watch, WATCH_SLICE};
 
 use crate::heap;
 use crate::shared::TransportPath;
