@@ -12,6 +12,12 @@ use nerve::time::now_ns;
 use nerve::TransportPath;
 use nerve_testing::process::{self, ChildGuard};
 
+/// A watch can be moved to a thread of its own.
+const _: fn() = || {
+    fn send<T: Send>() {}
+    send::<registry::Watch>();
+};
+
 /// The longest an event may take to reach a watcher.
 const LATENCY_NS: u64 = 100_000_000;
 /// Time between two steps of a child, so each event is measured on its own.
