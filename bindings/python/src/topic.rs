@@ -217,6 +217,8 @@ pub(crate) fn topics<'py>(
                 d.set_item("publishers", t.publishers())?;
                 d.set_item("subscribers", t.subscribers())?;
                 d.set_item("pids", t.pids())?;
+                // The process of an in-process topic (this one or another), else None.
+                d.set_item("owner", t.owner)?;
                 d.set_item("error", t.error)?;
                 Ok(d)
             })

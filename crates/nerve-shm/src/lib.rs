@@ -7,12 +7,14 @@
 #![warn(missing_docs)]
 
 pub mod barrier;
+pub mod board;
 pub mod region;
 
 pub use region::{HeapRegion, Region, REGION_ALIGN};
 pub mod futex;
 pub mod layout;
 pub mod liveness;
+pub mod peek;
 pub mod pool;
 pub mod ring;
 pub mod segment;

@@ -4,7 +4,7 @@
 use std::sync::OnceLock;
 
 /// A process identity: pid + start time (clock ticks since boot; 0 where unknown).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ProcessId {
     /// The pid.
     pub pid: u32,

@@ -53,7 +53,7 @@ unsafe impl Send for ShmRegion {}
 unsafe impl Sync for ShmRegion {}
 
 impl ShmRegion {
-    fn map(file: &File, len: usize, path: &Path, writable: bool) -> io::Result<Self> {
+    pub(crate) fn map(file: &File, len: usize, path: &Path, writable: bool) -> io::Result<Self> {
         if len == 0 {
             return Err(io::Error::new(io::ErrorKind::InvalidData, "empty segment"));
         }
@@ -235,7 +235,7 @@ fn reserved_len(header: &HeaderFields, chunks: Option<(usize, u32)>, max_endpoin
 
 /// Allocates `len` bytes of `file` from offset 0, so that touching them never raises SIGBUS
 /// on a full file system: `NoSpace` instead, naming what was needed and what is free.
-fn reserve(file: &File, len: u64, path: &Path) -> Result<(), SegmentError> {
+pub(crate) fn reserve(file: &File, len: u64, path: &Path) -> Result<(), SegmentError> {
     #[cfg(target_os = "linux")]
     {
         let len = libc::off_t::try_from(len).unwrap_or(libc::off_t::MAX);

@@ -43,7 +43,7 @@ impl Snapshot {
 }
 
 /// Reads `buf.len()` bytes at `offset` of `file`; false on a short read (a truncated file).
-fn pread_exact(file: &File, buf: &mut [u8], offset: u64) -> io::Result<bool> {
+pub(crate) fn pread_exact(file: &File, buf: &mut [u8], offset: u64) -> io::Result<bool> {
     use std::os::unix::fs::FileExt;
     let mut done = 0;
     while done < buf.len() {

@@ -5,10 +5,12 @@ use std::ptr::NonNull;
 use std::sync::atomic::Ordering::*;
 use std::sync::Arc;
 
-use nerve_shm::layout::{EndpointRecord, ENDPOINT_PUBLISHER};
+use nerve_shm::layout::{EndpointRecord, ENDPOINT_PUBLISHER, ENDPOINT_SUBSCRIBER};
+use nerve_shm::Region;
 
 use crate::error::OpenError;
-use crate::shared::Shared;
+use crate::registry::announce;
+use crate::shared::{Memory, Shared};
 
 impl Shared {
     /// Whether endpoint record `i` names a process that is gone.
@@ -28,13 +30,38 @@ impl Shared {
     /// Frees the records (and chunk references) of endpoints whose process died. Returns how
     /// many were reclaimed.
     pub(crate) fn reclaim_dead(&self) -> usize {
-        self.ring.reclaim_dead(
+        let n = self.ring.reclaim_dead(
             self.pool.as_ref(),
             |i| self.record_dead(i),
             |i, pid, chunks| {
                 tracing::info!(topic = %self.name, endpoint = i, pid, chunks, "reclaimed the endpoint of a dead process");
             },
-        )
+        );
+        if n > 0 {
+            self.announce_endpoints();
+        }
+        n
+    }
+
+    /// Tells the domain's registry that the endpoint table changed (watchers read it again).
+    fn announce_endpoints(&self) {
+        match &self.memory {
+            Memory::Shm(_) => announce::segment_endpoints(self.domain, &self.name),
+            Memory::Heap(region) => {
+                let mut counts = [0u32; 2];
+                for i in 0..self.ring.endpoint_count() {
+                    // Acquire pairs with the Release store of `state` in
+                    // `Ring::claim_endpoint` (a count, nothing more is read).
+                    match self.ring.endpoint(i).state.load(Acquire) {
+                        ENDPOINT_PUBLISHER => counts[0] += 1,
+                        ENDPOINT_SUBSCRIBER => counts[1] += 1,
+                        _ => {}
+                    }
+                }
+                let base = region.base().as_ptr() as usize;
+                announce::heap_endpoints(self.domain, &self.name, base, counts);
+            }
+        }
     }
 
     /// Whether the writer a slot names by `tag` is gone (its record freed, reused, or its
@@ -50,12 +77,15 @@ impl Shared {
             None => None,
         };
         match index {
-            Some(index) => Ok(Arc::new(Endpoint {
-                record: NonNull::from(self.ring.endpoint(index)),
-                tag: self.ring.writer_tag(index),
-                shared: self.clone(),
-                index,
-            })),
+            Some(index) => {
+                self.announce_endpoints();
+                Ok(Arc::new(Endpoint {
+                    record: NonNull::from(self.ring.endpoint(index)),
+                    tag: self.ring.writer_tag(index),
+                    shared: self.clone(),
+                    index,
+                }))
+            }
             None => Err(OpenError::TooManyEndpoints {
                 topic: self.name.clone(),
                 max: self.ring.endpoint_count(),
@@ -93,5 +123,6 @@ impl Endpoint {
 impl Drop for Endpoint {
     fn drop(&mut self) {
         self.shared.ring.release_endpoint(self.index);
+        self.shared.announce_endpoints();
     }
 }

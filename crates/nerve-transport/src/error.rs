@@ -231,3 +231,16 @@ pub enum RecvError {
         reason: String,
     },
 }
+
+/// Watching a domain failed to start.
+#[derive(Debug, thiserror::Error)]
+pub enum WatchError {
+    /// The domain's registry could not be created or opened.
+    #[error("cannot watch domain {domain}: {reason}. Check that /dev/shm (or $NERVE_SHM_DIR) is writable by this user and has room")]
+    Registry {
+        /// The domain.
+        domain: u32,
+        /// What failed, naming the file.
+        reason: String,
+    },
+}

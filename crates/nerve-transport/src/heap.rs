@@ -1,5 +1,6 @@
 //! The in-process topics of this process: a topic opened with `in_process()` lives on the heap
-//! and is found again by (domain, name) while any endpoint of it is alive.
+//! and is found again by (domain, name) while any endpoint of it is alive. Each is posted on
+//! its domain's registry, so other processes can list and watch it.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
@@ -37,5 +38,13 @@ pub(crate) fn get_or_create<E>(
     }
     let shared = create()?;
     map.insert(key, Arc::downgrade(&shared));
+    // Posted for other processes to see (under the lock: a topic of this name dropped
+    // meanwhile withdraws only its own posting, told apart by the address of its memory).
+    crate::registry::announce::heap_created(
+        domain,
+        name,
+        &shared.params,
+        shared.memory.region().base().as_ptr() as usize,
+    );
     Ok(shared)
 }

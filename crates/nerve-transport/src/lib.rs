@@ -29,7 +29,7 @@ pub use crate::open::{MAX_CHUNKS, MAX_DEPTH, MAX_ENDPOINTS, MAX_FIXED_BYTES, MAX
 pub use crate::sample::Sample;
 pub use crate::shared::{TransportPath, DEFAULT_CHUNK_BYTES, DEFAULT_DEPTH, DEFAULT_MAX_ENDPOINTS};
 pub use crate::subscribe::{Codec, Received, SubscriberStats, DEFAULT_SPIN};
-pub use error::{LoanError, OpenError, RecvError, SendError};
+pub use error::{LoanError, OpenError, RecvError, SendError, WatchError};
 pub use msgpack::Msgpack;
 pub use nerve_msgs as msgs;
 pub use nerve_msgs::{ChunkedMessage, FixedMessage, Message};

@@ -295,6 +295,7 @@ impl Shared {
         shared.handle = Some(handle);
         let shared = Arc::new(shared);
         shared.watch_damage();
+        crate::registry::announce::segment_opened(spec.domain, &spec.name);
         Ok(shared)
     }
 

@@ -150,8 +150,17 @@ impl Drop for Shared {
             self.ring.release_endpoint(h);
         }
         // The last process to close a shared-memory topic removes its file (and so its memory).
-        if let Memory::Shm(shm) = &self.memory {
-            shm.unlink_if_unused(&self.params);
+        // Either way the domain's registry is told (`registry::announce`).
+        match &self.memory {
+            Memory::Shm(shm) if shm.unlink_if_unused(&self.params) => {
+                crate::registry::announce::segment_removed(self.domain, &self.name)
+            }
+            Memory::Shm(_) => {}
+            Memory::Heap(region) => crate::registry::announce::heap_dropped(
+                self.domain,
+                &self.name,
+                region.base().as_ptr() as usize,
+            ),
         }
     }
 }

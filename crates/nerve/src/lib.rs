@@ -41,6 +41,23 @@
 //! reliable (publishers wait or get `Full`), latest-only. Subscribers count received, lost and
 //! dropped messages ([`SubscriberStats`]).
 //!
+//! Tools see a domain's topics come and go through [`registry`]: [`registry::list`] for what
+//! exists now, [`registry::watch`] for events (a topic or an endpoint appeared or went, a
+//! process died), woken by every change with no polling:
+//!
+//! ```
+//! use nerve::registry::{self, Event};
+//! # let domain = 4244;
+//! let mut watch = registry::watch(domain)?;
+//! let topic = nerve::Topic::<nerve::msgs::CmdVel>::builder("doc/seen").domain(domain).open()?;
+//! match watch.next(std::time::Duration::from_secs(1)) {
+//!     Some(Event::TopicAppeared(info)) => assert_eq!(info.name, "doc/seen"),
+//!     other => panic!("{other:?}"),
+//! }
+//! # drop(topic); let _ = std::fs::remove_dir_all(registry::domain_dir(domain));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! Nodes and the scheduler are in [`exec`]: rates on an absolute timeline, deadlines measured
 //! from the planned start, miss and failure policies, a watchdog, an e-stop any process can
 //! trigger, deterministic simulated time, and async tasks. Services, actions and parameters are

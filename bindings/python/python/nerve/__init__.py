@@ -632,7 +632,8 @@ class Subscriber:
 
 
 def topics(domain: int | None = None) -> list[dict[str, Any]]:
-    """Topics of ``domain`` (default ``$NERVE_DOMAIN`` or 0): name, type, endpoints, ..."""
+    """Topics of ``domain`` (default ``$NERVE_DOMAIN`` or 0): name, type, endpoints, ...; other
+    processes' in-process topics too (``path`` ``"heap"``, ``owner`` their pid)."""
     return list(_nerve.topics(domain))
 
 
