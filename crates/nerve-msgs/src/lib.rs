@@ -44,6 +44,7 @@
 #![warn(missing_docs)]
 
 pub mod described;
+pub mod dynamic;
 mod fingerprint;
 pub mod geometry_msgs;
 pub mod nav_msgs;
