@@ -100,8 +100,10 @@ fn every_standard_type_round_trips_through_values_and_json() {
 
 #[test]
 fn typed_messages_decode_to_their_fields() {
-    let mut imu = Imu::default();
-    imu.header = Header::new(42, 3, "imu_link").unwrap();
+    let mut imu = Imu {
+        header: Header::new(42, 3, "imu_link").unwrap(),
+        ..Imu::default()
+    };
     imu.angular_velocity.z = 0.5;
     imu.orientation_covariance[4] = f64::NAN;
     let doc = TypeDoc::of(Imu::DESCRIPTION.unwrap());
