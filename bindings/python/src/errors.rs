@@ -128,6 +128,12 @@ exception_with_bases!(
 create_exception!(nerve, Io, OpenError, "The operating system refused.");
 create_exception!(
     nerve,
+    NotFound,
+    OpenError,
+    "The topic does not exist (joining a topic as it is)."
+);
+create_exception!(
+    nerve,
     NoSpace,
     NerveError,
     "The shared-memory file system is full (whichever operation found it: catch this)."
@@ -214,6 +220,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TooManyEndpoints", py.get_type::<TooManyEndpoints>())?;
     m.add("InvalidConfig", py.get_type::<InvalidConfig>())?;
     m.add("Io", py.get_type::<Io>())?;
+    m.add("NotFound", py.get_type::<NotFound>())?;
     m.add("SendError", py.get_type::<SendError>())?;
     m.add("Full", py.get_type::<Full>())?;
     m.add("TooLarge", py.get_type::<TooLarge>())?;
@@ -241,6 +248,7 @@ pub(crate) fn open_err(e: nerve::OpenError) -> PyErr {
         E::TooManyEndpoints { .. } => TooManyEndpoints::new_err(msg),
         E::InvalidConfig { .. } => InvalidConfig::new_err(msg),
         E::Io { .. } => Io::new_err(msg),
+        E::NotFound { .. } => NotFound::new_err(msg),
         E::NoSpace { .. } => OpenNoSpace::new_err(msg),
         E::Busy { .. } => Busy::new_err(msg),
     }

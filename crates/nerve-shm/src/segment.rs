@@ -464,83 +464,119 @@ pub fn open_or_create(
     let _lock = DomainLock::acquire(dir)?;
     let path = dir.join(file);
     match OpenOptions::new().read(true).write(true).open(&path) {
-        Ok(f) => {
-            let len = f.metadata().map_err(io_err(&path))?.len() as usize;
-            let region = match ShmRegion::map(&f, len, &path, true) {
-                Ok(r) if len >= 4096 => r,
-                // Empty or truncated: a creator died before sizing it (we hold the lock).
-                _ => return replace(&path, config, chunks),
-            };
-            // A creator that died before finishing leaves zeros or our magic without the ready
-            // mark (we hold the lock, so it is not still writing): replace it. Anything else
-            // that fails validation is not ours to delete: report it.
-            // SAFETY: the mapping is at least a page long; the magic is its first 8 bytes.
-            let magic = unsafe { std::ptr::read_volatile(region.base().as_ptr() as *const u64) };
-            // Acquire pairs with the creator's Release store of READY after initialising.
-            if (magic == 0 || magic == crate::layout::TOPIC_MAGIC)
-                && ready_word(region.base()).load(Acquire) != READY
-            {
-                return replace(&path, config, chunks);
-            }
-            // Left by another version of nerve (an upgrade, then a restart): rebuilt when none
-            // of its users is alive, else a clear error naming them.
-            if let Some((version, users)) = other_version_users(&region) {
-                if users.is_empty() {
-                    tracing::info!(path = %path.display(), version, "replacing a topic segment of another nerve layout version left by dead processes");
-                    drop(region);
-                    return replace(&path, config, chunks);
-                }
-                return Err(SegmentError::Corrupt {
-                    path,
-                    source: LayoutError::Invalid {
-                        field: "version",
-                        detail: format!(
-                            "layout version {version} (this build reads {}), in use by live \
-                             processes {users:?} built with another nerve version: stop them \
-                             (or build everything against one nerve)",
-                            crate::layout::LAYOUT_VERSION
-                        ),
-                    },
-                });
-            }
-            let params = validate(&region).map_err(|source| SegmentError::Corrupt {
-                path: path.clone(),
-                source,
-            })?;
-            // SAFETY: params validated against this mapping, which the ring does not outlive.
-            let ring = unsafe { Ring::new(region.base(), &params) };
-            if live_endpoints(&ring) == 0 {
-                tracing::debug!(path = %path.display(), "reclaiming topic segment left by dead processes");
-                drop(region);
-                return replace(&path, config, chunks);
-            }
-            if params.stored_type != config.stored_type {
-                return Err(SegmentError::TypeMismatch {
-                    expected: config.stored_type.clone(),
-                    found_schema: schema_bytes(&region, &params),
-                    found: params.stored_type,
-                });
-            }
-            let handle = match ring.claim_endpoint(crate::layout::ENDPOINT_HANDLE) {
-                Some(h) => h,
-                // Every record taken: free those of dead processes (and the chunks they held)
-                // before giving up; nothing else would on a topic whose live endpoints never
-                // run short themselves.
-                None if reclaim_dead_records(&region, &params, &ring) > 0 => ring
-                    .claim_endpoint(crate::layout::ENDPOINT_HANDLE)
-                    .ok_or(SegmentError::Full { path: path.clone() })?,
-                None => return Err(SegmentError::Full { path }),
-            };
-            Ok(Segment {
-                region,
-                params,
-                created: false,
-                handle,
-            })
-        }
+        Ok(f) => attach(path, &f, Some((config, chunks))),
         Err(e) if e.kind() == io::ErrorKind::NotFound => create(&path, config, chunks),
         Err(e) => Err(SegmentError::Io { path, source: e }),
     }
+}
+
+/// Opens the existing topic segment `file` in `dir` as it is, whatever its type (for tools
+/// that adopt a topic's type and description): never creates nor replaces one. A segment
+/// that does not exist, or was left unfinished by a creator that died, is `NotFound`.
+pub fn join(dir: &Path, file: &str) -> Result<Segment, SegmentError> {
+    let _lock = DomainLock::acquire(dir)?;
+    let path = dir.join(file);
+    match OpenOptions::new().read(true).write(true).open(&path) {
+        Ok(f) => attach(path, &f, None),
+        Err(e) => Err(SegmentError::Io { path, source: e }),
+    }
+}
+
+/// Maps and validates the segment `f` at `path` (under the domain lock) and claims a handle
+/// record. With `want` (the config a creator would use, and its pool), a segment left
+/// unfinished, of another version by dead processes, or used only by dead processes is
+/// replaced, and one of another type refused; without, the first is `NotFound` and the
+/// others are joined as they are.
+fn attach(
+    path: PathBuf,
+    f: &File,
+    want: Option<(&TopicConfig, Option<(usize, u32)>)>,
+) -> Result<Segment, SegmentError> {
+    let rebuild = |path: &Path| match want {
+        Some((config, chunks)) => replace(path, config, chunks),
+        None => Err(SegmentError::Io {
+            path: path.to_owned(),
+            source: io::Error::new(
+                io::ErrorKind::NotFound,
+                "left unfinished by a creator that died",
+            ),
+        }),
+    };
+    let len = f.metadata().map_err(io_err(&path))?.len() as usize;
+    let region = match ShmRegion::map(f, len, &path, true) {
+        Ok(r) if len >= 4096 => r,
+        // Empty or truncated: a creator died before sizing it (we hold the lock).
+        _ => return rebuild(&path),
+    };
+    // A creator that died before finishing leaves zeros or our magic without the ready mark
+    // (we hold the lock, so it is not still writing): replace it. Anything else that fails
+    // validation is not ours to delete: report it.
+    // SAFETY: the mapping is at least a page long; the magic is its first 8 bytes.
+    let magic = unsafe { std::ptr::read_volatile(region.base().as_ptr() as *const u64) };
+    // Acquire pairs with the creator's Release store of READY after initialising.
+    if (magic == 0 || magic == crate::layout::TOPIC_MAGIC)
+        && ready_word(region.base()).load(Acquire) != READY
+    {
+        drop(region);
+        return rebuild(&path);
+    }
+    // Left by another version of nerve (an upgrade, then a restart): rebuilt when none of its
+    // users is alive, else a clear error naming them.
+    if let Some((version, users)) = other_version_users(&region) {
+        if users.is_empty() && want.is_some() {
+            tracing::info!(path = %path.display(), version, "replacing a topic segment of another nerve layout version left by dead processes");
+            drop(region);
+            return rebuild(&path);
+        }
+        return Err(SegmentError::Corrupt {
+            path,
+            source: LayoutError::Invalid {
+                field: "version",
+                detail: format!(
+                    "layout version {version} (this build reads {}), in use by processes \
+                     {users:?} built with another nerve version: stop them (or build \
+                     everything against one nerve)",
+                    crate::layout::LAYOUT_VERSION
+                ),
+            },
+        });
+    }
+    let params = validate(&region).map_err(|source| SegmentError::Corrupt {
+        path: path.clone(),
+        source,
+    })?;
+    // SAFETY: params validated against this mapping, which the ring does not outlive.
+    let ring = unsafe { Ring::new(region.base(), &params) };
+    if let Some((config, _)) = want {
+        if live_endpoints(&ring) == 0 {
+            tracing::debug!(path = %path.display(), "reclaiming topic segment left by dead processes");
+            drop(region);
+            return rebuild(&path);
+        }
+        if params.stored_type != config.stored_type {
+            return Err(SegmentError::TypeMismatch {
+                expected: config.stored_type.clone(),
+                found_schema: schema_bytes(&region, &params),
+                found: params.stored_type,
+            });
+        }
+    }
+    let handle = match ring.claim_endpoint(crate::layout::ENDPOINT_HANDLE) {
+        Some(h) => h,
+        // Every record taken: free those of dead processes (and the chunks they held) before
+        // giving up; nothing else would on a topic whose live endpoints never run short
+        // themselves.
+        None if reclaim_dead_records(&region, &params, &ring) > 0 => ring
+            .claim_endpoint(crate::layout::ENDPOINT_HANDLE)
+            .ok_or(SegmentError::Full { path: path.clone() })?,
+        None => return Err(SegmentError::Full { path }),
+    };
+    Ok(Segment {
+        region,
+        params,
+        created: false,
+        handle,
+    })
 }
 
 fn replace(

@@ -13,10 +13,12 @@ pub(crate) fn bytes_of<T: Message>() -> Vec<u8> {
 }
 
 /// Decodes the description bytes of a topic created for `stored`: `None` when it carries
-/// none, an error when they are not a description of that type (corrupt, or a lie).
+/// none (and is not a standard type), an error when they are not a description of that type
+/// (corrupt, or a lie).
 pub(crate) fn decode(bytes: &[u8], stored: &StoredType) -> Result<Option<TypeDoc>, DocError> {
     if bytes.is_empty() {
-        return Ok(None);
+        // Created without one (a raw creator, an older nerve): a standard type is still known.
+        return Ok(nerve_msgs::standard(&stored.name, stored.layout_hash).map(TypeDoc::of));
     }
     let doc = TypeDoc::from_bytes(bytes)?;
     if doc.hash() != stored.layout_hash || doc.root().name != stored.name {

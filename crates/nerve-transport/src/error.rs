@@ -14,6 +14,14 @@ pub enum OpenError {
         /// Why.
         reason: &'static str,
     },
+    /// The topic does not exist (opening an existing topic as it is).
+    #[error("topic '{topic}' does not exist in domain {domain}. `nerve topic list --domain {domain}` shows the topics there; check the name and NERVE_DOMAIN")]
+    NotFound {
+        /// The topic.
+        topic: String,
+        /// The domain looked in.
+        domain: u32,
+    },
     /// The topic exists with another message type.
     #[error("topic '{topic}' carries {found}, but this endpoint uses {expected}{difference}. Use the same message type (and the same nerve version) in every process on this topic, or pick another topic name")]
     TypeMismatch {

@@ -23,6 +23,13 @@ pub(crate) fn list() -> Vec<Arc<Shared>> {
         .collect()
 }
 
+/// The live in-process topic `name` of `domain`, if there is one.
+pub(crate) fn get(domain: u32, name: &str) -> Option<Arc<Shared>> {
+    lock(heap_topics())
+        .get(&(domain, name.to_owned()))
+        .and_then(Weak::upgrade)
+}
+
 /// The live in-process topic `name` of `domain`, or the one `create` makes (registered under
 /// that key). The registry's lock is held throughout, so two threads opening the same name
 /// get the same topic.

@@ -23,6 +23,7 @@ pub mod registry;
 pub mod sys;
 pub mod time;
 mod topic;
+pub mod values;
 
 pub use crate::loan::Loan;
 pub use crate::open::{MAX_CHUNKS, MAX_DEPTH, MAX_ENDPOINTS, MAX_FIXED_BYTES, MAX_MESSAGE_BYTES};

@@ -12,7 +12,7 @@ use nerve_shm::{
 use crate::description;
 use crate::error::OpenError;
 use crate::heap;
-use crate::shared::{Memory, Shared, TransportPath, DEFAULT_DEPTH};
+use crate::shared::{Memory, Shared, TransportPath, DEFAULT_DEPTH, DEFAULT_MAX_ENDPOINTS};
 
 /// What `open` needs to know, from the builder.
 #[derive(Clone, Debug)]
@@ -202,6 +202,23 @@ impl OpenSpec {
         }
     }
 
+    /// The spec of a topic opened as it is: everything adopted from its validated `params`.
+    fn adopting(name: &str, domain: u32, params: &TopicParams) -> OpenSpec {
+        OpenSpec {
+            name: name.to_owned(),
+            domain,
+            stored_type: params.stored_type.clone(),
+            schema: Vec::new(),
+            reliability: Some(params.reliability),
+            depth: Some(params.capacity),
+            slot_payload: params.slot_payload,
+            max_endpoints: params.max_endpoints,
+            chunk_bytes: None,
+            chunks: None,
+            in_process: false,
+        }
+    }
+
     /// (chunk bytes, chunk count) of the pool, for chunked and serialized types.
     fn chunks(&self) -> Option<(usize, u32)> {
         let default = self.capacity() * 2 + 8;
@@ -248,44 +265,44 @@ impl Shared {
         )?))
     }
 
+    /// Opens the existing topic `name` of `domain` as it is: its type, QoS and sizes adopted
+    /// from what exists (this process's in-process topic of that name, else the `/dev/shm`
+    /// segment). Never creates one: `NotFound` when there is none.
+    pub(crate) fn join(name: &str, domain: u32) -> Result<Arc<Shared>, OpenError> {
+        crate::name::validate(name)?;
+        if let Some(shared) = heap::get(domain, name) {
+            return Ok(shared);
+        }
+        let dir = segment::domain_dir(domain);
+        let seg = match segment::join(&dir, &segment::topic_file(name)) {
+            Ok(seg) => seg,
+            Err(SegmentError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                return Err(OpenError::NotFound {
+                    topic: name.to_owned(),
+                    domain,
+                })
+            }
+            Err(e) => return Err(segment_error(name, domain, &[], DEFAULT_MAX_ENDPOINTS, e)),
+        };
+        let spec = OpenSpec::adopting(name, domain, &seg.params);
+        Self::from_segment(&spec, seg)
+    }
+
     /// Creates or joins the topic's `/dev/shm` segment.
     fn open_segment(spec: &OpenSpec) -> Result<Arc<Shared>, OpenError> {
-        let topic = || spec.name.clone();
         let dir = segment::domain_dir(spec.domain);
         let file = segment::topic_file(&spec.name);
-        let seg = segment::open_or_create(&dir, &file, &spec.config(), spec.chunks()).map_err(
-            |e| match e {
-                SegmentError::Corrupt { path, source } => OpenError::Corrupt {
-                    topic: topic(),
-                    path,
-                    reason: source.to_string(),
-                    domain: spec.domain,
-                },
-                SegmentError::TypeMismatch {
-                    expected,
-                    found,
-                    found_schema,
-                } => OpenError::TypeMismatch {
-                    topic: topic(),
-                    expected: expected.describe(),
-                    found: found.describe(),
-                    difference: description::first_difference(&spec.schema, &found_schema),
-                },
-                SegmentError::Full { .. } => OpenError::TooManyEndpoints {
-                    topic: topic(),
-                    max: spec.max_endpoints,
-                },
-                SegmentError::NoSpace { needed, free, .. } => OpenError::NoSpace {
-                    topic: topic(),
-                    needed,
-                    free,
-                },
-                SegmentError::Io { source, .. } => OpenError::Io {
-                    topic: topic(),
-                    source,
-                },
-            },
-        )?;
+        let seg =
+            segment::open_or_create(&dir, &file, &spec.config(), spec.chunks()).map_err(|e| {
+                segment_error(&spec.name, spec.domain, &spec.schema, spec.max_endpoints, e)
+            })?;
+        Self::from_segment(spec, seg)
+    }
+
+    /// Views an opened segment.
+    fn from_segment(spec: &OpenSpec, seg: segment::Segment) -> Result<Arc<Shared>, OpenError> {
         let path = TransportPath::Shm(seg.region.path().to_owned());
         if !seg.created {
             tracing::debug!(topic = %spec.name, "joined existing topic");
@@ -397,5 +414,46 @@ impl Shared {
             populated,
             memory,
         })
+    }
+}
+
+/// What a segment that could not be opened means for topic `name`: `schema` is the opener's
+/// description (to name the first field that differs on a type mismatch), `max_endpoints` the
+/// records it asked for.
+fn segment_error(
+    name: &str,
+    domain: u32,
+    schema: &[u8],
+    max_endpoints: u32,
+    e: SegmentError,
+) -> OpenError {
+    let topic = name.to_owned();
+    match e {
+        SegmentError::Corrupt { path, source } => OpenError::Corrupt {
+            topic,
+            path,
+            reason: source.to_string(),
+            domain,
+        },
+        SegmentError::TypeMismatch {
+            expected,
+            found,
+            found_schema,
+        } => OpenError::TypeMismatch {
+            topic,
+            expected: expected.describe(),
+            found: found.describe(),
+            difference: description::first_difference(schema, &found_schema),
+        },
+        SegmentError::Full { .. } => OpenError::TooManyEndpoints {
+            topic,
+            max: max_endpoints,
+        },
+        SegmentError::NoSpace { needed, free, .. } => OpenError::NoSpace {
+            topic,
+            needed,
+            free,
+        },
+        SegmentError::Io { source, .. } => OpenError::Io { topic, source },
     }
 }

@@ -108,6 +108,16 @@ pub struct RawTopic {
 }
 
 impl RawTopic {
+    /// Opens the existing topic `name` of `domain` as it is, adopting its type, QoS and sizes
+    /// (for tools: `echo`, recorders, bridges). Never creates one: `OpenError::NotFound`
+    /// when there is none. Pass [`default_domain()`](crate::default_domain) for the
+    /// environment's domain.
+    pub fn join(name: &str, domain: u32) -> Result<RawTopic, OpenError> {
+        Ok(RawTopic {
+            shared: Shared::join(name, domain)?,
+        })
+    }
+
     /// Starts building topic `name` carrying `stored_type`.
     pub fn builder(name: &str, stored_type: StoredType) -> RawTopicBuilder {
         let fixed = kind_of(&stored_type) == Some(MessageKind::Fixed);
@@ -157,8 +167,9 @@ impl RawTopic {
     pub fn stored_type(&self) -> &StoredType {
         &self.shared.params.stored_type
     }
-    /// The type description the topic carries: `Ok(None)` when its creator gave none, an
-    /// error when the stored one is damaged or does not describe the stored type.
+    /// The type description the topic carries (for a standard type created without one, the
+    /// standard description): `Ok(None)` when there is none, an error when the stored one is
+    /// damaged or does not describe the stored type.
     pub fn description(&self) -> Result<Option<TypeDoc>, DocError> {
         self.shared.description()
     }

@@ -59,7 +59,8 @@ fn in_process_and_raw_creators_describe_their_topics_too() {
         heap.description().unwrap(),
         Some(TypeDoc::of(Imu::DESCRIPTION.unwrap()))
     );
-    // A raw creator gives the description explicitly; without one the topic has none.
+    // A raw creator gives the description explicitly; without one a standard type still has
+    // its standard description, and any other type has none.
     let scan = RawTopic::builder("desc/scan", raw::stored_type::<LaserScan>())
         .domain(d)
         .description(&raw::description::<LaserScan>().unwrap())
@@ -70,9 +71,20 @@ fn in_process_and_raw_creators_describe_their_topics_too() {
         .domain(d)
         .open()
         .unwrap();
-    assert_eq!(bare.description().unwrap(), None);
+    assert_eq!(bare.description().unwrap(), raw::description::<CmdVel>());
+    #[derive(Clone, Copy, Debug, nerve::Message)]
+    #[message(name = "test/Private", default = "zeroed")]
+    #[repr(C)]
+    struct Private {
+        x: f64,
+    }
+    let private = RawTopic::builder("desc/private", raw::stored_type::<Private>())
+        .domain(d)
+        .open()
+        .unwrap();
+    assert_eq!(private.description().unwrap(), None);
     // A typed endpoint joins a topic without a description as before.
-    Topic::<CmdVel>::builder("desc/bare")
+    Topic::<Private>::builder("desc/private")
         .domain(d)
         .open()
         .unwrap();
