@@ -51,6 +51,7 @@ pub mod nav_msgs;
 pub mod point_cloud;
 pub mod schema;
 pub mod sensor_msgs;
+mod standard;
 pub mod std_msgs;
 
 pub use fingerprint::{fnv1a, mix, Fingerprint, MessageKind};
@@ -58,6 +59,7 @@ pub use geometry_msgs::*;
 pub use nav_msgs::*;
 pub use point_cloud::*;
 pub use sensor_msgs::*;
+pub use standard::{standard, standard_struct, StandardStruct, STANDARD, STANDARD_STRUCTS};
 pub use std_msgs::*;
 
 #[doc(hidden)]
@@ -106,46 +108,4 @@ pub trait ChunkedMessage: Message<Kind = Chunked> {
     type Header: bytemuck::Pod + Send + Sync;
     /// One element of the payload (`u8` for images, `f32` for laser ranges, ...).
     type Elem: bytemuck::Pod + Send + Sync;
-}
-
-const fn described<M: Message>() -> &'static schema::Schema {
-    match M::DESCRIPTION {
-        Some(s) => s,
-        None => panic!("a standard message without a schema"),
-    }
-}
-
-/// The schema of every standard message, for tools that look a type up by name or
-/// fingerprint (`nerve msg show`, the Python classes, decoders of topics created without a
-/// description).
-pub const STANDARD: &[&schema::Schema] = &[
-    described::<Time>(),
-    described::<Header>(),
-    described::<CmdVel>(),
-    described::<Clock>(),
-    described::<Heartbeat>(),
-    described::<Vector3>(),
-    described::<Quaternion>(),
-    described::<Twist>(),
-    described::<Pose2D>(),
-    described::<Pose>(),
-    described::<Transform>(),
-    described::<TransformStamped>(),
-    described::<Imu>(),
-    described::<BatteryState>(),
-    described::<CameraInfo>(),
-    described::<Odometry>(),
-    described::<JointState>(),
-    described::<LaserScan>(),
-    described::<Image>(),
-    described::<DepthImage>(),
-    described::<PointCloud>(),
-];
-
-/// The standard message whose schema has this name and fingerprint.
-pub fn standard(name: &str, layout_hash: u64) -> Option<&'static schema::Schema> {
-    STANDARD
-        .iter()
-        .copied()
-        .find(|s| s.name == name && s.hash() == layout_hash)
 }
