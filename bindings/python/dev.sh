@@ -11,5 +11,5 @@ py="$root/.venv/bin/python"
 "$py" -m pip install -q maturin numpy msgpack pytest mypy ruff
 (cd "$here" && "$root/.venv/bin/maturin" develop --release -q)
 "$py" -m pytest -q "$here/tests"
-(cd "$here" && "$py" -m mypy.stubtest nerve._nerve --allowlist stubtest-allowlist.txt)
+(cd "$here" && "$py" -m mypy.stubtest nerve._nerve nerve.msgs --allowlist stubtest-allowlist.txt)
 "$root/.venv/bin/ruff" check "$here" "$root/examples/python"

@@ -1,117 +1,114 @@
-//! The layout of every standard message, generated from the Rust types: the native message
-//! classes (`structs/`) are built from this, so a field added, removed, reordered or retyped in
-//! Rust changes the Python class too.
+//! The layout of every standard message, read from the standard set's schemas
+//! (`nerve::msgs::STANDARD_STRUCTS`): the native message classes (`structs/`) are built from
+//! this, so a standard type added, or a field added, removed, reordered or retyped in Rust,
+//! changes the Python classes with no edit here.
 
-use std::mem::{offset_of, size_of};
+use std::collections::HashSet;
 
-use nerve::msgs::*;
+use nerve::msgs::schema::{FieldType, Schema, SchemaKind};
+use nerve::msgs::{standard_struct, StandardStruct, STANDARD_STRUCTS};
 use nerve::raw;
 use pyo3::prelude::*;
 
 use crate::errors::guard;
 
-/// The Python-side name of a field's type: `u8`, `u32`, `u64`, `f32`, `f64`, `T[N]`, or the
-/// name of a described struct.
-trait FieldKind {
-    fn kind() -> String;
-}
-
-macro_rules! prim {
-    ($($t:ty),*) => { $(impl FieldKind for $t { fn kind() -> String { stringify!($t).into() } })* };
-}
-prim!(u8, u16, u32, u64, i8, i16, i32, i64, f32, f64);
-
-impl<T: FieldKind, const N: usize> FieldKind for [T; N] {
-    fn kind() -> String {
-        format!("{}[{}]", T::kind(), N)
-    }
-}
-
-fn kind_of<S, T: FieldKind>(_: fn(&S) -> &T) -> String {
-    T::kind()
-}
-
 /// (name, size, align, [(field, offset, kind)], the bytes of Rust's `Default`)
-pub(crate) type StructDesc = (
-    &'static str,
-    usize,
-    usize,
-    Vec<(&'static str, usize, String)>,
-    Vec<u8>,
-);
+pub(crate) type StructDesc = (String, usize, usize, Vec<(String, usize, String)>, Vec<u8>);
 
-/// Describes Pod structs from their field names only: the destructuring pattern fails to
-/// compile if a field is missing, and each field's offset and type come from the compiler.
-macro_rules! described {
-    ($($ty:ident { $($f:ident),* $(,)? })*) => {
-        $(
-            impl FieldKind for $ty {
-                fn kind() -> String {
-                    stringify!($ty).into()
-                }
-            }
-            const _: fn($ty) = |v: $ty| {
-                let $ty { $($f: _),* } = v;
-            };
-        )*
-        pub(crate) fn all_structs() -> Vec<StructDesc> {
-            vec![$((
-                stringify!($ty),
-                size_of::<$ty>(),
-                std::mem::align_of::<$ty>(),
-                vec![$((stringify!($f), offset_of!($ty, $f), kind_of(|v: &$ty| &v.$f))),*],
-                bytemuck::bytes_of(&<$ty>::default()).to_vec(),
-            )),*]
-        }
-    };
+/// The Python-side name of a field's type: `u8` … `f64`, `bool`, `text[N]` (NUL-padded
+/// UTF-8), `T[N]` (an array of numbers or of structs), or the class name of a struct.
+fn kind(ty: &FieldType) -> String {
+    match ty {
+        FieldType::Bool => "bool".into(),
+        FieldType::U8 => "u8".into(),
+        FieldType::I8 => "i8".into(),
+        FieldType::U16 => "u16".into(),
+        FieldType::I16 => "i16".into(),
+        FieldType::U32 => "u32".into(),
+        FieldType::I32 => "i32".into(),
+        FieldType::U64 => "u64".into(),
+        FieldType::I64 => "i64".into(),
+        FieldType::F32 => "f32".into(),
+        FieldType::F64 => "f64".into(),
+        FieldType::Array { elem, len } => match elem {
+            // Arrays of arrays or of text are shown as their bytes.
+            FieldType::Array { .. } | FieldType::Text { .. } => format!("u8[{}]", ty.size()),
+            _ => format!("{}[{len}]", kind(elem)),
+        },
+        FieldType::Text { len } => format!("text[{len}]"),
+        FieldType::Enum { repr, .. } => kind(repr),
+        FieldType::Struct(s) => class_of(s).into(),
+    }
 }
 
-// Dependencies first: Python builds them in order.
-described! {
-    Time { ns }
-    Header { stamp_ns, seq, frame_id }
-    CmdVel { stamp_ns, linear, angular }
-    Clock { sim_ns, real_time_factor }
-    Heartbeat { node_id_hash, seq, stamp_ns, pid, state }
-    Vector3 { x, y, z }
-    Quaternion { x, y, z, w }
-    Twist { linear, angular }
-    Pose2D { x, y, theta }
-    Pose { position, orientation }
-    Transform { translation, rotation }
-    TransformStamped { header, child_frame_id, transform }
-    Odometry { header, child_frame_id, pose, pose_covariance, twist, twist_covariance }
-    Imu {
-        header, orientation, orientation_covariance, angular_velocity,
-        angular_velocity_covariance, linear_acceleration, linear_acceleration_covariance,
+/// The class a nested struct is shown as: its standard struct's (every struct nested in a
+/// standard type is standard: checked by nerve-msgs' tests).
+fn class_of(s: &Schema) -> &'static str {
+    standard_struct(s).map_or("<not standard>", |s| s.class)
+}
+
+/// The structs `s` holds (directly or in arrays).
+fn nested(s: &Schema) -> impl Iterator<Item = &'static Schema> + '_ {
+    s.fields.iter().filter_map(|f| {
+        let mut ty = &f.ty;
+        while let FieldType::Array { elem, .. } = ty {
+            ty = elem;
+        }
+        match ty {
+            FieldType::Struct(inner) => Some(*inner),
+            _ => None,
+        }
+    })
+}
+
+/// The standard structs, each after every struct it holds (Python builds them in order).
+fn in_dependency_order() -> Vec<&'static StandardStruct> {
+    let mut done: HashSet<&'static str> = HashSet::new();
+    let mut out = Vec::new();
+    while out.len() < STANDARD_STRUCTS.len() {
+        let before = out.len();
+        for s in STANDARD_STRUCTS {
+            if !done.contains(s.class) && nested(s.schema).all(|n| done.contains(class_of(n))) {
+                done.insert(s.class);
+                out.push(s);
+            }
+        }
+        if out.len() == before {
+            // A struct holding a non-standard one: left out (nerve-msgs' tests forbid it).
+            break;
+        }
     }
-    BatteryState {
-        header, voltage, current, charge, capacity, design_capacity, percentage, temperature,
-        cell_voltage_min, cell_voltage_max, time_to_empty_s, time_to_full_s, cell_count,
-        power_supply_status, power_supply_health, power_supply_technology, present, _pad,
-    }
-    CameraInfo { header, width, height, distortion_model, d_len, k, d, r, p }
-    JointSample { position, velocity, effort }
-    PointXYZ { x, y, z }
-    PointXYZI { x, y, z, intensity }
-    PointXYZRGB { x, y, z, r, g, b, a }
-    JointStateHeader { header, names_hash }
-    LaserScanHeader {
-        header, angle_min, angle_max, angle_increment, time_increment, scan_time, range_min,
-        range_max, _pad,
-    }
-    ImageHeader { header, width, height, step, encoding }
-    DepthImageHeader { header, width, height, step, encoding, depth_scale, _pad }
-    PointCloudHeader { header, width, height, format, point_step, is_dense, _pad }
+    out
+}
+
+/// Every standard struct's layout, dependencies first.
+pub(crate) fn all_structs() -> Vec<StructDesc> {
+    in_dependency_order()
+        .into_iter()
+        .map(|s| {
+            let fields = s
+                .schema
+                .fields
+                .iter()
+                .map(|f| (f.name.to_owned(), f.offset as usize, kind(&f.ty)))
+                .collect();
+            (
+                s.class.to_owned(),
+                s.schema.size as usize,
+                s.schema.align as usize,
+                fields,
+                (s.default)(),
+            )
+        })
+        .collect()
 }
 
 type Stored = (String, u32, u32, u32, u32, u64);
 
 /// `(class name, stored type, header struct, element kind)`.
-type MessageType = (&'static str, Stored, Option<&'static str>, Option<String>);
+type MessageType = (String, Stored, Option<String>, Option<String>);
 
-fn stored<T: Message>() -> Stored {
-    let t = raw::stored_type::<T>();
+fn stored(t: raw::StoredType) -> Stored {
     (t.name, t.kind, t.size, t.align, t.elem_size, t.layout_hash)
 }
 
@@ -124,53 +121,52 @@ pub fn message_types() -> PyResult<Vec<MessageType>> {
 
 /// `message_types()`'s list.
 fn all_message_types() -> Vec<MessageType> {
-    macro_rules! fixed {
-        ($($t:ident),*) => { vec![$((stringify!($t), stored::<$t>(), Some(stringify!($t)), None)),*] };
-    }
-    macro_rules! chunked {
-        ($($t:ident),*) => {
-            vec![$((
-                stringify!($t),
-                stored::<$t>(),
-                Some(stringify!($t)).map(|_| header_name::<$t>()),
-                Some(<<$t as ChunkedMessage>::Elem as FieldKind>::kind()),
-            )),*]
-        };
-    }
-    let mut v = fixed!(
-        Time,
-        Header,
-        CmdVel,
-        Clock,
-        Heartbeat,
-        Vector3,
-        Quaternion,
-        Twist,
-        Pose2D,
-        Pose,
-        Transform,
-        TransformStamped,
-        Odometry,
-        Imu,
-        BatteryState,
-        CameraInfo
-    );
-    v.extend(chunked!(
-        JointState, LaserScan, Image, DepthImage, PointCloud
-    ));
-    v.push(("Msgpack", stored::<nerve::Msgpack<()>>(), None, None));
+    let mut v: Vec<MessageType> = STANDARD_STRUCTS
+        .iter()
+        .filter_map(|s| {
+            let fp = s.schema.fingerprint()?;
+            let stored = stored(raw::StoredType {
+                name: fp.name.to_owned(),
+                kind: fp.kind as u32,
+                size: fp.size,
+                align: fp.align,
+                elem_size: fp.elem_size,
+                layout_hash: fp.layout_hash,
+            });
+            Some(match (s.chunked, s.schema.kind) {
+                (Some(message), SchemaKind::Chunked { elem }) => (
+                    message.to_owned(),
+                    stored,
+                    Some(s.class.to_owned()),
+                    Some(kind(elem)),
+                ),
+                _ => (s.class.to_owned(), stored, Some(s.class.to_owned()), None),
+            })
+        })
+        .collect();
+    v.push(("Msgpack".into(), stored(raw::msgpack_type()), None, None));
     v
 }
 
-fn header_name<T: ChunkedMessage>() -> &'static str
-where
-    T::Header: FieldKind,
-{
-    // Struct names are 'static literals in `all_structs`; find ours by the kind string.
-    let name = <T::Header as FieldKind>::kind();
-    all_structs()
-        .into_iter()
-        .map(|(n, ..)| n)
-        .find(|n| *n == name)
-        .expect("every chunk header is described")
+/// `(doc, ROS 2 name, [(field, doc, unit)])` of a standard struct.
+type StructDocs = (String, String, Vec<(String, String, String)>);
+
+/// The docs of every standard struct by class name (for the generated stubs and `help()`).
+#[pyfunction]
+pub fn struct_docs() -> PyResult<Vec<(String, StructDocs)>> {
+    guard("struct_docs", || {
+        Ok(STANDARD_STRUCTS
+            .iter()
+            .map(|s| {
+                let fields = s
+                    .schema
+                    .fields
+                    .iter()
+                    .map(|f| (f.name.to_owned(), f.doc.to_owned(), f.unit.to_owned()))
+                    .collect();
+                let docs = (s.schema.doc.to_owned(), s.schema.ros2.to_owned(), fields);
+                (s.class.to_owned(), docs)
+            })
+            .collect())
+    })
 }

@@ -52,6 +52,7 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(topic::topics, m)?)?;
     m.add_function(wrap_pyfunction!(topic::default_domain, m)?)?;
     m.add_function(wrap_pyfunction!(layout::message_types, m)?)?;
+    m.add_function(wrap_pyfunction!(layout::struct_docs, m)?)?;
     m.add_class::<structs::Struct>()?;
     m.add_class::<structs::Spec>()?;
     m.add_function(wrap_pyfunction!(structs::struct_classes, m)?)?;

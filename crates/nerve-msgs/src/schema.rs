@@ -34,7 +34,7 @@
 //! struct NotReprC { a: u64 }
 //! ```
 
-use crate::fingerprint::{fnv1a, mix};
+use crate::fingerprint::{fnv1a, mix, Fingerprint, MessageKind};
 
 /// The type of one field.
 #[derive(Clone, Copy, Debug)]
@@ -244,6 +244,24 @@ impl Schema {
             i += 1;
         }
         h
+    }
+
+    /// The fingerprint a topic of this message stores (what `Message::FINGERPRINT` is for the
+    /// type it describes); `None` for a plain struct, which crosses no topic by itself.
+    pub const fn fingerprint(&self) -> Option<Fingerprint> {
+        let (kind, elem_size) = match self.kind {
+            SchemaKind::Struct => return None,
+            SchemaKind::Fixed => (MessageKind::Fixed, 0),
+            SchemaKind::Chunked { elem } => (MessageKind::Chunked, elem.size()),
+        };
+        Some(Fingerprint {
+            name: self.name,
+            kind,
+            size: self.size,
+            align: self.align,
+            elem_size,
+            layout_hash: self.hash(),
+        })
     }
 
     /// The field named `name`.

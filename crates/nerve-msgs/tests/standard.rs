@@ -37,4 +37,18 @@ fn every_standard_struct_has_its_default_and_every_nested_struct_is_standard() {
         assert!(standard(m.name, m.hash()).is_some(), "{}", m.name);
     }
     assert!(standard("nerve/Imu", 0).is_none());
+    // A schema's fingerprint is the compiled type's.
+    use nerve_msgs::Message;
+    assert_eq!(
+        nerve_msgs::Imu::DESCRIPTION.unwrap().fingerprint(),
+        Some(nerve_msgs::Imu::FINGERPRINT)
+    );
+    assert_eq!(
+        nerve_msgs::LaserScan::DESCRIPTION.unwrap().fingerprint(),
+        Some(nerve_msgs::LaserScan::FINGERPRINT)
+    );
+    assert_eq!(
+        <nerve_msgs::PointXYZ as nerve_msgs::schema::Describe>::SCHEMA.fingerprint(),
+        None
+    );
 }

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import math
-import operator
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import _nerve, codec
+from . import _nerve, codec, msgs
 from ._nerve import (
     Busy,
     Corrupt,
@@ -32,6 +31,7 @@ from ._nerve import (
     Io,
     NerveError,
     NoSpace,
+    NotFound,
     OpenCorrupt,
     OpenError,
     OpenNoSpace,
@@ -48,34 +48,22 @@ from ._nerve import (
     TypeMismatch,
     default_domain,
 )
+from .msgs import *  # noqa: F403 (every message class, built from the Rust schemas)
 from .msgs import (
+    _POINT_FORMATS,
+    ENCODINGS,
     MESSAGE_TYPES,
-    BatteryState,
-    CameraInfo,
-    Clock,
-    CmdVel,
+    DepthImage,
     DepthImageHeader,
-    Header,
-    Heartbeat,
+    Image,
     ImageHeader,
-    Imu,
-    JointSample,
-    JointStateHeader,
-    LaserScanHeader,
-    Odometry,
+    PointCloud,
     PointCloudHeader,
-    PointXYZ,
-    PointXYZI,
-    PointXYZRGB,
-    Pose,
-    Pose2D,
-    Quaternion,
     Struct,
-    Time,
-    Transform,
-    TransformStamped,
-    Twist,
-    Vector3,
+    _array,
+    _Chunked,
+    _count,
+    _itemsize,
     sizeof,
 )
 from .rpc import (
@@ -109,201 +97,15 @@ __all__ = [
     "AlreadyServed", "BadRequest", "CallError", "CallTimeout", "HandlerError", "NoServer",
     "ParamClient", "ParamError", "Parameters", "ServeError", "ServerDied", "Service",
     "ServiceClient", "ServiceServer",
-    "BatteryState", "Busy", "CameraInfo", "Clock", "CmdVel", "Corrupt", "Decode", "DepthImage",
-    "DepthImageHeader", "Encode", "Full", "Header", "Heartbeat", "Image", "ImageHeader", "Imu",
-    "InternalError", "InvalidConfig", "InvalidName", "Io", "JointSample", "JointState",
-    "JointStateHeader", "LaserScan", "LaserScanHeader", "Loan", "Msgpack", "NerveError",
-    "NoSpace", "Odometry", "OpenCorrupt", "OpenError", "OpenNoSpace", "PointCloud",
-    "PointCloudHeader", "SendNoSpace",
-    "PointXYZ", "PointXYZI", "PointXYZRGB", "PoolExhausted", "Pose", "Pose2D", "Publisher",
-    "QosMismatch", "Quaternion", "RecvCorrupt", "RecvError", "SendCorrupt", "SendError",
-    "SpinStats", "Struct", "Subscriber", "SubscriberStats", "Time", "Timeout", "TooLarge",
-    "TooManyEndpoints", "Topic", "Transform", "TransformStamped", "Twist", "TypeMismatch",
-    "Vector3", "codec", "default_domain", "sizeof", "spin", "topics",
+    "Busy", "Corrupt", "Decode", "Encode", "Full", "InternalError", "InvalidConfig",
+    "InvalidName", "Io", "Loan", "Msgpack", "NerveError", "NoSpace", "NotFound", "OpenCorrupt",
+    "OpenError", "OpenNoSpace", "PoolExhausted", "Publisher", "QosMismatch", "RecvCorrupt",
+    "RecvError", "SendCorrupt", "SendError", "SendNoSpace", "SpinStats", "Subscriber",
+    "SubscriberStats", "Timeout", "TooLarge", "TooManyEndpoints", "Topic", "TypeMismatch",
+    "codec", "default_domain", "msgs", "spin", "topics",
 ]
+__all__ += msgs.__all__
 
-# ---------------------------------------------------------------------------------------------
-# Zero-copy views
-
-
-def _array(owner: Any, offset: int, shape: tuple[int, ...], dtype: Any,
-           strides: tuple[int, ...] | None = None, readonly: bool = True) -> np.ndarray:
-    """A numpy array over ``shape`` items ``offset`` bytes into ``owner`` (a loan or a received
-    sample, from its header's start; it stays alive as the array's base). No copy; made in Rust
-    through numpy's C API, bounds checked against the chunk. Writable exactly when the owner
-    is: a loan's arrays are, a received sample's are not (``readonly`` states the caller's
-    expectation)."""
-    if not isinstance(dtype, str):
-        dtype = np.dtype(dtype)
-    return owner.array(offset, shape, dtype, strides)
-
-
-_ITEMSIZES: dict[Any, int] = {}
-
-
-def _count(name: str, n: Any) -> int:
-    """``n`` as a count of elements: an int >= 0, else TypeError/ValueError naming it."""
-    try:
-        n = operator.index(n)
-    except TypeError:
-        raise TypeError(f"{name} must be an int, got {type(n).__name__}") from None
-    if n < 0:
-        raise ValueError(f"{name} must be an integer >= 0, got {n}")
-    return n
-
-
-def _itemsize(dtype: Any) -> int:
-    """``np.dtype(dtype).itemsize``, cached (``np.dtype`` costs ~1 µs per call)."""
-    try:
-        return _ITEMSIZES[dtype]
-    except KeyError:
-        n = _ITEMSIZES[dtype] = np.dtype(dtype).itemsize
-        return n
-
-
-# name: (code, dtype, channels)
-ENCODINGS: dict[str, tuple[int, str, int]] = {
-    "rgb8": (1, "u1", 3), "bgr8": (2, "u1", 3), "rgba8": (3, "u1", 4), "bgra8": (4, "u1", 4),
-    "mono8": (5, "u1", 1), "mono16": (6, "<u2", 1), "16UC1": (7, "<u2", 1), "32FC1": (8, "<f4", 1),
-}
-_ENCODING_BY_CODE = {code: (name, dt, ch) for name, (code, dt, ch) in ENCODINGS.items()}
-_POINT_FORMATS = {"xyz": (1, PointXYZ), "xyzi": (2, PointXYZI), "xyzrgb": (3, PointXYZRGB)}
-_POINT_BY_CODE = {code: cls for code, cls in _POINT_FORMATS.values()}
-
-
-class _Chunked:
-    """A chunked message (header + payload in one shared chunk), received in place."""
-
-    _type_name: str = ""
-    _header_cls: Any = None
-    _header_size: int = 0
-    _dtype: Any = "u1"
-    _nerve_type_: tuple[str, int, int, int, int, int] | None = None
-
-    __slots__ = ("header", "_sample", "_data")
-
-    def __init__(self, header: Any, data: np.ndarray, sample: Any = None) -> None:
-        self.header = header
-        self._data = data
-        self._sample = sample
-
-    @classmethod
-    def _from_sample(cls, sample: Any) -> Any:
-        header = sample.header_as(cls._header_cls)  # a read-only view of the chunk's header
-        return cls(header, cls._view(sample, sample.data_offset, sample.data_len, header, True),
-                   sample)
-
-    @classmethod
-    def _view(cls, owner: Any, offset: int, nbytes: int, header: Any,
-              readonly: bool) -> np.ndarray:
-        return _array(owner, offset, (nbytes // _itemsize(cls._dtype),), cls._dtype,
-                      readonly=readonly)
-
-    @property
-    def data(self) -> np.ndarray:
-        """The payload as a numpy array viewing shared memory (read-only when received)."""
-        return self._data
-
-    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        return self._data if dtype is None else self._data.astype(dtype)
-
-    def __dlpack__(self, **kwargs: Any) -> Any:
-        return self._data.__dlpack__(**kwargs)
-
-    def __dlpack_device__(self) -> tuple[int, int]:
-        return (1, 0)  # kDLCPU
-
-    def __repr__(self) -> str:
-        d = self._data
-        return f"{type(self).__name__}(header={self.header!r}, data=<{d.dtype} {d.shape}>)"
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        o: _Chunked = other  # type: ignore[assignment]
-        return self.header == o.header and np.array_equal(self._data, o._data)
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-class Image(_Chunked):
-    """A camera image; ``data`` is ``(height, width[, channels])`` in the encoding's dtype."""
-
-    __slots__ = ()
-    _type_name = "Image"
-    _header_cls = ImageHeader
-
-    @classmethod
-    def _view(cls, owner: Any, offset: int, nbytes: int, header: Any,
-              readonly: bool) -> np.ndarray:
-        return owner.image_array()  # laid out in Rust from the chunk's header
-
-    @property
-    def width(self) -> int:
-        return int(self.header.width)
-
-    @property
-    def height(self) -> int:
-        return int(self.header.height)
-
-    @property
-    def encoding(self) -> str:
-        return _ENCODING_BY_CODE.get(self.header.encoding, ("unknown",))[0]
-
-
-class DepthImage(Image):
-    """A depth image (16UC1 or 32FC1); ``data`` is ``(height, width)``."""
-
-    __slots__ = ()
-    _type_name = "DepthImage"
-    _header_cls = DepthImageHeader
-
-
-class PointCloud(_Chunked):
-    """A point cloud; ``data`` is a structured array of points (x, y, z, ...)."""
-
-    __slots__ = ()
-    _type_name = "PointCloud"
-    _header_cls = PointCloudHeader
-
-    @classmethod
-    def _view(cls, owner: Any, offset: int, nbytes: int, header: Any,
-              readonly: bool) -> np.ndarray:
-        pcls = _POINT_BY_CODE.get(header.format)
-        if pcls is None or header.point_step != sizeof(pcls):
-            return _array(owner, offset, (nbytes,), "u1", readonly=readonly)
-        dt = pcls.dtype
-        return _array(owner, offset, (nbytes // dt.itemsize,), dt, readonly=readonly)
-
-
-class LaserScan(_Chunked):
-    """A laser scan; ``ranges`` (= ``data``) is a float32 array in metres."""
-
-    __slots__ = ()
-    _type_name = "LaserScan"
-    _header_cls = LaserScanHeader
-    _dtype = "<f4"
-
-    @property
-    def ranges(self) -> np.ndarray:
-        return self._data
-
-
-class JointState(_Chunked):
-    """Joint states; ``data`` is a structured array of (position, velocity, effort)."""
-
-    __slots__ = ()
-    _type_name = "JointState"
-    _header_cls = JointStateHeader
-    _dtype = JointSample.dtype
-
-
-_CHUNKED: dict[str, type[_Chunked]] = {
-    c._type_name: c for c in (Image, DepthImage, PointCloud, LaserScan, JointState)
-}
-for _n, _c in _CHUNKED.items():
-    _c._nerve_type_ = MESSAGE_TYPES[_n][0]
-    _c._header_size = sizeof(_c._header_cls)
 
 
 class Msgpack:

@@ -22,31 +22,31 @@ use crate::layout::all_structs;
 pub(crate) fn struct_classes(py: Python<'_>) -> PyResult<Vec<(String, Py<PyType>)>> {
     guard("struct_classes", || {
         let base = py.get_type::<Struct>();
-        let mut made: HashMap<&'static str, (Py<PyType>, usize)> = HashMap::new();
+        let mut made: HashMap<String, (Py<PyType>, usize)> = HashMap::new();
         let mut out = Vec::new();
         for (name, size, align, fields, default) in all_structs() {
             let mut fs = Vec::new();
             let mut names = Vec::new();
             for (f, off, kind_name) in fields {
-                let kind = parse_kind(py, f, &kind_name, &made)?;
+                let kind = parse_kind(py, &f, &kind_name, &made)?;
                 if off + kind.size() > size {
                     return Err(PyValueError::new_err(format!(
                         "nerve: {name}.{f} lies outside the struct"
                     )));
                 }
+                let key = PyString::intern(py, &f);
                 let field = Field {
-                    owner: name.to_string(),
-                    name: f.to_string(),
+                    owner: name.clone(),
+                    name: f,
                     offset: off,
                     kind_name,
                     kind,
                 };
-                let key = PyString::intern(py, f);
                 fs.push(field);
                 names.push(key.unbind());
             }
             let spec = Spec {
-                name: name.to_string(),
+                name: name.clone(),
                 size,
                 align,
                 template: default,
@@ -54,14 +54,14 @@ pub(crate) fn struct_classes(py: Python<'_>) -> PyResult<Vec<(String, Py<PyType>
                 names,
             };
             let spec = Py::new(py, spec)?;
-            let cls = make_class(py, &base, name, size, &spec)?;
+            let cls = make_class(py, &base, &name, size, &spec)?;
             cls.setattr("_nerve_spec_", &spec)?;
             // The class lives for ever (one leaked reference), as does its spec (`make_class`).
             std::mem::forget(cls.clone());
             // SAFETY: the spec is leaked by `make_class`.
             remember_spec(&cls, unsafe { &*std::ptr::from_ref(spec.get()) });
-            made.insert(name, (cls.clone().unbind(), size));
-            out.push((name.to_string(), cls.unbind()));
+            made.insert(name.clone(), (cls.clone().unbind(), size));
+            out.push((name, cls.unbind()));
         }
         Ok(out)
     })
@@ -71,21 +71,24 @@ fn parse_kind(
     py: Python<'_>,
     field: &str,
     kind: &str,
-    made: &HashMap<&'static str, (Py<PyType>, usize)>,
+    made: &HashMap<String, (Py<PyType>, usize)>,
 ) -> PyResult<Kind> {
+    let bad = || PyValueError::new_err(format!("nerve: {field} has a bad kind {kind}"));
     if let Some(p) = Prim::parse(kind) {
         return Ok(Kind::Prim(p));
     }
     if let Some((base, n)) = kind.strip_suffix(']').and_then(|k| k.split_once('[')) {
-        let n: usize = n
-            .parse()
-            .map_err(|_| PyValueError::new_err(format!("nerve: bad array kind {kind}")))?;
-        let p = Prim::parse(base)
-            .ok_or_else(|| PyValueError::new_err(format!("nerve: bad array kind {kind}")))?;
-        if p == Prim::U8 && matches!(field, "frame_id" | "child_frame_id") {
+        let n: usize = n.parse().map_err(|_| bad())?;
+        if base == "text" {
             return Ok(Kind::Frame(n));
         }
-        return Ok(Kind::Array(p, n));
+        if let Some(p) = Prim::parse(base) {
+            return Ok(Kind::Array(p, n));
+        }
+        return match made.get(base) {
+            Some((cls, size)) => Ok(Kind::Structs(cls.clone_ref(py), *size, n)),
+            None => Err(bad()),
+        };
     }
     match made.get(kind) {
         Some((cls, size)) => Ok(Kind::Nested(cls.clone_ref(py), *size)),

@@ -18,6 +18,8 @@ pub(super) enum Kind {
     Frame(usize),
     /// A nested struct of this class and size.
     Nested(Py<PyType>, usize),
+    /// A fixed array of `N` structs of this class and size, read as a tuple of views.
+    Structs(Py<PyType>, usize, usize),
 }
 
 impl Kind {
@@ -27,6 +29,7 @@ impl Kind {
             Kind::Array(p, n) => p.size() * n,
             Kind::Frame(n) => *n,
             Kind::Nested(_, n) => *n,
+            Kind::Structs(_, size, n) => size * n,
         }
     }
 }
@@ -81,6 +84,20 @@ impl Field {
                     .bind(py)
                     .call1(((*n,), t.typestr(), obj, self.offset))
             }
+            Kind::Structs(cls, size, n) => {
+                let items = (0..*n)
+                    .map(|i| {
+                        let keep = Keep::Struct(obj.clone().unbind());
+                        // SAFETY: as for `Nested`: element `i`'s bytes lie within the field.
+                        unsafe {
+                            let view =
+                                Struct::view(p.add(i * size), *size, s.made_readonly(), keep);
+                            new_of_type(py, cls.bind(py), view)
+                        }
+                    })
+                    .collect::<PyResult<Vec<_>>>()?;
+                Ok(pyo3::types::PyTuple::new(py, items)?.into_any())
+            }
             Kind::Nested(cls, size) => {
                 let keep = Keep::Struct(obj.clone().unbind());
                 // SAFETY: the nested struct's `size` bytes lie within its parent's (checked
@@ -110,6 +127,7 @@ impl Field {
             Kind::Prim(t) => unsafe { t.write(value, p) },
             Kind::Frame(n) => self.set_frame(p, *n, value),
             Kind::Array(t, n) => self.set_array(p, *t, *n, value),
+            Kind::Structs(cls, size, n) => self.set_structs(p, cls, *size, *n, value),
             Kind::Nested(cls, size) => {
                 let py = value.py();
                 if !value.get_type().is(cls.bind(py)) {
@@ -178,6 +196,44 @@ impl Field {
             unsafe { t.write(&item?, tmp.as_mut_ptr().add(i * t.size()))? };
         }
         // SAFETY: `p` points at the field's `n * t.size()` writable bytes (caller's contract).
+        unsafe { std::ptr::copy_nonoverlapping(tmp.as_ptr(), p, tmp.len()) };
+        Ok(())
+    }
+
+    fn set_structs(
+        &self,
+        p: *mut u8,
+        cls: &Py<PyType>,
+        size: usize,
+        n: usize,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let py = value.py();
+        let got = value.len()?;
+        if got != n {
+            return Err(PyValueError::new_err(format!(
+                "takes {n} {}, got {got}",
+                cls.bind(py).name()?
+            )));
+        }
+        // Checked and gathered first: a bad element leaves the field unchanged.
+        let mut tmp = vec![0u8; n * size];
+        for (i, item) in value.try_iter()?.enumerate().take(n) {
+            let item = item?;
+            if !item.get_type().is(cls.bind(py)) {
+                return Err(PyTypeError::new_err(format!(
+                    "item {i} is a {}, not a {}",
+                    item.get_type().name()?,
+                    cls.bind(py).name()?
+                )));
+            }
+            let src = item.downcast::<Struct>()?.get();
+            // SAFETY: `src` holds `size` bytes (same class); `tmp` has room for element `i`.
+            unsafe {
+                std::ptr::copy_nonoverlapping(src.base(), tmp.as_mut_ptr().add(i * size), size)
+            };
+        }
+        // SAFETY: `p` points at the field's `n * size` writable bytes (caller's contract).
         unsafe { std::ptr::copy_nonoverlapping(tmp.as_ptr(), p, tmp.len()) };
         Ok(())
     }

@@ -7,6 +7,8 @@ use pyo3::prelude::*;
 /// A number field's type.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Prim {
+    /// One byte, 0 or 1.
+    Bool,
     U8,
     U16,
     U32,
@@ -30,6 +32,7 @@ pub(super) fn infallible<T>(r: Result<T, Infallible>) -> T {
 impl Prim {
     pub(super) fn parse(s: &str) -> Option<Self> {
         Some(match s {
+            "bool" => Self::Bool,
             "u8" => Self::U8,
             "u16" => Self::U16,
             "u32" => Self::U32,
@@ -46,7 +49,7 @@ impl Prim {
 
     pub(super) fn size(self) -> usize {
         match self {
-            Self::U8 | Self::I8 => 1,
+            Self::Bool | Self::U8 | Self::I8 => 1,
             Self::U16 | Self::I16 => 2,
             Self::U32 | Self::I32 | Self::F32 => 4,
             Self::U64 | Self::I64 | Self::F64 => 8,
@@ -56,6 +59,7 @@ impl Prim {
     /// numpy's type string (little-endian: the only byte order nerve runs on).
     pub(super) fn typestr(self) -> &'static str {
         match self {
+            Self::Bool => "|b1",
             Self::U8 => "<u1",
             Self::U16 => "<u2",
             Self::U32 => "<u4",
@@ -82,6 +86,11 @@ impl Prim {
             }};
         }
         match self {
+            Self::Bool => {
+                // SAFETY: per the contract.
+                let v = unsafe { p.read() } != 0;
+                infallible(v.into_pyobject(py)).to_owned().into_any()
+            }
             Self::U8 => rd!(u8),
             Self::U16 => rd!(u16),
             Self::U32 => rd!(u32),
@@ -109,6 +118,11 @@ impl Prim {
             }};
         }
         match self {
+            Self::Bool => {
+                let x: bool = v.extract()?;
+                // SAFETY: per the contract.
+                unsafe { p.write(u8::from(x)) };
+            }
             Self::U8 => wr!(u8),
             Self::U16 => wr!(u16),
             Self::U32 => wr!(u32),
