@@ -103,6 +103,7 @@ pub(crate) fn write_name(
 #[repr(C)]
 pub struct Time {
     /// Nanoseconds since the epoch.
+    #[field(unit = "ns")]
     pub ns: u64,
 }
 
