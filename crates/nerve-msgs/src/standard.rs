@@ -76,12 +76,41 @@ standard_set! {
     messages: [
         Time, Header, CmdVel, Clock, Heartbeat, Vector3, Quaternion, Twist, Pose2D, Pose,
         Transform, TransformStamped, Imu, BatteryState, CameraInfo, Odometry,
+        // std_msgs
+        Bool, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Float32, Float64,
+        ColorRGBA,
+        // geometry_msgs
+        Point, Point32, PointStamped, Vector3Stamped, QuaternionStamped, PoseStamped,
+        PoseWithCovariance, PoseWithCovarianceStamped, TwistStamped, TwistWithCovariance,
+        TwistWithCovarianceStamped, Wrench, WrenchStamped, Accel, AccelStamped,
+        // sensor_msgs
+        NavSatFix, Range, Temperature, FluidPressure, RelativeHumidity, Illuminance,
+        MagneticField, Joy, RegionOfInterest,
+        // nav_msgs
+        MapMetaData,
+        // vision_msgs
+        BoundingBox2D, BoundingBox3D, Detection2D, Detection3D,
     ],
     chunked: [
         JointState(JointStateHeader), LaserScan(LaserScanHeader), Image(ImageHeader),
         DepthImage(DepthImageHeader), PointCloud(PointCloudHeader),
+        Text(TextHeader), Float32MultiArray(Float32MultiArrayHeader),
+        Float64MultiArray(Float64MultiArrayHeader), Int8MultiArray(Int8MultiArrayHeader),
+        Int16MultiArray(Int16MultiArrayHeader), Int32MultiArray(Int32MultiArrayHeader),
+        Int64MultiArray(Int64MultiArrayHeader), UInt8MultiArray(UInt8MultiArrayHeader),
+        UInt16MultiArray(UInt16MultiArrayHeader), UInt32MultiArray(UInt32MultiArrayHeader),
+        UInt64MultiArray(UInt64MultiArrayHeader), Polygon(PolygonHeader),
+        PolygonStamped(PolygonStampedHeader), CompressedImage(CompressedImageHeader),
+        PointCloud2(PointCloud2Header), OccupancyGrid(OccupancyGridHeader), Path(PathHeader),
+        TFMessage(TFMessageHeader), DiagnosticStatus(DiagnosticStatusHeader),
+        DiagnosticArray(DiagnosticArrayHeader), Detection2DArray(Detection2DArrayHeader),
+        Detection3DArray(Detection3DArrayHeader), Marker(MarkerHeader),
     ],
-    structs: [JointSample, PointXYZ, PointXYZI, PointXYZRGB],
+    structs: [
+        JointSample, PointXYZ, PointXYZI, PointXYZRGB, MultiArrayDimension, MultiArrayLayout,
+        NavSatStatus, PointField, KeyValue, DiagnosticEntry, ObjectHypothesis,
+        ObjectHypothesisWithPose, MarkerPoint,
+    ],
 }
 
 /// The standard message whose schema has this name and fingerprint.

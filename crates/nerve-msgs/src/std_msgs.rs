@@ -7,6 +7,8 @@
 
 use core::fmt;
 
+use crate::limits::{read_list, read_text, write_list, write_text, TextError, TooMany};
+
 /// Bytes of a frame name field (`frame_id`, `child_frame_id`): NUL-padded UTF-8.
 pub const FRAME_ID_LEN: usize = 32;
 /// Longest frame name accepted, in bytes: one less than [`FRAME_ID_LEN`], so a name is always
@@ -92,10 +94,16 @@ pub(crate) fn write_name(
 
 /// A point in time: 8 bytes. Nanoseconds, see the [module docs](self) for the epoch.
 #[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
-#[message(crate = "crate", name = "nerve/Time", default = "zeroed")]
+#[message(
+    crate = "crate",
+    name = "nerve/Time",
+    ros2 = "builtin_interfaces/msg/Time",
+    default = "zeroed"
+)]
 #[repr(C)]
 pub struct Time {
     /// Nanoseconds since the epoch.
+    #[field(unit = "ns")]
     pub ns: u64,
 }
 
@@ -125,7 +133,12 @@ impl Time {
 /// `frame_id` is a fixed `[u8; 32]`, NUL-padded UTF-8 of at most [`FRAME_ID_MAX`] (31)
 /// bytes; use [`Header::frame_id`] / [`Header::set_frame_id`] rather than the raw bytes.
 #[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
-#[message(crate = "crate", name = "nerve/Header", default = "zeroed")]
+#[message(
+    crate = "crate",
+    name = "nerve/Header",
+    ros2 = "std_msgs/msg/Header",
+    default = "zeroed"
+)]
 #[repr(C)]
 pub struct Header {
     /// When the data was measured (not when it was sent), nanoseconds.
@@ -163,7 +176,12 @@ impl Header {
 
 /// Velocity command for a planar base: 16 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
-#[message(crate = "crate", name = "nerve/CmdVel", default = "zeroed")]
+#[message(
+    crate = "crate",
+    name = "nerve/CmdVel",
+    ros2 = "geometry_msgs/msg/Twist",
+    default = "zeroed"
+)]
 #[repr(C)]
 pub struct CmdVel {
     /// Publisher's timestamp, nanoseconds.
@@ -178,13 +196,19 @@ pub struct CmdVel {
 
 /// Simulation time, published by a simulator on the clock topic: 16 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
-#[message(crate = "crate", name = "nerve/Clock", default = "zeroed")]
+#[message(
+    crate = "crate",
+    name = "nerve/Clock",
+    ros2 = "rosgraph_msgs/msg/Clock",
+    default = "zeroed"
+)]
 #[repr(C)]
 pub struct Clock {
     /// Simulated time, nanoseconds since the start of the simulation.
     pub sim_ns: u64,
     /// Simulated seconds per wall-clock second (1.0 = real time, 0.0 = paused,
     /// NaN = unknown).
+    #[field(unit = "1")]
     pub real_time_factor: f64,
 }
 
@@ -262,4 +286,222 @@ impl crate::schema::Codes for NodeState {
         ("stopping", 4),
         ("error", 5),
     ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scalars, colour and text (ROS 2 `std_msgs`)
+
+/// A boolean: 1 byte. Stored as a `u8` (0 = false, 1 = true) because `bool` is not Pod: a
+/// byte other than 0 or 1 written by another process would be undefined behaviour to read as
+/// `bool`. [`Bool::get`] reads any non-zero byte as true.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(
+    crate = "crate",
+    name = "nerve/Bool",
+    ros2 = "std_msgs/msg/Bool",
+    default = "zeroed"
+)]
+#[repr(C)]
+pub struct Bool {
+    /// 0 = false, 1 = true (any non-zero byte reads as true).
+    pub data: u8,
+}
+
+impl Bool {
+    /// A boolean message.
+    pub const fn new(value: bool) -> Self {
+        Self { data: value as u8 }
+    }
+
+    /// The value: true for any non-zero byte.
+    pub const fn get(&self) -> bool {
+        self.data != 0
+    }
+}
+
+/// One number per message, as ROS 2's `std_msgs` scalar wrappers (`Int8` … `Float64`).
+macro_rules! scalar_messages {
+    ($($name:ident($t:ty) = $nerve:literal, $ros2:literal, $doc:literal;)*) => {
+        $(
+            // A literal, not `concat!`: the derive reads the doc text as written.
+            #[doc = $doc]
+            #[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+            #[message(crate = "crate", name = $nerve, ros2 = $ros2, default = "zeroed")]
+            #[repr(C)]
+            pub struct $name {
+                /// The value (no unit: the topic says what it is).
+                pub data: $t,
+            }
+        )*
+    };
+}
+
+scalar_messages! {
+    Int8(i8) = "nerve/Int8", "std_msgs/msg/Int8", "A single `i8`: 1 byte.";
+    Int16(i16) = "nerve/Int16", "std_msgs/msg/Int16", "A single `i16`: 2 bytes.";
+    Int32(i32) = "nerve/Int32", "std_msgs/msg/Int32", "A single `i32`: 4 bytes.";
+    Int64(i64) = "nerve/Int64", "std_msgs/msg/Int64", "A single `i64`: 8 bytes.";
+    UInt8(u8) = "nerve/UInt8", "std_msgs/msg/UInt8", "A single `u8`: 1 byte.";
+    UInt16(u16) = "nerve/UInt16", "std_msgs/msg/UInt16", "A single `u16`: 2 bytes.";
+    UInt32(u32) = "nerve/UInt32", "std_msgs/msg/UInt32", "A single `u32`: 4 bytes.";
+    UInt64(u64) = "nerve/UInt64", "std_msgs/msg/UInt64", "A single `u64`: 8 bytes.";
+    Float32(f32) = "nerve/Float32", "std_msgs/msg/Float32", "A single `f32`: 4 bytes.";
+    Float64(f64) = "nerve/Float64", "std_msgs/msg/Float64", "A single `f64`: 8 bytes.";
+}
+
+/// A colour, red, green, blue and alpha from 0.0 to 1.0 (alpha 1.0 = opaque): 16 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(
+    crate = "crate",
+    name = "nerve/ColorRGBA",
+    ros2 = "std_msgs/msg/ColorRGBA",
+    default = "zeroed"
+)]
+#[repr(C)]
+pub struct ColorRGBA {
+    /// Red, 0.0 to 1.0.
+    pub r: f32,
+    /// Green, 0.0 to 1.0.
+    pub g: f32,
+    /// Blue, 0.0 to 1.0.
+    pub b: f32,
+    /// Alpha, 0.0 (transparent) to 1.0 (opaque).
+    pub a: f32,
+}
+
+impl ColorRGBA {
+    /// A colour from its components.
+    pub const fn new(r: f32, g: f32, b: f32, a: f32) -> Self {
+        Self { r, g, b, a }
+    }
+}
+
+/// Fixed part of a [`Text`]: 4 bytes, reserved (ROS 2's `String` has nothing besides its
+/// text, and a C struct cannot be empty).
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(crate = "crate", name = "nerve/Text", ros2 = "std_msgs/msg/String", chunked(elem = u8, message = Text, doc = "Text of any length (chunked; header 4 reserved bytes, payload `u8`: the UTF-8 bytes, no NUL terminator). ROS 2's `std_msgs/msg/String`; named `Text` in Rust because a type named `String` would shadow the standard `String` wherever `nerve::prelude::*` is imported."), default = "zeroed")]
+#[repr(C)]
+pub struct TextHeader {
+    /// Reserved; write zero.
+    pub _pad: u32,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Multi-dimensional arrays
+
+/// Bytes of a [`MultiArrayDimension::label`]: NUL-padded UTF-8, at most 31 bytes.
+pub const DIM_LABEL_LEN: usize = 32;
+
+/// One dimension of a multi-dimensional array: 40 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(
+    crate = "crate",
+    ros2 = "std_msgs/msg/MultiArrayDimension",
+    default = "zeroed"
+)]
+#[repr(C)]
+pub struct MultiArrayDimension {
+    /// Name of the dimension (`"height"`, `"channel"`), NUL-padded UTF-8 of at most
+    /// [`DIM_LABEL_LEN`] − 1 bytes; see [`MultiArrayDimension::new`].
+    #[field(text)]
+    pub label: [u8; DIM_LABEL_LEN],
+    /// Number of elements along this dimension.
+    pub size: u32,
+    /// Elements spanned by one step of the previous (outer) dimension: the product of this
+    /// and every inner dimension's size, as in ROS.
+    pub stride: u32,
+}
+
+impl MultiArrayDimension {
+    /// A dimension; a label longer than [`DIM_LABEL_LEN`] − 1 bytes or containing NUL is
+    /// refused.
+    pub fn new(label: &str, size: u32, stride: u32) -> Result<Self, TextError> {
+        let mut d = Self {
+            size,
+            stride,
+            ..Self::default()
+        };
+        write_text(&mut d.label, "label", label)?;
+        Ok(d)
+    }
+
+    /// The label.
+    pub fn label(&self) -> &str {
+        read_text(&self.label)
+    }
+}
+
+/// The shape of a multi-dimensional array: 328 bytes. At most [`MultiArrayLayout::DIMS_MAX`]
+/// dimensions; [`MultiArrayLayout::set_dims`] refuses more.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(
+    crate = "crate",
+    ros2 = "std_msgs/msg/MultiArrayLayout",
+    default = "zeroed"
+)]
+#[repr(C)]
+pub struct MultiArrayLayout {
+    /// Dimensions, outermost first; the first `dim_count` are valid, the rest zero.
+    pub dim: [MultiArrayDimension; MultiArrayLayout::DIMS_MAX],
+    /// Number of valid entries in `dim` (at most [`MultiArrayLayout::DIMS_MAX`]).
+    pub dim_count: u32,
+    /// Elements at the start of the data before the array's first element.
+    pub data_offset: u32,
+}
+
+impl MultiArrayLayout {
+    /// Capacity of `dim`.
+    pub const DIMS_MAX: usize = 8;
+
+    /// A layout from its dimensions; more than [`Self::DIMS_MAX`] are refused.
+    pub fn new(dims: &[MultiArrayDimension], data_offset: u32) -> Result<Self, TooMany> {
+        let mut layout = Self {
+            data_offset,
+            ..Self::default()
+        };
+        layout.set_dims(dims)?;
+        Ok(layout)
+    }
+
+    /// The valid dimensions; `None` if `dim_count` exceeds [`Self::DIMS_MAX`] (a corrupt
+    /// message).
+    pub fn dims(&self) -> Option<&[MultiArrayDimension]> {
+        read_list(&self.dim, self.dim_count)
+    }
+
+    /// Sets the dimensions and `dim_count`; unused entries are zeroed. More than
+    /// [`Self::DIMS_MAX`]: an error, nothing changed.
+    pub fn set_dims(&mut self, dims: &[MultiArrayDimension]) -> Result<(), TooMany> {
+        self.dim_count = write_list(&mut self.dim, "dimensions", dims)?;
+        Ok(())
+    }
+}
+
+/// The multi-array messages: a [`MultiArrayLayout`] header and the data as chunk elements.
+macro_rules! multi_arrays {
+    ($($marker:ident($header:ident, $t:ty) = $nerve:literal, $ros2:literal, $doc:literal;)*) => {
+        $(
+            /// Fixed part of a multi-array message: 328 bytes, the layout.
+            #[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+            #[message(crate = "crate", name = $nerve, ros2 = $ros2, chunked(elem = $t, message = $marker, doc = $doc), default = "zeroed")]
+            #[repr(C)]
+            pub struct $header {
+                /// Shape of the data.
+                pub layout: MultiArrayLayout,
+            }
+        )*
+    };
+}
+
+multi_arrays! {
+    Float32MultiArray(Float32MultiArrayHeader, f32) = "nerve/Float32MultiArray", "std_msgs/msg/Float32MultiArray", "An array of `f32` of any shape (chunked; header 328 bytes holding the layout, one `f32` per element).";
+    Float64MultiArray(Float64MultiArrayHeader, f64) = "nerve/Float64MultiArray", "std_msgs/msg/Float64MultiArray", "An array of `f64` of any shape (chunked; header 328 bytes holding the layout, one `f64` per element).";
+    Int8MultiArray(Int8MultiArrayHeader, i8) = "nerve/Int8MultiArray", "std_msgs/msg/Int8MultiArray", "An array of `i8` of any shape (chunked; header 328 bytes holding the layout, one `i8` per element).";
+    Int16MultiArray(Int16MultiArrayHeader, i16) = "nerve/Int16MultiArray", "std_msgs/msg/Int16MultiArray", "An array of `i16` of any shape (chunked; header 328 bytes holding the layout, one `i16` per element).";
+    Int32MultiArray(Int32MultiArrayHeader, i32) = "nerve/Int32MultiArray", "std_msgs/msg/Int32MultiArray", "An array of `i32` of any shape (chunked; header 328 bytes holding the layout, one `i32` per element).";
+    Int64MultiArray(Int64MultiArrayHeader, i64) = "nerve/Int64MultiArray", "std_msgs/msg/Int64MultiArray", "An array of `i64` of any shape (chunked; header 328 bytes holding the layout, one `i64` per element).";
+    UInt8MultiArray(UInt8MultiArrayHeader, u8) = "nerve/UInt8MultiArray", "std_msgs/msg/UInt8MultiArray", "An array of `u8` of any shape (chunked; header 328 bytes holding the layout, one `u8` per element).";
+    UInt16MultiArray(UInt16MultiArrayHeader, u16) = "nerve/UInt16MultiArray", "std_msgs/msg/UInt16MultiArray", "An array of `u16` of any shape (chunked; header 328 bytes holding the layout, one `u16` per element).";
+    UInt32MultiArray(UInt32MultiArrayHeader, u32) = "nerve/UInt32MultiArray", "std_msgs/msg/UInt32MultiArray", "An array of `u32` of any shape (chunked; header 328 bytes holding the layout, one `u32` per element).";
+    UInt64MultiArray(UInt64MultiArrayHeader, u64) = "nerve/UInt64MultiArray", "std_msgs/msg/UInt64MultiArray", "An array of `u64` of any shape (chunked; header 328 bytes holding the layout, one `u64` per element).";
 }

@@ -4,6 +4,7 @@
 
 use core::mem::{align_of, size_of};
 
+use nerve_msgs::schema::Describe;
 use nerve_msgs::*;
 
 #[test]
@@ -24,6 +25,51 @@ fn fixed_message_sizes_are_the_documented_ones() {
     assert_eq!(size_of::<Odometry>(), 760);
     assert_eq!(size_of::<BatteryState>(), 104);
     assert_eq!(size_of::<CameraInfo>(), 368);
+    // std_msgs
+    assert_eq!(size_of::<Bool>(), 1);
+    assert_eq!(size_of::<Int8>(), 1);
+    assert_eq!(size_of::<Int16>(), 2);
+    assert_eq!(size_of::<Int32>(), 4);
+    assert_eq!(size_of::<Int64>(), 8);
+    assert_eq!(size_of::<UInt8>(), 1);
+    assert_eq!(size_of::<UInt16>(), 2);
+    assert_eq!(size_of::<UInt32>(), 4);
+    assert_eq!(size_of::<UInt64>(), 8);
+    assert_eq!(size_of::<Float32>(), 4);
+    assert_eq!(size_of::<Float64>(), 8);
+    assert_eq!(size_of::<ColorRGBA>(), 16);
+    // geometry_msgs
+    assert_eq!(size_of::<Point>(), 24);
+    assert_eq!(size_of::<Point32>(), 12);
+    assert_eq!(size_of::<PointStamped>(), 72);
+    assert_eq!(size_of::<Vector3Stamped>(), 72);
+    assert_eq!(size_of::<QuaternionStamped>(), 80);
+    assert_eq!(size_of::<PoseStamped>(), 104);
+    assert_eq!(size_of::<PoseWithCovariance>(), 344);
+    assert_eq!(size_of::<PoseWithCovarianceStamped>(), 392);
+    assert_eq!(size_of::<TwistStamped>(), 96);
+    assert_eq!(size_of::<TwistWithCovariance>(), 336);
+    assert_eq!(size_of::<TwistWithCovarianceStamped>(), 384);
+    assert_eq!(size_of::<Wrench>(), 48);
+    assert_eq!(size_of::<WrenchStamped>(), 96);
+    assert_eq!(size_of::<Accel>(), 48);
+    assert_eq!(size_of::<AccelStamped>(), 96);
+    // sensor_msgs
+    assert_eq!(size_of::<NavSatFix>(), 152);
+    assert_eq!(size_of::<Range>(), 72);
+    assert_eq!(size_of::<Temperature>(), 64);
+    assert_eq!(size_of::<FluidPressure>(), 64);
+    assert_eq!(size_of::<RelativeHumidity>(), 64);
+    assert_eq!(size_of::<Illuminance>(), 64);
+    assert_eq!(size_of::<MagneticField>(), 144);
+    assert_eq!(size_of::<Joy>(), 440);
+    assert_eq!(size_of::<RegionOfInterest>(), 20);
+    // nav_msgs, vision_msgs
+    assert_eq!(size_of::<MapMetaData>(), 80);
+    assert_eq!(size_of::<BoundingBox2D>(), 40);
+    assert_eq!(size_of::<BoundingBox3D>(), 80);
+    assert_eq!(size_of::<Detection2D>(), 1664);
+    assert_eq!(size_of::<Detection3D>(), 1704);
     // SIZE and the fingerprint agree with size_of.
     assert_eq!(Imu::SIZE, 344);
     assert_eq!(Imu::FINGERPRINT.size, 344);
@@ -46,6 +92,38 @@ fn chunked_header_and_element_sizes_are_the_documented_ones() {
     check::<Image>(64, 1);
     check::<DepthImage>(72, 1);
     check::<PointCloud>(72, 1);
+    check::<Text>(4, 1);
+    check::<Float32MultiArray>(328, 4);
+    check::<Float64MultiArray>(328, 8);
+    check::<Int8MultiArray>(328, 1);
+    check::<Int16MultiArray>(328, 2);
+    check::<Int32MultiArray>(328, 4);
+    check::<Int64MultiArray>(328, 8);
+    check::<UInt8MultiArray>(328, 1);
+    check::<UInt16MultiArray>(328, 2);
+    check::<UInt32MultiArray>(328, 4);
+    check::<UInt64MultiArray>(328, 8);
+    check::<Polygon>(4, 12);
+    check::<PolygonStamped>(48, 12);
+    check::<CompressedImage>(80, 1);
+    check::<PointCloud2>(776, 1);
+    check::<OccupancyGrid>(128, 1);
+    check::<Path>(48, 104);
+    check::<TFMessage>(4, 136);
+    check::<DiagnosticStatus>(260, 192);
+    check::<DiagnosticArray>(48, 260);
+    check::<Detection2DArray>(48, 1664);
+    check::<Detection3DArray>(48, 1704);
+    check::<Marker>(456, 40);
+    assert_eq!(size_of::<MultiArrayDimension>(), 40);
+    assert_eq!(size_of::<MultiArrayLayout>(), 328);
+    assert_eq!(size_of::<NavSatStatus>(), 4);
+    assert_eq!(size_of::<PointField>(), 44);
+    assert_eq!(size_of::<KeyValue>(), 192);
+    assert_eq!(size_of::<DiagnosticEntry>(), 260);
+    assert_eq!(size_of::<ObjectHypothesis>(), 40);
+    assert_eq!(size_of::<ObjectHypothesisWithPose>(), 384);
+    assert_eq!(size_of::<MarkerPoint>(), 40);
     assert_eq!(size_of::<PointXYZ>(), 12);
     assert_eq!(size_of::<PointXYZI>(), 16);
     assert_eq!(size_of::<PointXYZRGB>(), 16);
@@ -78,39 +156,33 @@ fn benchmark_payload_sizes() {
 
 #[test]
 fn fingerprints_differ_between_types() {
-    let all = [
-        Time::FINGERPRINT,
-        Header::FINGERPRINT,
-        CmdVel::FINGERPRINT,
-        Clock::FINGERPRINT,
-        Heartbeat::FINGERPRINT,
-        Vector3::FINGERPRINT,
-        Quaternion::FINGERPRINT,
-        Twist::FINGERPRINT,
-        Pose2D::FINGERPRINT,
-        Pose::FINGERPRINT,
-        Transform::FINGERPRINT,
-        TransformStamped::FINGERPRINT,
-        Imu::FINGERPRINT,
-        Odometry::FINGERPRINT,
-        BatteryState::FINGERPRINT,
-        CameraInfo::FINGERPRINT,
-        JointState::FINGERPRINT,
-        LaserScan::FINGERPRINT,
-        Image::FINGERPRINT,
-        DepthImage::FINGERPRINT,
-        PointCloud::FINGERPRINT,
-    ];
+    let all: Vec<_> = STANDARD.iter().map(|s| (s.name, s.hash())).collect();
+    assert!(all.len() >= 80, "{}", all.len());
     for (i, a) in all.iter().enumerate() {
-        assert!(a.name.starts_with("nerve/"), "{}", a.name);
+        assert!(a.0.starts_with("nerve/"), "{}", a.0);
         for b in &all[i + 1..] {
-            assert_ne!(a.name, b.name);
-            assert_ne!(a.layout_hash, b.layout_hash, "{} vs {}", a.name, b.name);
-            assert_ne!(a, b);
+            assert_ne!(a.0, b.0);
+            assert_ne!(a.1, b.1, "{} vs {}", a.0, b.0);
         }
     }
+    // The typed fingerprints agree with the table.
+    assert_eq!(Imu::FINGERPRINT.layout_hash, Imu::SCHEMA.hash());
+    assert_eq!(Marker::FINGERPRINT.layout_hash, MarkerHeader::SCHEMA.hash());
     // Same field list, different name (Pose and Transform differ in field names too).
     assert_eq!(Pose::FINGERPRINT.size, Transform::FINGERPRINT.size);
+}
+
+#[test]
+fn every_standard_message_names_its_ros2_counterpart() {
+    // Heartbeat is nerve's own; every other standard message has a ROS 2 counterpart.
+    for s in STANDARD {
+        if s.name == "nerve/Heartbeat" {
+            assert_eq!(s.ros2, "");
+            continue;
+        }
+        assert!(s.ros2.contains("/msg/"), "{} has no ros2 name", s.name);
+        assert!(!s.doc.is_empty(), "{} has no doc", s.name);
+    }
 }
 
 /// Two versions of the "same" messages, as two processes built from different sources would
