@@ -170,3 +170,12 @@ pub fn struct_docs() -> PyResult<Vec<(String, StructDocs)>> {
             .collect())
     })
 }
+
+/// The description of the standard struct shown as class `class` (what a type declared in
+/// Python nests it as).
+pub(crate) fn standard_doc(class: &str) -> Option<Vec<u8>> {
+    STANDARD_STRUCTS
+        .iter()
+        .find(|s| s.class == class)
+        .map(|s| nerve::msgs::described::TypeDoc::of(s.schema).to_bytes())
+}

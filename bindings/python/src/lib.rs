@@ -6,6 +6,8 @@
 //! - `Struct` and `struct_classes()`: every standard message as a native class with the exact
 //!   bytes of its Rust struct, generated from the Rust types so they can never drift apart;
 //! - `message_types()`: every message type's stored identity (name, kind, layout hash);
+//! - `declare()` and `classes_from_doc()`: a type declared in Python gets Rust's layout and
+//!   fingerprint, and any description (a topic's) a class;
 //! - one exception class per Rust error variant, named like it, with the same message (the
 //!   three `Corrupt` variants are `OpenCorrupt`, `SendCorrupt`, `RecvCorrupt`, all
 //!   `nerve.Corrupt`); a Rust panic in any entry point is `InternalError` (`errors::guard`);
@@ -20,6 +22,7 @@
 //! - `arrays`: numpy arrays viewing shared memory;
 //! - `lent`: a loan's memory as its views see it (closed by `send`/`discard`, freed last);
 //! - `structs`: the message classes (`Struct`, their fields, specs and class machinery);
+//! - `declared`: classes of types declared in Python or described by a topic;
 //! - `chunk`: `Loan` and `Sample` and the views made of chunks;
 //! - `publisher`, `subscriber`, then `topic` (which makes both);
 //! - `rpc`, then `action`: services, parameters and actions.
@@ -29,6 +32,7 @@ mod args;
 mod arrays;
 mod buffer;
 mod chunk;
+mod declared;
 mod errors;
 mod layout;
 mod lent;
@@ -56,6 +60,9 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<structs::Struct>()?;
     m.add_class::<structs::Spec>()?;
     m.add_function(wrap_pyfunction!(structs::struct_classes, m)?)?;
+    m.add_function(wrap_pyfunction!(declared::declare, m)?)?;
+    m.add_function(wrap_pyfunction!(declared::classes_from_doc, m)?)?;
+    m.add_function(wrap_pyfunction!(declared::stored_type_of, m)?)?;
     errors::register(m)?;
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(args::_seconds, m)?)?;

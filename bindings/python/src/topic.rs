@@ -1,11 +1,12 @@
 //! `Topic`: opens an untyped topic and makes its publishers and subscribers; `topics()` and
 //! `default_domain()` describe the topics of a domain.
 
+use nerve::msgs::described::TypeDoc;
 use nerve::raw::{self, RawTopic};
 use nerve::{Reliability, TransportPath};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyType};
+use pyo3::types::{PyBytes, PyDict, PyType};
 
 use crate::args::{self, count_opt};
 use crate::errors::{guard, open_err, InvalidConfig};
@@ -57,7 +58,7 @@ pub(crate) struct Topic {
 #[pymethods]
 impl Topic {
     #[new]
-    #[pyo3(signature = (name, stored_type, *, depth=None, reliability=None, domain=None, in_process=false, max_message_bytes=None, chunks=None, max_endpoints=None))]
+    #[pyo3(signature = (name, stored_type, *, depth=None, reliability=None, domain=None, in_process=false, max_message_bytes=None, chunks=None, max_endpoints=None, description=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -70,6 +71,7 @@ impl Topic {
         max_message_bytes: Option<&Bound<'_, PyAny>>,
         chunks: Option<&Bound<'_, PyAny>>,
         max_endpoints: Option<&Bound<'_, PyAny>>,
+        description: Option<&[u8]>,
     ) -> PyResult<Self> {
         guard("Topic.__new__", || {
             // Out-of-range values are the topic's `InvalidConfig` (also a `ValueError`),
@@ -99,9 +101,15 @@ impl Topic {
                 layout_hash,
             };
             // Each value fits its builder's type (checked above).
-            // A standard type's topic carries its description, as a Rust creator's would.
-            let doc = nerve::msgs::standard(&st.name, st.layout_hash)
-                .map(nerve::msgs::described::TypeDoc::of);
+            // The topic carries its type's description, as a Rust creator's would: the one
+            // given (a type declared in Python), else the standard one.
+            let doc = match description {
+                Some(bytes) => Some(
+                    TypeDoc::from_bytes(bytes)
+                        .map_err(|e| InvalidConfig::new_err(format!("topic '{name}': {e}")))?,
+                ),
+                None => nerve::msgs::standard(&st.name, st.layout_hash).map(TypeDoc::of),
+            };
             let mut b = RawTopic::builder(name, st);
             if let Some(doc) = &doc {
                 b = b.description(doc);
@@ -129,6 +137,49 @@ impl Topic {
             }
             let raw = py.detach(|| b.open()).map_err(open_err)?;
             Ok(Topic { raw })
+        })
+    }
+
+    /// Opens the existing topic `name` as it is (its type, QoS and sizes); `NotFound` when
+    /// there is none.
+    #[staticmethod]
+    #[pyo3(signature = (name, domain=None))]
+    fn join(py: Python<'_>, name: &str, domain: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        guard("Topic.join", || {
+            let domain = args::domain(domain)?.unwrap_or_else(nerve::default_domain);
+            let raw = py
+                .detach(|| RawTopic::join(name, domain))
+                .map_err(open_err)?;
+            Ok(Topic { raw })
+        })
+    }
+
+    /// The stored type: `(name, kind, size, align, elem_size, layout_hash)`.
+    #[getter]
+    fn stored_type(&self) -> PyResult<(String, u32, u32, u32, u32, u64)> {
+        guard("Topic.stored_type", || {
+            let t = self.raw.stored_type();
+            Ok((
+                t.name.clone(),
+                t.kind,
+                t.size,
+                t.align,
+                t.elem_size,
+                t.layout_hash,
+            ))
+        })
+    }
+
+    /// The description the topic carries (bytes), None when it has none; a damaged one
+    /// raises `Corrupt`.
+    #[getter]
+    fn description<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyBytes>>> {
+        guard("Topic.description", || match self.raw.description() {
+            Ok(doc) => Ok(doc.map(|d| PyBytes::new(py, &d.to_bytes()))),
+            Err(e) => Err(crate::errors::OpenCorrupt::new_err(format!(
+                "topic '{}': its type {e}",
+                self.raw.name()
+            ))),
         })
     }
 

@@ -64,3 +64,22 @@ def test_a_misspelled_field_fails_the_type_check(tmp_path: Path) -> None:
     assert 'Unexpected keyword argument "hedaer" for "Imu"' in out, out
     assert '"CmdVel" has no attribute "linaer"' in out, out
     assert 'Incompatible types in assignment (expression has type "str"' in out, out
+
+
+def test_a_type_declared_in_python_type_checks_its_fields(tmp_path: Path) -> None:
+    r = _mypy(tmp_path, """
+        import nerve
+
+        @nerve.message("demo/Wheel")
+        class Wheel:
+            stamp_ns: nerve.u64
+            speed: nerve.f64 = 0.5
+
+        ok = Wheel(stamp_ns=1, speed=2.0)
+        bad = Wheel(sped=1.0)
+        x: str = ok.speed
+    """)
+    out = r.stdout
+    assert 'Unexpected keyword argument "sped" for "Wheel"' in out, out
+    assert 'Incompatible types in assignment (expression has type "float"' in out, out
+    assert out.count("error:") == 2, out

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import _nerve, codec, msgs
+from . import _nerve, codec, custom, msgs
 from ._nerve import (
     Busy,
     Corrupt,
@@ -48,11 +48,31 @@ from ._nerve import (
     TypeMismatch,
     default_domain,
 )
+from .custom import (
+    array,
+    bool_,
+    f32,
+    f64,
+    from_dict,
+    i8,
+    i16,
+    i32,
+    i64,
+    message,
+    text,
+    to_dict,
+    u8,
+    u16,
+    u32,
+    u64,
+)
 from .msgs import *  # noqa: F403 (every message class, built from the Rust schemas)
 from .msgs import (
     _POINT_FORMATS,
+    CHUNKED,
     ENCODINGS,
     MESSAGE_TYPES,
+    STRUCTS,
     DepthImage,
     DepthImageHeader,
     Image,
@@ -105,6 +125,10 @@ __all__ = [
     "codec", "default_domain", "msgs", "spin", "topics",
 ]
 __all__ += msgs.__all__
+__all__ += [
+    "array", "bool_", "custom", "f32", "f64", "from_dict", "i8", "i16", "i32", "i64", "message",
+    "text", "to_dict", "u8", "u16", "u32", "u64",
+]
 
 
 
@@ -142,6 +166,30 @@ def _resolve(type_: Any) -> tuple[tuple[str, int, int, int, int, int], int, Any]
     )
 
 
+_JOINED: dict[tuple[Any, ...], type[Any]] = {}
+
+
+def _class_of(raw: Any) -> Any:
+    """The message class of a joined topic (see ``Topic.join``)."""
+    stored = tuple(raw.stored_type)
+    if stored == tuple(MESSAGE_TYPES["Msgpack"][0]):
+        return dict
+    for name, (st, _header, elem) in MESSAGE_TYPES.items():
+        if tuple(st) == stored:
+            return CHUNKED[name] if elem else STRUCTS[name]
+    known = custom.DECLARED.get(stored) or _JOINED.get(stored)
+    if known is not None:
+        return known
+    doc = raw.description
+    if doc is None:
+        raise TypeError(
+            f"topic '{raw.name}' carries {stored[0]} without a type description (its creator "
+            "gave none): open it with its message class"
+        )
+    cls = _JOINED[stored] = custom.from_description(doc, stored[0].rsplit("/", 1)[-1])
+    return cls
+
+
 class Topic:
     """A named channel of messages of one type, within or across processes.
 
@@ -161,8 +209,18 @@ class Topic:
         # Sizes out of range raise InvalidConfig (a ValueError too) naming the argument.
         self._raw = _nerve.Topic(name, stored, depth=depth, reliability=rel, domain=domain,
                                  in_process=in_process, max_message_bytes=max_message_bytes,
-                                 chunks=chunks, max_endpoints=max_endpoints)
+                                 chunks=chunks, max_endpoints=max_endpoints,
+                                 description=getattr(self._cls, "_nerve_doc_", None))
         self.type = type
+
+    @classmethod
+    def join(cls, name: str, *, domain: int | None = None) -> Topic:
+        """Opens the existing topic ``name`` as it is (type, QoS, sizes), with the message
+        class its type gives: a standard class, ``dict`` for MessagePack, or a class made from
+        the description the topic carries (a type this program never declared). Raises
+        ``NotFound`` when there is no such topic; for tools and for nodes written without the
+        type."""
+        return cls(name, _class_of(_nerve.Topic.join(name, domain)), domain=domain)
 
     @property
     def name(self) -> str:
@@ -255,7 +313,8 @@ class Publisher:
                 raise TypeError(f"topic '{self.topic}' carries {self._cls.__name__}")
             data = np.ascontiguousarray(msg.data)
             loan = self._loan_bytes(data.nbytes, msg.header)
-            np.copyto(loan.data, data.reshape(loan.data.shape), casting="no")
+            # As bytes: the message's array may view them with another dtype or shape.
+            np.copyto(loan.data.reshape(-1).view(np.uint8), data.reshape(-1).view(np.uint8))
             loan.send()
 
     def _check_chunked(self) -> None:

@@ -50,17 +50,35 @@ def _dtype(kind: str) -> Any:
     return STRUCTS[kind].dtype  # type: ignore[attr-defined]
 
 
-for _cls in STRUCTS.values():
-    _spec = _cls._nerve_spec_  # type: ignore[attr-defined]
-    _names, _formats, _offsets = [], [], []
-    for _f, _off, _kind in _spec.fields:
-        _names.append(_f)
-        _formats.append(_dtype(_kind))
-        _offsets.append(_off)
+def _dtype_of(cls: Any) -> Any:
+    """The numpy structured dtype of a message class's layout (set as ``cls.dtype``)."""
+    if "dtype" in cls.__dict__:
+        return cls.dtype
+    spec = cls._nerve_spec_
+    names, formats, offsets = [], [], []
+    default = None
+    for f, off, kind in spec.fields:
+        base = kind.split("[")[0]
+        if base in _DTYPE_CODES or base == "text":
+            fmt = _dtype(kind)
+        else:
+            # A nested struct, or an array of them: the class of the default's value.
+            default = cls() if default is None else default
+            v = getattr(default, f)
+            fmt = (_dtype_of(type(v[0])), (len(v),)) if isinstance(v, tuple) else _dtype_of(
+                type(v))
+        names.append(f)
+        formats.append(fmt)
+        offsets.append(off)
     # `np.dtype(cls)` works too: numpy takes the `dtype` attribute of any object.
-    _cls.dtype = np.dtype(  # type: ignore[attr-defined]
-        {"names": _names, "formats": _formats, "offsets": _offsets, "itemsize": _spec.size}
+    cls.dtype = np.dtype(
+        {"names": names, "formats": formats, "offsets": offsets, "itemsize": spec.size}
     )
+    return cls.dtype
+
+
+for _cls in STRUCTS.values():
+    _dtype_of(_cls)
 
 
 def sizeof(msg: Any) -> int:
@@ -143,6 +161,8 @@ class _Chunked:
     _header_cls: Any = None
     _header_size: int = 0
     _dtype: Any = "u1"
+    # The element class when elements are structs (else None).
+    _elem_cls: Any = None
     _nerve_type_: tuple[str, int, int, int, int, int] | None = None
 
     __slots__ = ("header", "_sample", "_data")
@@ -283,6 +303,7 @@ for _name, (_stored, _header, _elem) in MESSAGE_TYPES.items():
         globals()[_name] = _c
     _c._nerve_type_ = _stored
     _c._header_size = sizeof(_c._header_cls)
+    _c._elem_cls = STRUCTS.get(_elem)
     CHUNKED[_name] = _c
 
 __all__ = sorted(

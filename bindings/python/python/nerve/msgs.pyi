@@ -30,12 +30,15 @@ class _Chunked:
     __hash__: ClassVar[None]  # type: ignore[assignment]
 
 class Time(Struct):
-    """A point in time: 8 bytes. Nanoseconds, see the [module docs](self) for the epoch."""
+    """
+    A point in time: 8 bytes. Nanoseconds, see the [module docs](self) for the epoch. ROS 2:
+    builtin_interfaces/msg/Time.
+    """
 
     dtype: ClassVar[np.dtype[Any]]
     @property
     def ns(self) -> int:
-        """Nanoseconds since the epoch."""
+        """Nanoseconds since the epoch. [ns]"""
         ...
     @ns.setter
     def ns(self, value: int) -> None: ...
@@ -49,7 +52,7 @@ class Header(Struct):
     """
     Common header of stamped messages: 48 bytes.  `frame_id` is a fixed `[u8; 32]`, NUL-
     padded UTF-8 of at most [`FRAME_ID_MAX`] (31) bytes; use [`Header::frame_id`] /
-    [`Header::set_frame_id`] rather than the raw bytes.
+    [`Header::set_frame_id`] rather than the raw bytes. ROS 2: std_msgs/msg/Header.
     """
 
     dtype: ClassVar[np.dtype[Any]]
@@ -80,7 +83,7 @@ class Header(Struct):
     ) -> Self: ...
 
 class CmdVel(Struct):
-    """Velocity command for a planar base: 16 bytes."""
+    """Velocity command for a planar base: 16 bytes. ROS 2: geometry_msgs/msg/Twist."""
 
     dtype: ClassVar[np.dtype[Any]]
     @property
@@ -110,7 +113,10 @@ class CmdVel(Struct):
     ) -> Self: ...
 
 class Clock(Struct):
-    """Simulation time, published by a simulator on the clock topic: 16 bytes."""
+    """
+    Simulation time, published by a simulator on the clock topic: 16 bytes. ROS 2:
+    rosgraph_msgs/msg/Clock.
+    """
 
     dtype: ClassVar[np.dtype[Any]]
     @property
@@ -180,7 +186,10 @@ class Heartbeat(Struct):
     ) -> Self: ...
 
 class Vector3(Struct):
-    """A 3D vector (a position in metres, a velocity in m/s, ...): 24 bytes."""
+    """
+    A 3D vector (a position in metres, a velocity in m/s, ...): 24 bytes. ROS 2:
+    geometry_msgs/msg/Vector3.
+    """
 
     dtype: ClassVar[np.dtype[Any]]
     @property
@@ -212,7 +221,7 @@ class Vector3(Struct):
 class Quaternion(Struct):
     """
     A rotation as a unit quaternion (x, y, z, w): 32 bytes. `Default` is the identity (w =
-    1), not all zeroes.
+    1), not all zeroes. ROS 2: geometry_msgs/msg/Quaternion.
     """
 
     dtype: ClassVar[np.dtype[Any]]
@@ -250,7 +259,7 @@ class Quaternion(Struct):
     ) -> Self: ...
 
 class Twist(Struct):
-    """Linear and angular velocity: 48 bytes."""
+    """Linear and angular velocity: 48 bytes. ROS 2: geometry_msgs/msg/Twist."""
 
     dtype: ClassVar[np.dtype[Any]]
     @property
@@ -273,7 +282,7 @@ class Twist(Struct):
     ) -> Self: ...
 
 class Pose2D(Struct):
-    """A pose in the plane: 24 bytes."""
+    """A pose in the plane: 24 bytes. ROS 2: geometry_msgs/msg/Pose2D."""
 
     dtype: ClassVar[np.dtype[Any]]
     @property
@@ -303,7 +312,10 @@ class Pose2D(Struct):
     ) -> Self: ...
 
 class Pose(Struct):
-    """A position and orientation: 56 bytes. `Default` has the identity orientation."""
+    """
+    A position and orientation: 56 bytes. `Default` has the identity orientation. ROS 2:
+    geometry_msgs/msg/Pose.
+    """
 
     dtype: ClassVar[np.dtype[Any]]
     @property
@@ -328,7 +340,7 @@ class Pose(Struct):
 class Transform(Struct):
     """
     A rigid transform (child frame expressed in the parent frame): 56 bytes. `Default` is
-    the identity transform.
+    the identity transform. ROS 2: geometry_msgs/msg/Transform.
     """
 
     dtype: ClassVar[np.dtype[Any]]
@@ -354,7 +366,8 @@ class Transform(Struct):
 class TransformStamped(Struct):
     """
     A transform from `header.frame_id` (parent) to `child_frame_id`, at `header.stamp_ns`:
-    136 bytes. `Default` is the identity transform with empty frame names.
+    136 bytes. `Default` is the identity transform with empty frame names. ROS 2:
+    geometry_msgs/msg/TransformStamped.
     """
 
     dtype: ClassVar[np.dtype[Any]]
@@ -389,7 +402,7 @@ class Imu(Struct):
     Inertial measurement: 344 bytes.  Covariances are row-major 3×3 over (x, y, z), in the
     squared units of the value. Set element 0 of a covariance to -1 when the sensor does not
     provide that quantity (then ignore the value), all zeroes when the covariance is
-    unknown. `Default` has the identity orientation.
+    unknown. `Default` has the identity orientation. ROS 2: sensor_msgs/msg/Imu.
     """
 
     dtype: ClassVar[np.dtype[Any]]
@@ -448,7 +461,10 @@ class Imu(Struct):
     ) -> Self: ...
 
 class BatteryState(Struct):
-    """State of a battery or power supply: 104 bytes. Unknown `f32` quantities are NaN."""
+    """
+    State of a battery or power supply: 104 bytes. Unknown `f32` quantities are NaN. ROS 2:
+    sensor_msgs/msg/BatteryState.
+    """
 
     dtype: ClassVar[np.dtype[Any]]
     @property
@@ -585,7 +601,7 @@ class BatteryState(Struct):
 class CameraInfo(Struct):
     """
     Calibration of a pinhole camera: 368 bytes. Matrices are row-major. All-zero `k` means
-    "uncalibrated".
+    "uncalibrated". ROS 2: sensor_msgs/msg/CameraInfo.
     """
 
     dtype: ClassVar[np.dtype[Any]]
@@ -597,13 +613,13 @@ class CameraInfo(Struct):
     def header(self, value: Header) -> None: ...
     @property
     def width(self) -> int:
-        """Image width the calibration is for, pixels."""
+        """Image width the calibration is for, pixels. [px]"""
         ...
     @width.setter
     def width(self, value: int) -> None: ...
     @property
     def height(self) -> int:
-        """Image height, pixels."""
+        """Image height, pixels. [px]"""
         ...
     @height.setter
     def height(self, value: int) -> None: ...
@@ -621,7 +637,7 @@ class CameraInfo(Struct):
     def d_len(self, value: int) -> None: ...
     @property
     def k(self) -> NDArray[np.float64]:
-        """Intrinsic matrix K (3×3): fx, 0, cx; 0, fy, cy; 0, 0, 1. Pixels."""
+        """Intrinsic matrix K (3×3): fx, 0, cx; 0, fy, cy; 0, 0, 1. Pixels. [px]"""
         ...
     @k.setter
     def k(self, value: Sequence[float] | NDArray[Any]) -> None: ...
@@ -639,7 +655,7 @@ class CameraInfo(Struct):
     def r(self, value: Sequence[float] | NDArray[Any]) -> None: ...
     @property
     def p(self) -> NDArray[np.float64]:
-        """Projection matrix P (3×4) of the rectified image, pixels."""
+        """Projection matrix P (3×4) of the rectified image, pixels. [px]"""
         ...
     @p.setter
     def p(self, value: Sequence[float] | NDArray[Any]) -> None: ...
@@ -663,6 +679,7 @@ class Odometry(Struct):
     (e.g. `odom`); the twist is in `child_frame_id` (the body, e.g. `base_link`).
     Covariances are row-major 6×6 over (x, y, z, rot x, rot y, rot z), in m², rad² and their
     products (pose) and (m/s)², (rad/s)² (twist). `Default` has the identity orientation.
+    ROS 2: nav_msgs/msg/Odometry.
     """
 
     dtype: ClassVar[np.dtype[Any]]
@@ -686,7 +703,7 @@ class Odometry(Struct):
     def pose(self, value: Pose) -> None: ...
     @property
     def pose_covariance(self) -> NDArray[np.float64]:
-        """Pose covariance, 6×6 row-major."""
+        """Pose covariance, 6×6 row-major. [m², m·rad, rad²]"""
         ...
     @pose_covariance.setter
     def pose_covariance(self, value: Sequence[float] | NDArray[Any]) -> None: ...
@@ -698,7 +715,7 @@ class Odometry(Struct):
     def twist(self, value: Twist) -> None: ...
     @property
     def twist_covariance(self) -> NDArray[np.float64]:
-        """Twist covariance, 6×6 row-major."""
+        """Twist covariance, 6×6 row-major. [(m/s)², m·rad/s², (rad/s)²]"""
         ...
     @twist_covariance.setter
     def twist_covariance(self, value: Sequence[float] | NDArray[Any]) -> None: ...
@@ -713,8 +730,1077 @@ class Odometry(Struct):
         twist_covariance: Sequence[float] | NDArray[Any] = ...,
     ) -> Self: ...
 
+class Bool(Struct):
+    """
+    A boolean: 1 byte. Stored as a `u8` (0 = false, 1 = true) because `bool` is not Pod: a
+    byte other than 0 or 1 written by another process would be undefined behaviour to read
+    as `bool`. [`Bool::get`] reads any non-zero byte as true. ROS 2: std_msgs/msg/Bool.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def data(self) -> int:
+        """0 = false, 1 = true (any non-zero byte reads as true)."""
+        ...
+    @data.setter
+    def data(self, value: int) -> None: ...
+    def __new__(
+        cls,
+        *,
+        data: int = ...,
+    ) -> Self: ...
+
+class Int8(Struct):
+    """A single `i8`: 1 byte. ROS 2: std_msgs/msg/Int8."""
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def data(self) -> int:
+        """The value (no unit: the topic says what it is)."""
+        ...
+    @data.setter
+    def data(self, value: int) -> None: ...
+    def __new__(
+        cls,
+        *,
+        data: int = ...,
+    ) -> Self: ...
+
+class Int16(Struct):
+    """A single `i16`: 2 bytes. ROS 2: std_msgs/msg/Int16."""
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def data(self) -> int:
+        """The value (no unit: the topic says what it is)."""
+        ...
+    @data.setter
+    def data(self, value: int) -> None: ...
+    def __new__(
+        cls,
+        *,
+        data: int = ...,
+    ) -> Self: ...
+
+class Int32(Struct):
+    """A single `i32`: 4 bytes. ROS 2: std_msgs/msg/Int32."""
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def data(self) -> int:
+        """The value (no unit: the topic says what it is)."""
+        ...
+    @data.setter
+    def data(self, value: int) -> None: ...
+    def __new__(
+        cls,
+        *,
+        data: int = ...,
+    ) -> Self: ...
+
+class Int64(Struct):
+    """A single `i64`: 8 bytes. ROS 2: std_msgs/msg/Int64."""
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def data(self) -> int:
+        """The value (no unit: the topic says what it is)."""
+        ...
+    @data.setter
+    def data(self, value: int) -> None: ...
+    def __new__(
+        cls,
+        *,
+        data: int = ...,
+    ) -> Self: ...
+
+class UInt8(Struct):
+    """A single `u8`: 1 byte. ROS 2: std_msgs/msg/UInt8."""
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def data(self) -> int:
+        """The value (no unit: the topic says what it is)."""
+        ...
+    @data.setter
+    def data(self, value: int) -> None: ...
+    def __new__(
+        cls,
+        *,
+        data: int = ...,
+    ) -> Self: ...
+
+class UInt16(Struct):
+    """A single `u16`: 2 bytes. ROS 2: std_msgs/msg/UInt16."""
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def data(self) -> int:
+        """The value (no unit: the topic says what it is)."""
+        ...
+    @data.setter
+    def data(self, value: int) -> None: ...
+    def __new__(
+        cls,
+        *,
+        data: int = ...,
+    ) -> Self: ...
+
+class UInt32(Struct):
+    """A single `u32`: 4 bytes. ROS 2: std_msgs/msg/UInt32."""
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def data(self) -> int:
+        """The value (no unit: the topic says what it is)."""
+        ...
+    @data.setter
+    def data(self, value: int) -> None: ...
+    def __new__(
+        cls,
+        *,
+        data: int = ...,
+    ) -> Self: ...
+
+class UInt64(Struct):
+    """A single `u64`: 8 bytes. ROS 2: std_msgs/msg/UInt64."""
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def data(self) -> int:
+        """The value (no unit: the topic says what it is)."""
+        ...
+    @data.setter
+    def data(self, value: int) -> None: ...
+    def __new__(
+        cls,
+        *,
+        data: int = ...,
+    ) -> Self: ...
+
+class Float32(Struct):
+    """A single `f32`: 4 bytes. ROS 2: std_msgs/msg/Float32."""
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def data(self) -> float:
+        """The value (no unit: the topic says what it is)."""
+        ...
+    @data.setter
+    def data(self, value: float) -> None: ...
+    def __new__(
+        cls,
+        *,
+        data: float = ...,
+    ) -> Self: ...
+
+class Float64(Struct):
+    """A single `f64`: 8 bytes. ROS 2: std_msgs/msg/Float64."""
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def data(self) -> float:
+        """The value (no unit: the topic says what it is)."""
+        ...
+    @data.setter
+    def data(self, value: float) -> None: ...
+    def __new__(
+        cls,
+        *,
+        data: float = ...,
+    ) -> Self: ...
+
+class ColorRGBA(Struct):
+    """
+    A colour, red, green, blue and alpha from 0.0 to 1.0 (alpha 1.0 = opaque): 16 bytes. ROS
+    2: std_msgs/msg/ColorRGBA.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def r(self) -> float:
+        """Red, 0.0 to 1.0."""
+        ...
+    @r.setter
+    def r(self, value: float) -> None: ...
+    @property
+    def g(self) -> float:
+        """Green, 0.0 to 1.0."""
+        ...
+    @g.setter
+    def g(self, value: float) -> None: ...
+    @property
+    def b(self) -> float:
+        """Blue, 0.0 to 1.0."""
+        ...
+    @b.setter
+    def b(self, value: float) -> None: ...
+    @property
+    def a(self) -> float:
+        """Alpha, 0.0 (transparent) to 1.0 (opaque)."""
+        ...
+    @a.setter
+    def a(self, value: float) -> None: ...
+    def __new__(
+        cls,
+        *,
+        r: float = ...,
+        g: float = ...,
+        b: float = ...,
+        a: float = ...,
+    ) -> Self: ...
+
+class Point(Struct):
+    """A position in metres: 24 bytes. ROS 2: geometry_msgs/msg/Point."""
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def x(self) -> float:
+        """x, m."""
+        ...
+    @x.setter
+    def x(self, value: float) -> None: ...
+    @property
+    def y(self) -> float:
+        """y, m."""
+        ...
+    @y.setter
+    def y(self, value: float) -> None: ...
+    @property
+    def z(self) -> float:
+        """z, m."""
+        ...
+    @z.setter
+    def z(self, value: float) -> None: ...
+    def __new__(
+        cls,
+        *,
+        x: float = ...,
+        y: float = ...,
+        z: float = ...,
+    ) -> Self: ...
+
+class Point32(Struct):
+    """
+    A position in metres, single precision (the vertices of a [`Polygon`]): 12 bytes. ROS 2:
+    geometry_msgs/msg/Point32.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def x(self) -> float:
+        """x, m."""
+        ...
+    @x.setter
+    def x(self, value: float) -> None: ...
+    @property
+    def y(self) -> float:
+        """y, m."""
+        ...
+    @y.setter
+    def y(self, value: float) -> None: ...
+    @property
+    def z(self) -> float:
+        """z, m."""
+        ...
+    @z.setter
+    def z(self, value: float) -> None: ...
+    def __new__(
+        cls,
+        *,
+        x: float = ...,
+        y: float = ...,
+        z: float = ...,
+    ) -> Self: ...
+
+class PointStamped(Struct):
+    """A [`Point`] with a stamp and a frame: 72 bytes. ROS 2: geometry_msgs/msg/PointStamped."""
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp and frame of the point."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    @property
+    def point(self) -> Point:
+        """The point, m."""
+        ...
+    @point.setter
+    def point(self, value: Point) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+        point: Point = ...,
+    ) -> Self: ...
+
+class Vector3Stamped(Struct):
+    """
+    A [`Vector3`] with a stamp and a frame: 72 bytes. ROS 2:
+    geometry_msgs/msg/Vector3Stamped.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp and frame of the vector."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    @property
+    def vector(self) -> Vector3:
+        """The vector (its unit is the topic's)."""
+        ...
+    @vector.setter
+    def vector(self, value: Vector3) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+        vector: Vector3 = ...,
+    ) -> Self: ...
+
+class QuaternionStamped(Struct):
+    """
+    A [`Quaternion`] with a stamp and a frame: 80 bytes. `Default` is the identity. ROS 2:
+    geometry_msgs/msg/QuaternionStamped.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp and frame of the rotation."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    @property
+    def quaternion(self) -> Quaternion:
+        """The rotation (unit quaternion)."""
+        ...
+    @quaternion.setter
+    def quaternion(self, value: Quaternion) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+        quaternion: Quaternion = ...,
+    ) -> Self: ...
+
+class PoseStamped(Struct):
+    """
+    A [`Pose`] with a stamp and a frame: 104 bytes. `Default` has the identity orientation.
+    ROS 2: geometry_msgs/msg/PoseStamped.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp and frame the pose is expressed in."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    @property
+    def pose(self) -> Pose:
+        """The pose."""
+        ...
+    @pose.setter
+    def pose(self, value: Pose) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+        pose: Pose = ...,
+    ) -> Self: ...
+
+class PoseWithCovariance(Struct):
+    """
+    A [`Pose`] with its uncertainty: 344 bytes. `Default` has the identity orientation and a
+    zero covariance.  The covariance is row-major 6×6 over (x, y, z, rotation about x, about
+    y, about z), the rotations being a fixed-axis (roll, pitch, yaw) perturbation as in ROS:
+    units m², m·rad and rad² by block. ROS 2: geometry_msgs/msg/PoseWithCovariance.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def pose(self) -> Pose:
+        """The pose."""
+        ...
+    @pose.setter
+    def pose(self, value: Pose) -> None: ...
+    @property
+    def covariance(self) -> NDArray[np.float64]:
+        """Covariance, 6×6 row-major over (x, y, z, rot x, rot y, rot z). [m², m·rad, rad²]"""
+        ...
+    @covariance.setter
+    def covariance(self, value: Sequence[float] | NDArray[Any]) -> None: ...
+    def __new__(
+        cls,
+        *,
+        pose: Pose = ...,
+        covariance: Sequence[float] | NDArray[Any] = ...,
+    ) -> Self: ...
+
+class PoseWithCovarianceStamped(Struct):
+    """
+    A [`PoseWithCovariance`] with a stamp and a frame: 392 bytes. ROS 2:
+    geometry_msgs/msg/PoseWithCovarianceStamped.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp and frame the pose is expressed in."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    @property
+    def pose(self) -> PoseWithCovariance:
+        """The pose and its covariance."""
+        ...
+    @pose.setter
+    def pose(self, value: PoseWithCovariance) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+        pose: PoseWithCovariance = ...,
+    ) -> Self: ...
+
+class TwistStamped(Struct):
+    """A [`Twist`] with a stamp and a frame: 96 bytes. ROS 2: geometry_msgs/msg/TwistStamped."""
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp and frame the velocity is expressed in."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    @property
+    def twist(self) -> Twist:
+        """The velocity."""
+        ...
+    @twist.setter
+    def twist(self, value: Twist) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+        twist: Twist = ...,
+    ) -> Self: ...
+
+class TwistWithCovariance(Struct):
+    """
+    A [`Twist`] with its uncertainty: 336 bytes. The covariance is row-major 6×6 over (vx,
+    vy, vz, ωx, ωy, ωz): (m/s)², m·rad/s² and (rad/s)² by block. ROS 2:
+    geometry_msgs/msg/TwistWithCovariance.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def twist(self) -> Twist:
+        """The velocity."""
+        ...
+    @twist.setter
+    def twist(self, value: Twist) -> None: ...
+    @property
+    def covariance(self) -> NDArray[np.float64]:
+        """
+        Covariance, 6×6 row-major over (vx, vy, vz, ωx, ωy, ωz). [(m/s)², m·rad/s²,
+        (rad/s)²]
+        """
+        ...
+    @covariance.setter
+    def covariance(self, value: Sequence[float] | NDArray[Any]) -> None: ...
+    def __new__(
+        cls,
+        *,
+        twist: Twist = ...,
+        covariance: Sequence[float] | NDArray[Any] = ...,
+    ) -> Self: ...
+
+class TwistWithCovarianceStamped(Struct):
+    """
+    A [`TwistWithCovariance`] with a stamp and a frame: 384 bytes. ROS 2:
+    geometry_msgs/msg/TwistWithCovarianceStamped.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp and frame the velocity is expressed in."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    @property
+    def twist(self) -> TwistWithCovariance:
+        """The velocity and its covariance."""
+        ...
+    @twist.setter
+    def twist(self, value: TwistWithCovariance) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+        twist: TwistWithCovariance = ...,
+    ) -> Self: ...
+
+class Wrench(Struct):
+    """Force and torque: 48 bytes. ROS 2: geometry_msgs/msg/Wrench."""
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def force(self) -> Vector3:
+        """Force, N."""
+        ...
+    @force.setter
+    def force(self, value: Vector3) -> None: ...
+    @property
+    def torque(self) -> Vector3:
+        """Torque, N·m."""
+        ...
+    @torque.setter
+    def torque(self, value: Vector3) -> None: ...
+    def __new__(
+        cls,
+        *,
+        force: Vector3 = ...,
+        torque: Vector3 = ...,
+    ) -> Self: ...
+
+class WrenchStamped(Struct):
+    """
+    A [`Wrench`] with a stamp and a frame: 96 bytes. ROS 2: geometry_msgs/msg/WrenchStamped.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp and frame the wrench is expressed in."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    @property
+    def wrench(self) -> Wrench:
+        """The wrench."""
+        ...
+    @wrench.setter
+    def wrench(self, value: Wrench) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+        wrench: Wrench = ...,
+    ) -> Self: ...
+
+class Accel(Struct):
+    """Linear and angular acceleration: 48 bytes. ROS 2: geometry_msgs/msg/Accel."""
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def linear(self) -> Vector3:
+        """Linear acceleration, m/s²."""
+        ...
+    @linear.setter
+    def linear(self, value: Vector3) -> None: ...
+    @property
+    def angular(self) -> Vector3:
+        """Angular acceleration, rad/s²."""
+        ...
+    @angular.setter
+    def angular(self, value: Vector3) -> None: ...
+    def __new__(
+        cls,
+        *,
+        linear: Vector3 = ...,
+        angular: Vector3 = ...,
+    ) -> Self: ...
+
+class AccelStamped(Struct):
+    """
+    An [`Accel`] with a stamp and a frame: 96 bytes. ROS 2: geometry_msgs/msg/AccelStamped.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp and frame the acceleration is expressed in."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    @property
+    def accel(self) -> Accel:
+        """The acceleration."""
+        ...
+    @accel.setter
+    def accel(self, value: Accel) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+        accel: Accel = ...,
+    ) -> Self: ...
+
+class Range(Struct):
+    """
+    One distance from a single-beam rangefinder: 72 bytes. `range` below `min_range` or
+    above `max_range` is not a valid reading; −inf means an object closer than detectable,
+    +inf nothing in range (as in ROS). ROS 2: sensor_msgs/msg/Range.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp and frame of the sensor (the beam along +x)."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    @property
+    def radiation_type(self) -> int:
+        """A [`RadiationType`] code."""
+        ...
+    @radiation_type.setter
+    def radiation_type(self, value: int) -> None: ...
+    @property
+    def _pad(self) -> NDArray[np.uint8]:
+        """Explicit padding; write zero."""
+        ...
+    @_pad.setter
+    def _pad(self, value: Sequence[int] | NDArray[Any]) -> None: ...
+    @property
+    def field_of_view(self) -> float:
+        """Full opening angle of the beam, rad."""
+        ...
+    @field_of_view.setter
+    def field_of_view(self, value: float) -> None: ...
+    @property
+    def min_range(self) -> float:
+        """Shortest valid range, m."""
+        ...
+    @min_range.setter
+    def min_range(self, value: float) -> None: ...
+    @property
+    def max_range(self) -> float:
+        """Longest valid range, m."""
+        ...
+    @max_range.setter
+    def max_range(self, value: float) -> None: ...
+    @property
+    def range(self) -> float:
+        """The measured distance, m."""
+        ...
+    @range.setter
+    def range(self, value: float) -> None: ...
+    @property
+    def variance(self) -> float:
+        """Variance of `range`, m² (0 = unknown)."""
+        ...
+    @variance.setter
+    def variance(self, value: float) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+        radiation_type: int = ...,
+        _pad: Sequence[int] | NDArray[Any] = ...,
+        field_of_view: float = ...,
+        min_range: float = ...,
+        max_range: float = ...,
+        range: float = ...,
+        variance: float = ...,
+    ) -> Self: ...
+
+class Temperature(Struct):
+    """A temperature: 64 bytes. ROS 2: sensor_msgs/msg/Temperature."""
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp and frame of the sensor."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    @property
+    def temperature(self) -> float:
+        """Temperature, °C (as ROS; not kelvin)."""
+        ...
+    @temperature.setter
+    def temperature(self, value: float) -> None: ...
+    @property
+    def variance(self) -> float:
+        """Variance, °C² (0 = unknown)."""
+        ...
+    @variance.setter
+    def variance(self, value: float) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+        temperature: float = ...,
+        variance: float = ...,
+    ) -> Self: ...
+
+class FluidPressure(Struct):
+    """A pressure of a fluid (air, water): 64 bytes. ROS 2: sensor_msgs/msg/FluidPressure."""
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp and frame of the sensor."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    @property
+    def fluid_pressure(self) -> float:
+        """Absolute pressure, Pa."""
+        ...
+    @fluid_pressure.setter
+    def fluid_pressure(self, value: float) -> None: ...
+    @property
+    def variance(self) -> float:
+        """Variance, Pa² (0 = unknown)."""
+        ...
+    @variance.setter
+    def variance(self, value: float) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+        fluid_pressure: float = ...,
+        variance: float = ...,
+    ) -> Self: ...
+
+class RelativeHumidity(Struct):
+    """Relative humidity of the air: 64 bytes. ROS 2: sensor_msgs/msg/RelativeHumidity."""
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp and frame of the sensor."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    @property
+    def relative_humidity(self) -> float:
+        """Relative humidity as a fraction, 0.0 (dry) to 1.0 (saturated); not percent."""
+        ...
+    @relative_humidity.setter
+    def relative_humidity(self, value: float) -> None: ...
+    @property
+    def variance(self) -> float:
+        """Variance (0 = unknown). [1]"""
+        ...
+    @variance.setter
+    def variance(self, value: float) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+        relative_humidity: float = ...,
+        variance: float = ...,
+    ) -> Self: ...
+
+class Illuminance(Struct):
+    """
+    Illuminance (light falling on a surface): 64 bytes. ROS 2: sensor_msgs/msg/Illuminance.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp and frame of the sensor."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    @property
+    def illuminance(self) -> float:
+        """Illuminance, lx."""
+        ...
+    @illuminance.setter
+    def illuminance(self, value: float) -> None: ...
+    @property
+    def variance(self) -> float:
+        """Variance, lx² (0 = unknown)."""
+        ...
+    @variance.setter
+    def variance(self, value: float) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+        illuminance: float = ...,
+        variance: float = ...,
+    ) -> Self: ...
+
+class MagneticField(Struct):
+    """
+    A magnetic field vector: 144 bytes. Set element 0 of the covariance to −1 when unknown,
+    as for [`Imu`]. ROS 2: sensor_msgs/msg/MagneticField.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp and frame of the sensor."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    @property
+    def magnetic_field(self) -> Vector3:
+        """Field, T (tesla; not gauss)."""
+        ...
+    @magnetic_field.setter
+    def magnetic_field(self, value: Vector3) -> None: ...
+    @property
+    def magnetic_field_covariance(self) -> NDArray[np.float64]:
+        """Covariance, 3×3 row-major over x, y, z, T²."""
+        ...
+    @magnetic_field_covariance.setter
+    def magnetic_field_covariance(self, value: Sequence[float] | NDArray[Any]) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+        magnetic_field: Vector3 = ...,
+        magnetic_field_covariance: Sequence[float] | NDArray[Any] = ...,
+    ) -> Self: ...
+
+class Joy(Struct):
+    """
+    A joystick or gamepad: 440 bytes. At most [`Joy::AXES_MAX`] axes and
+    [`Joy::BUTTONS_MAX`] buttons; [`Joy::set_axes`] and [`Joy::set_buttons`] refuse more.
+    ROS 2: sensor_msgs/msg/Joy.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp of the reading, and the frame (usually empty)."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    @property
+    def axes_len(self) -> int:
+        """Number of valid entries in `axes`."""
+        ...
+    @axes_len.setter
+    def axes_len(self, value: int) -> None: ...
+    @property
+    def buttons_len(self) -> int:
+        """Number of valid entries in `buttons`."""
+        ...
+    @buttons_len.setter
+    def buttons_len(self, value: int) -> None: ...
+    @property
+    def axes(self) -> NDArray[np.float32]:
+        """
+        Axis positions, −1.0 to 1.0 (no unit); the first `axes_len` are valid, the rest
+        zero.
+        """
+        ...
+    @axes.setter
+    def axes(self, value: Sequence[float] | NDArray[Any]) -> None: ...
+    @property
+    def buttons(self) -> NDArray[np.int32]:
+        """Button states (0 = released, 1 = pressed); the first `buttons_len` are valid."""
+        ...
+    @buttons.setter
+    def buttons(self, value: Sequence[int] | NDArray[Any]) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+        axes_len: int = ...,
+        buttons_len: int = ...,
+        axes: Sequence[float] | NDArray[Any] = ...,
+        buttons: Sequence[int] | NDArray[Any] = ...,
+    ) -> Self: ...
+
+class RegionOfInterest(Struct):
+    """
+    A rectangle of an image (a crop, a detection): 20 bytes. All zero means the full image.
+    ROS 2: sensor_msgs/msg/RegionOfInterest.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def x_offset(self) -> int:
+        """Leftmost column, pixels. [px]"""
+        ...
+    @x_offset.setter
+    def x_offset(self, value: int) -> None: ...
+    @property
+    def y_offset(self) -> int:
+        """Top row, pixels. [px]"""
+        ...
+    @y_offset.setter
+    def y_offset(self, value: int) -> None: ...
+    @property
+    def height(self) -> int:
+        """Height, pixels. [px]"""
+        ...
+    @height.setter
+    def height(self, value: int) -> None: ...
+    @property
+    def width(self) -> int:
+        """Width, pixels. [px]"""
+        ...
+    @width.setter
+    def width(self, value: int) -> None: ...
+    @property
+    def do_rectify(self) -> int:
+        """1 if the region is in the rectified image, 0 if in the raw image (ROS `bool`)."""
+        ...
+    @do_rectify.setter
+    def do_rectify(self, value: int) -> None: ...
+    @property
+    def _pad(self) -> NDArray[np.uint8]:
+        """Explicit padding; write zero."""
+        ...
+    @_pad.setter
+    def _pad(self, value: Sequence[int] | NDArray[Any]) -> None: ...
+    def __new__(
+        cls,
+        *,
+        x_offset: int = ...,
+        y_offset: int = ...,
+        height: int = ...,
+        width: int = ...,
+        do_rectify: int = ...,
+        _pad: Sequence[int] | NDArray[Any] = ...,
+    ) -> Self: ...
+
+class MapMetaData(Struct):
+    """
+    Size, resolution and placement of an [`OccupancyGrid`]: 80 bytes. `Default` has the
+    identity origin orientation. ROS 2: nav_msgs/msg/MapMetaData.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def map_load_time_ns(self) -> int:
+        """When the map was loaded, nanoseconds. [ns]"""
+        ...
+    @map_load_time_ns.setter
+    def map_load_time_ns(self, value: int) -> None: ...
+    @property
+    def resolution(self) -> float:
+        """Edge length of one cell, m."""
+        ...
+    @resolution.setter
+    def resolution(self, value: float) -> None: ...
+    @property
+    def width(self) -> int:
+        """Cells per row (along the origin's x axis)."""
+        ...
+    @width.setter
+    def width(self, value: int) -> None: ...
+    @property
+    def height(self) -> int:
+        """Rows (along the origin's y axis)."""
+        ...
+    @height.setter
+    def height(self, value: int) -> None: ...
+    @property
+    def _pad(self) -> int:
+        """Explicit padding; write zero."""
+        ...
+    @_pad.setter
+    def _pad(self, value: int) -> None: ...
+    @property
+    def origin(self) -> Pose:
+        """Pose of cell (0, 0)'s outer corner in the map frame."""
+        ...
+    @origin.setter
+    def origin(self, value: Pose) -> None: ...
+    def __new__(
+        cls,
+        *,
+        map_load_time_ns: int = ...,
+        resolution: float = ...,
+        width: int = ...,
+        height: int = ...,
+        _pad: int = ...,
+        origin: Pose = ...,
+    ) -> Self: ...
+
+class BoundingBox2D(Struct):
+    """
+    A rectangle in an image, possibly rotated: 40 bytes. ROS 2:
+    vision_msgs/msg/BoundingBox2D.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def center_x(self) -> float:
+        """Column of the centre, pixels (sub-pixel). [px]"""
+        ...
+    @center_x.setter
+    def center_x(self, value: float) -> None: ...
+    @property
+    def center_y(self) -> float:
+        """Row of the centre, pixels. [px]"""
+        ...
+    @center_y.setter
+    def center_y(self, value: float) -> None: ...
+    @property
+    def theta(self) -> float:
+        """Rotation of the box about its centre, rad (0 = edges along the image axes)."""
+        ...
+    @theta.setter
+    def theta(self, value: float) -> None: ...
+    @property
+    def size_x(self) -> float:
+        """Width (along the rotated x axis), pixels. [px]"""
+        ...
+    @size_x.setter
+    def size_x(self, value: float) -> None: ...
+    @property
+    def size_y(self) -> float:
+        """Height (along the rotated y axis), pixels. [px]"""
+        ...
+    @size_y.setter
+    def size_y(self, value: float) -> None: ...
+    def __new__(
+        cls,
+        *,
+        center_x: float = ...,
+        center_y: float = ...,
+        theta: float = ...,
+        size_x: float = ...,
+        size_y: float = ...,
+    ) -> Self: ...
+
+class BoundingBox3D(Struct):
+    """
+    An oriented box in space: 80 bytes. `Default` has the identity orientation. ROS 2:
+    vision_msgs/msg/BoundingBox3D.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def center(self) -> Pose:
+        """Pose of the box's centre."""
+        ...
+    @center.setter
+    def center(self, value: Pose) -> None: ...
+    @property
+    def size(self) -> Vector3:
+        """Edge lengths along the box's x, y, z axes, m."""
+        ...
+    @size.setter
+    def size(self, value: Vector3) -> None: ...
+    def __new__(
+        cls,
+        *,
+        center: Pose = ...,
+        size: Vector3 = ...,
+    ) -> Self: ...
+
 class JointStateHeader(Struct):
-    """Fixed part of a [`JointState`]: 56 bytes."""
+    """Fixed part of a [`JointState`]: 56 bytes. ROS 2: sensor_msgs/msg/JointState."""
 
     dtype: ClassVar[np.dtype[Any]]
     @property
@@ -737,7 +1823,7 @@ class JointStateHeader(Struct):
     ) -> Self: ...
 
 class LaserScanHeader(Struct):
-    """Fixed part of a [`LaserScan`]: 80 bytes."""
+    """Fixed part of a [`LaserScan`]: 80 bytes. ROS 2: sensor_msgs/msg/LaserScan."""
 
     dtype: ClassVar[np.dtype[Any]]
     @property
@@ -809,7 +1895,7 @@ class LaserScanHeader(Struct):
     ) -> Self: ...
 
 class ImageHeader(Struct):
-    """Fixed part of an [`Image`]: 64 bytes."""
+    """Fixed part of an [`Image`]: 64 bytes. ROS 2: sensor_msgs/msg/Image."""
 
     dtype: ClassVar[np.dtype[Any]]
     @property
@@ -820,13 +1906,13 @@ class ImageHeader(Struct):
     def header(self, value: Header) -> None: ...
     @property
     def width(self) -> int:
-        """Width, pixels."""
+        """Width, pixels. [px]"""
         ...
     @width.setter
     def width(self, value: int) -> None: ...
     @property
     def height(self) -> int:
-        """Height, pixels (rows)."""
+        """Height, pixels (rows). [px]"""
         ...
     @height.setter
     def height(self, value: int) -> None: ...
@@ -853,7 +1939,7 @@ class ImageHeader(Struct):
     ) -> Self: ...
 
 class DepthImageHeader(Struct):
-    """Fixed part of a [`DepthImage`]: 72 bytes."""
+    """Fixed part of a [`DepthImage`]: 72 bytes. ROS 2: sensor_msgs/msg/Image."""
 
     dtype: ClassVar[np.dtype[Any]]
     @property
@@ -864,13 +1950,13 @@ class DepthImageHeader(Struct):
     def header(self, value: Header) -> None: ...
     @property
     def width(self) -> int:
-        """Width, pixels."""
+        """Width, pixels. [px]"""
         ...
     @width.setter
     def width(self, value: int) -> None: ...
     @property
     def height(self) -> int:
-        """Height, pixels (rows)."""
+        """Height, pixels (rows). [px]"""
         ...
     @height.setter
     def height(self, value: int) -> None: ...
@@ -914,7 +2000,7 @@ class DepthImageHeader(Struct):
     ) -> Self: ...
 
 class PointCloudHeader(Struct):
-    """Fixed part of a [`PointCloud`]: 72 bytes."""
+    """Fixed part of a [`PointCloud`]: 72 bytes. ROS 2: sensor_msgs/msg/PointCloud2."""
 
     dtype: ClassVar[np.dtype[Any]]
     @property
@@ -971,13 +2057,396 @@ class PointCloudHeader(Struct):
         _pad: int = ...,
     ) -> Self: ...
 
+class TextHeader(Struct):
+    """
+    Fixed part of a [`Text`]: 4 bytes, reserved (ROS 2's `String` has nothing besides its
+    text, and a C struct cannot be empty). ROS 2: std_msgs/msg/String.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def _pad(self) -> int:
+        """Reserved; write zero."""
+        ...
+    @_pad.setter
+    def _pad(self, value: int) -> None: ...
+    def __new__(
+        cls,
+        *,
+        _pad: int = ...,
+    ) -> Self: ...
+
+class PolygonHeader(Struct):
+    """
+    Fixed part of a [`Polygon`]: 4 bytes, reserved (ROS 2's `Polygon` has nothing besides
+    its points, and a C struct cannot be empty). ROS 2: geometry_msgs/msg/Polygon.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def _pad(self) -> int:
+        """Reserved; write zero."""
+        ...
+    @_pad.setter
+    def _pad(self, value: int) -> None: ...
+    def __new__(
+        cls,
+        *,
+        _pad: int = ...,
+    ) -> Self: ...
+
+class PolygonStampedHeader(Struct):
+    """Fixed part of a [`PolygonStamped`]: 48 bytes. ROS 2: geometry_msgs/msg/PolygonStamped."""
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp and frame of the vertices."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+    ) -> Self: ...
+
+class CompressedImageHeader(Struct):
+    """Fixed part of a [`CompressedImage`]: 80 bytes. ROS 2: sensor_msgs/msg/CompressedImage."""
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp (exposure) and camera optical frame."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    @property
+    def format(self) -> str:
+        """
+        The compression, as in ROS: `"jpeg"`, `"png"`, or `"<pixel encoding>;
+        <compression> compressed <encoding>"` as image_transport writes it. NUL-padded
+        UTF-8 of at most [`IMAGE_FORMAT_LEN`] − 1 bytes; see
+        [`CompressedImageHeader::set_format`].
+        """
+        ...
+    @format.setter
+    def format(self, value: str) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+        format: str = ...,
+    ) -> Self: ...
+
+class OccupancyGridHeader(Struct):
+    """
+    Fixed part of an [`OccupancyGrid`]: 128 bytes. `Default` has the identity origin
+    orientation. ROS 2: nav_msgs/msg/OccupancyGrid.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp and map frame."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    @property
+    def info(self) -> MapMetaData:
+        """Size, resolution and origin."""
+        ...
+    @info.setter
+    def info(self, value: MapMetaData) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+        info: MapMetaData = ...,
+    ) -> Self: ...
+
+class PathHeader(Struct):
+    """Fixed part of a [`Path`]: 48 bytes. ROS 2: nav_msgs/msg/Path."""
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp and frame of the path."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+    ) -> Self: ...
+
+class TFMessageHeader(Struct):
+    """
+    Fixed part of a [`TFMessage`]: 4 bytes, reserved (ROS 2's `TFMessage` has nothing
+    besides its transforms, and a C struct cannot be empty). ROS 2: tf2_msgs/msg/TFMessage.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def _pad(self) -> int:
+        """Reserved; write zero."""
+        ...
+    @_pad.setter
+    def _pad(self, value: int) -> None: ...
+    def __new__(
+        cls,
+        *,
+        _pad: int = ...,
+    ) -> Self: ...
+
+class DiagnosticStatusHeader(Struct):
+    """
+    Fixed part of a [`DiagnosticStatus`]: 260 bytes. ROS 2:
+    diagnostic_msgs/msg/DiagnosticStatus.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def level(self) -> int:
+        """A [`DiagnosticLevel`] code."""
+        ...
+    @level.setter
+    def level(self, value: int) -> None: ...
+    @property
+    def _pad(self) -> NDArray[np.uint8]:
+        """Explicit padding; write zero."""
+        ...
+    @_pad.setter
+    def _pad(self, value: Sequence[int] | NDArray[Any]) -> None: ...
+    @property
+    def name(self) -> str:
+        """Name of the component, NUL-padded UTF-8 of at most [`DIAG_NAME_LEN`] − 1 bytes."""
+        ...
+    @name.setter
+    def name(self, value: str) -> None: ...
+    @property
+    def message(self) -> str:
+        """
+        Description of the state, NUL-padded UTF-8 of at most [`DIAG_MESSAGE_LEN`] − 1
+        bytes.
+        """
+        ...
+    @message.setter
+    def message(self, value: str) -> None: ...
+    @property
+    def hardware_id(self) -> str:
+        """
+        Identifier of the hardware, NUL-padded UTF-8 of at most [`DIAG_HARDWARE_ID_LEN`]
+        − 1 bytes.
+        """
+        ...
+    @hardware_id.setter
+    def hardware_id(self, value: str) -> None: ...
+    def __new__(
+        cls,
+        *,
+        level: int = ...,
+        _pad: Sequence[int] | NDArray[Any] = ...,
+        name: str = ...,
+        message: str = ...,
+        hardware_id: str = ...,
+    ) -> Self: ...
+
+class DiagnosticArrayHeader(Struct):
+    """
+    Fixed part of a [`DiagnosticArray`]: 48 bytes. ROS 2:
+    diagnostic_msgs/msg/DiagnosticArray.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp of the report."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+    ) -> Self: ...
+
+class Detection2DArrayHeader(Struct):
+    """
+    Fixed part of a [`Detection2DArray`]: 48 bytes. ROS 2: vision_msgs/msg/Detection2DArray.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp and frame of the image."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+    ) -> Self: ...
+
+class Detection3DArrayHeader(Struct):
+    """
+    Fixed part of a [`Detection3DArray`]: 48 bytes. ROS 2: vision_msgs/msg/Detection3DArray.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp and frame of the sensor data."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+    ) -> Self: ...
+
+class MarkerHeader(Struct):
+    """
+    Fixed part of a [`Marker`]: 456 bytes. `Default` has the identity orientation. ROS 2:
+    visualization_msgs/msg/Marker.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp and frame of the pose."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    @property
+    def ns(self) -> str:
+        """
+        Namespace; with `id`, names the marker. NUL-padded UTF-8 of at most
+        [`MARKER_NS_LEN`] − 1 bytes.
+        """
+        ...
+    @ns.setter
+    def ns(self, value: str) -> None: ...
+    @property
+    def id(self) -> int:
+        """Id within the namespace."""
+        ...
+    @id.setter
+    def id(self, value: int) -> None: ...
+    @property
+    def marker_type(self) -> int:
+        """A [`MarkerType`] code (ROS's `type`)."""
+        ...
+    @marker_type.setter
+    def marker_type(self, value: int) -> None: ...
+    @property
+    def action(self) -> int:
+        """A [`MarkerAction`] code."""
+        ...
+    @action.setter
+    def action(self, value: int) -> None: ...
+    @property
+    def frame_locked(self) -> int:
+        """
+        1 to keep the marker attached to its frame as the frame moves, 0 to leave it
+        where it was drawn.
+        """
+        ...
+    @frame_locked.setter
+    def frame_locked(self, value: int) -> None: ...
+    @property
+    def uses_point_colors(self) -> int:
+        """
+        1 if each point's own colour is used (ROS's `colors` filled), 0 if `color` is
+        used for the whole marker (`colors` empty).
+        """
+        ...
+    @uses_point_colors.setter
+    def uses_point_colors(self, value: int) -> None: ...
+    @property
+    def mesh_use_embedded_materials(self) -> int:
+        """1 to use the materials embedded in the mesh (mesh markers only)."""
+        ...
+    @mesh_use_embedded_materials.setter
+    def mesh_use_embedded_materials(self, value: int) -> None: ...
+    @property
+    def _pad(self) -> int:
+        """Explicit padding; write zero."""
+        ...
+    @_pad.setter
+    def _pad(self, value: int) -> None: ...
+    @property
+    def pose(self) -> Pose:
+        """Pose of the shape in the frame."""
+        ...
+    @pose.setter
+    def pose(self, value: Pose) -> None: ...
+    @property
+    def scale(self) -> Vector3:
+        """Size of the shape along its axes, m (1 = 1 m); its meaning depends on the type."""
+        ...
+    @scale.setter
+    def scale(self, value: Vector3) -> None: ...
+    @property
+    def color(self) -> ColorRGBA:
+        """Colour of the whole marker."""
+        ...
+    @color.setter
+    def color(self, value: ColorRGBA) -> None: ...
+    @property
+    def lifetime_ns(self) -> int:
+        """How long the marker stays without an update, nanoseconds; 0 = forever. [ns]"""
+        ...
+    @lifetime_ns.setter
+    def lifetime_ns(self, value: int) -> None: ...
+    @property
+    def text(self) -> str:
+        """
+        Text of a [`MarkerType::TextViewFacing`] marker, NUL-padded UTF-8 of at most
+        [`MARKER_TEXT_LEN`] − 1 bytes.
+        """
+        ...
+    @text.setter
+    def text(self, value: str) -> None: ...
+    @property
+    def mesh_resource(self) -> str:
+        """
+        Mesh of a [`MarkerType::MeshResource`] marker (`package://…`, `file://…`), NUL-
+        padded UTF-8 of at most [`MARKER_MESH_RESOURCE_LEN`] − 1 bytes.
+        """
+        ...
+    @mesh_resource.setter
+    def mesh_resource(self, value: str) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+        ns: str = ...,
+        id: int = ...,
+        marker_type: int = ...,
+        action: int = ...,
+        frame_locked: int = ...,
+        uses_point_colors: int = ...,
+        mesh_use_embedded_materials: int = ...,
+        _pad: int = ...,
+        pose: Pose = ...,
+        scale: Vector3 = ...,
+        color: ColorRGBA = ...,
+        lifetime_ns: int = ...,
+        text: str = ...,
+        mesh_resource: str = ...,
+    ) -> Self: ...
+
 class JointSample(Struct):
     """One joint of a [`JointState`]: 24 bytes. Unknown values are NaN."""
 
     dtype: ClassVar[np.dtype[Any]]
     @property
     def position(self) -> float:
-        """Position, rad (revolute) or m (prismatic)."""
+        """Position, rad (revolute) or m (prismatic). [rad or m]"""
         ...
     @position.setter
     def position(self, value: float) -> None: ...
@@ -1126,6 +2595,826 @@ class PointXYZRGB(Struct):
         a: int = ...,
     ) -> Self: ...
 
+class MultiArrayDimension(Struct):
+    """
+    One dimension of a multi-dimensional array: 40 bytes. ROS 2:
+    std_msgs/msg/MultiArrayDimension.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def label(self) -> str:
+        """
+        Name of the dimension (`"height"`, `"channel"`), NUL-padded UTF-8 of at most
+        [`DIM_LABEL_LEN`] − 1 bytes; see [`MultiArrayDimension::new`].
+        """
+        ...
+    @label.setter
+    def label(self, value: str) -> None: ...
+    @property
+    def size(self) -> int:
+        """Number of elements along this dimension."""
+        ...
+    @size.setter
+    def size(self, value: int) -> None: ...
+    @property
+    def stride(self) -> int:
+        """
+        Elements spanned by one step of the previous (outer) dimension: the product of
+        this and every inner dimension's size, as in ROS.
+        """
+        ...
+    @stride.setter
+    def stride(self, value: int) -> None: ...
+    def __new__(
+        cls,
+        *,
+        label: str = ...,
+        size: int = ...,
+        stride: int = ...,
+    ) -> Self: ...
+
+class MultiArrayLayout(Struct):
+    """
+    The shape of a multi-dimensional array: 328 bytes. At most
+    [`MultiArrayLayout::DIMS_MAX`] dimensions; [`MultiArrayLayout::set_dims`] refuses more.
+    ROS 2: std_msgs/msg/MultiArrayLayout.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def dim(self) -> tuple[MultiArrayDimension, ...]:
+        """Dimensions, outermost first; the first `dim_count` are valid, the rest zero."""
+        ...
+    @dim.setter
+    def dim(self, value: Sequence[MultiArrayDimension]) -> None: ...
+    @property
+    def dim_count(self) -> int:
+        """Number of valid entries in `dim` (at most [`MultiArrayLayout::DIMS_MAX`])."""
+        ...
+    @dim_count.setter
+    def dim_count(self, value: int) -> None: ...
+    @property
+    def data_offset(self) -> int:
+        """Elements at the start of the data before the array's first element."""
+        ...
+    @data_offset.setter
+    def data_offset(self, value: int) -> None: ...
+    def __new__(
+        cls,
+        *,
+        dim: Sequence[MultiArrayDimension] = ...,
+        dim_count: int = ...,
+        data_offset: int = ...,
+    ) -> Self: ...
+
+class NavSatStatus(Struct):
+    """
+    Satellite fix status: 4 bytes. `service` is a bit set, not a code: several systems may
+    contribute (`NavSatStatus::SERVICE_GPS | NavSatStatus::SERVICE_GALILEO`). ROS 2:
+    sensor_msgs/msg/NavSatStatus.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def status(self) -> int:
+        """A [`NavSatFixStatus`] code."""
+        ...
+    @status.setter
+    def status(self, value: int) -> None: ...
+    @property
+    def _pad(self) -> int:
+        """Explicit padding; write zero."""
+        ...
+    @_pad.setter
+    def _pad(self, value: int) -> None: ...
+    @property
+    def service(self) -> int:
+        """Which systems were used: `NavSatStatus::SERVICE_*` bits."""
+        ...
+    @service.setter
+    def service(self, value: int) -> None: ...
+    def __new__(
+        cls,
+        *,
+        status: int = ...,
+        _pad: int = ...,
+        service: int = ...,
+    ) -> Self: ...
+
+class PointField(Struct):
+    """
+    One named field of the points of a [`PointCloud2`]: 44 bytes. ROS 2:
+    sensor_msgs/msg/PointField.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def name(self) -> str:
+        """
+        Name (`"x"`, `"intensity"`, `"rgb"`), NUL-padded UTF-8 of at most
+        [`POINT_FIELD_NAME_LEN`] − 1 bytes; see [`PointField::new`].
+        """
+        ...
+    @name.setter
+    def name(self, value: str) -> None: ...
+    @property
+    def offset(self) -> int:
+        """Bytes from the start of the point to this field."""
+        ...
+    @offset.setter
+    def offset(self, value: int) -> None: ...
+    @property
+    def datatype(self) -> int:
+        """A [`PointFieldType`] code."""
+        ...
+    @datatype.setter
+    def datatype(self, value: int) -> None: ...
+    @property
+    def _pad(self) -> NDArray[np.uint8]:
+        """Explicit padding; write zero."""
+        ...
+    @_pad.setter
+    def _pad(self, value: Sequence[int] | NDArray[Any]) -> None: ...
+    @property
+    def count(self) -> int:
+        """Number of values of `datatype` in the field (1 for a scalar)."""
+        ...
+    @count.setter
+    def count(self, value: int) -> None: ...
+    def __new__(
+        cls,
+        *,
+        name: str = ...,
+        offset: int = ...,
+        datatype: int = ...,
+        _pad: Sequence[int] | NDArray[Any] = ...,
+        count: int = ...,
+    ) -> Self: ...
+
+class KeyValue(Struct):
+    """A key and a value, both text: 192 bytes. ROS 2: diagnostic_msgs/msg/KeyValue."""
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def key(self) -> str:
+        """The key, NUL-padded UTF-8 of at most [`KEY_LEN`] − 1 bytes."""
+        ...
+    @key.setter
+    def key(self, value: str) -> None: ...
+    @property
+    def value(self) -> str:
+        """The value, NUL-padded UTF-8 of at most [`VALUE_LEN`] − 1 bytes."""
+        ...
+    @value.setter
+    def value(self, value: str) -> None: ...
+    def __new__(
+        cls,
+        *,
+        key: str = ...,
+        value: str = ...,
+    ) -> Self: ...
+
+class DiagnosticEntry(Struct):
+    """
+    One element of a [`DiagnosticArray`]: a status or one of its values (module docs), 260
+    bytes.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def kind(self) -> int:
+        """An [`EntryKind`] code."""
+        ...
+    @kind.setter
+    def kind(self, value: int) -> None: ...
+    @property
+    def level(self) -> int:
+        """A status's [`DiagnosticLevel`] code; 0 for a value."""
+        ...
+    @level.setter
+    def level(self, value: int) -> None: ...
+    @property
+    def _pad(self) -> NDArray[np.uint8]:
+        """Explicit padding; write zero."""
+        ...
+    @_pad.setter
+    def _pad(self, value: Sequence[int] | NDArray[Any]) -> None: ...
+    @property
+    def name(self) -> str:
+        """
+        A status's name, or a value's key: NUL-padded UTF-8 of at most [`DIAG_NAME_LEN`]
+        − 1 bytes.
+        """
+        ...
+    @name.setter
+    def name(self, value: str) -> None: ...
+    @property
+    def message(self) -> str:
+        """
+        A status's message, or a value's value: NUL-padded UTF-8 of at most
+        [`DIAG_MESSAGE_LEN`] − 1 bytes.
+        """
+        ...
+    @message.setter
+    def message(self, value: str) -> None: ...
+    @property
+    def hardware_id(self) -> str:
+        """A status's hardware id; empty for a value."""
+        ...
+    @hardware_id.setter
+    def hardware_id(self, value: str) -> None: ...
+    def __new__(
+        cls,
+        *,
+        kind: int = ...,
+        level: int = ...,
+        _pad: Sequence[int] | NDArray[Any] = ...,
+        name: str = ...,
+        message: str = ...,
+        hardware_id: str = ...,
+    ) -> Self: ...
+
+class ObjectHypothesis(Struct):
+    """A class and its score: 40 bytes. ROS 2: vision_msgs/msg/ObjectHypothesis."""
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def class_id(self) -> str:
+        """Class name or id, NUL-padded UTF-8 of at most [`CLASS_ID_LEN`] − 1 bytes."""
+        ...
+    @class_id.setter
+    def class_id(self, value: str) -> None: ...
+    @property
+    def score(self) -> float:
+        """Confidence, usually a probability from 0.0 to 1.0."""
+        ...
+    @score.setter
+    def score(self, value: float) -> None: ...
+    def __new__(
+        cls,
+        *,
+        class_id: str = ...,
+        score: float = ...,
+    ) -> Self: ...
+
+class ObjectHypothesisWithPose(Struct):
+    """
+    A class hypothesis with the object's pose: 384 bytes. `Default` has the identity
+    orientation. ROS 2: vision_msgs/msg/ObjectHypothesisWithPose.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def hypothesis(self) -> ObjectHypothesis:
+        """Class and score."""
+        ...
+    @hypothesis.setter
+    def hypothesis(self, value: ObjectHypothesis) -> None: ...
+    @property
+    def pose(self) -> PoseWithCovariance:
+        """Pose of the object, with its covariance."""
+        ...
+    @pose.setter
+    def pose(self, value: PoseWithCovariance) -> None: ...
+    def __new__(
+        cls,
+        *,
+        hypothesis: ObjectHypothesis = ...,
+        pose: PoseWithCovariance = ...,
+    ) -> Self: ...
+
+class MarkerPoint(Struct):
+    """One point of a [`Marker`] with its colour: 40 bytes."""
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def point(self) -> Point:
+        """The point, in the marker's frame (scaled and posed as its type says), m."""
+        ...
+    @point.setter
+    def point(self, value: Point) -> None: ...
+    @property
+    def color(self) -> ColorRGBA:
+        """Its colour; used only when `MarkerHeader::uses_point_colors` is 1."""
+        ...
+    @color.setter
+    def color(self, value: ColorRGBA) -> None: ...
+    def __new__(
+        cls,
+        *,
+        point: Point = ...,
+        color: ColorRGBA = ...,
+    ) -> Self: ...
+
+class NavSatFix(Struct):
+    """
+    A satellite navigation fix (WGS 84): 152 bytes. Unknown `latitude`, `longitude` or
+    `altitude` are NaN. ROS 2: sensor_msgs/msg/NavSatFix.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp of the fix, and the frame of the antenna."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    @property
+    def status(self) -> NavSatStatus:
+        """Fix status and the systems used."""
+        ...
+    @status.setter
+    def status(self, value: NavSatStatus) -> None: ...
+    @property
+    def position_covariance_type(self) -> int:
+        """A [`CovarianceType`] code."""
+        ...
+    @position_covariance_type.setter
+    def position_covariance_type(self, value: int) -> None: ...
+    @property
+    def _pad(self) -> NDArray[np.uint8]:
+        """Explicit padding; write zero."""
+        ...
+    @_pad.setter
+    def _pad(self, value: Sequence[int] | NDArray[Any]) -> None: ...
+    @property
+    def latitude(self) -> float:
+        """Latitude, degrees; positive north of the equator."""
+        ...
+    @latitude.setter
+    def latitude(self, value: float) -> None: ...
+    @property
+    def longitude(self) -> float:
+        """Longitude, degrees; positive east of the prime meridian."""
+        ...
+    @longitude.setter
+    def longitude(self, value: float) -> None: ...
+    @property
+    def altitude(self) -> float:
+        """Altitude above the WGS 84 ellipsoid, m."""
+        ...
+    @altitude.setter
+    def altitude(self, value: float) -> None: ...
+    @property
+    def position_covariance(self) -> NDArray[np.float64]:
+        """Position covariance, 3×3 row-major over east, north, up (ENU), m²."""
+        ...
+    @position_covariance.setter
+    def position_covariance(self, value: Sequence[float] | NDArray[Any]) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+        status: NavSatStatus = ...,
+        position_covariance_type: int = ...,
+        _pad: Sequence[int] | NDArray[Any] = ...,
+        latitude: float = ...,
+        longitude: float = ...,
+        altitude: float = ...,
+        position_covariance: Sequence[float] | NDArray[Any] = ...,
+    ) -> Self: ...
+
+class Detection2D(Struct):
+    """An object found in an image: 1664 bytes. ROS 2: vision_msgs/msg/Detection2D."""
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp and frame of the image."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    @property
+    def results_len(self) -> int:
+        """Number of valid entries in `results`."""
+        ...
+    @results_len.setter
+    def results_len(self, value: int) -> None: ...
+    @property
+    def _pad(self) -> int:
+        """Explicit padding; write zero."""
+        ...
+    @_pad.setter
+    def _pad(self, value: int) -> None: ...
+    @property
+    def results(self) -> tuple[ObjectHypothesisWithPose, ...]:
+        """Class hypotheses; the first `results_len` are valid, the rest zero."""
+        ...
+    @results.setter
+    def results(self, value: Sequence[ObjectHypothesisWithPose]) -> None: ...
+    @property
+    def bbox(self) -> BoundingBox2D:
+        """Where the object is in the image."""
+        ...
+    @bbox.setter
+    def bbox(self, value: BoundingBox2D) -> None: ...
+    @property
+    def id(self) -> str:
+        """
+        Tracking id, NUL-padded UTF-8 of at most [`DETECTION_ID_LEN`] − 1 bytes (empty
+        when not tracked).
+        """
+        ...
+    @id.setter
+    def id(self, value: str) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+        results_len: int = ...,
+        _pad: int = ...,
+        results: Sequence[ObjectHypothesisWithPose] = ...,
+        bbox: BoundingBox2D = ...,
+        id: str = ...,
+    ) -> Self: ...
+
+class Detection3D(Struct):
+    """
+    An object found in space: 1704 bytes. `Default` has the box's identity orientation. ROS
+    2: vision_msgs/msg/Detection3D.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp and frame of the sensor data."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    @property
+    def results_len(self) -> int:
+        """Number of valid entries in `results`."""
+        ...
+    @results_len.setter
+    def results_len(self, value: int) -> None: ...
+    @property
+    def _pad(self) -> int:
+        """Explicit padding; write zero."""
+        ...
+    @_pad.setter
+    def _pad(self, value: int) -> None: ...
+    @property
+    def results(self) -> tuple[ObjectHypothesisWithPose, ...]:
+        """Class hypotheses; the first `results_len` are valid, the rest zero."""
+        ...
+    @results.setter
+    def results(self, value: Sequence[ObjectHypothesisWithPose]) -> None: ...
+    @property
+    def bbox(self) -> BoundingBox3D:
+        """Where the object is."""
+        ...
+    @bbox.setter
+    def bbox(self, value: BoundingBox3D) -> None: ...
+    @property
+    def id(self) -> str:
+        """
+        Tracking id, NUL-padded UTF-8 of at most [`DETECTION_ID_LEN`] − 1 bytes (empty
+        when not tracked).
+        """
+        ...
+    @id.setter
+    def id(self, value: str) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+        results_len: int = ...,
+        _pad: int = ...,
+        results: Sequence[ObjectHypothesisWithPose] = ...,
+        bbox: BoundingBox3D = ...,
+        id: str = ...,
+    ) -> Self: ...
+
+class Float32MultiArrayHeader(Struct):
+    """
+    Fixed part of a multi-array message: 328 bytes, the layout. ROS 2:
+    std_msgs/msg/Float32MultiArray.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def layout(self) -> MultiArrayLayout:
+        """Shape of the data."""
+        ...
+    @layout.setter
+    def layout(self, value: MultiArrayLayout) -> None: ...
+    def __new__(
+        cls,
+        *,
+        layout: MultiArrayLayout = ...,
+    ) -> Self: ...
+
+class Float64MultiArrayHeader(Struct):
+    """
+    Fixed part of a multi-array message: 328 bytes, the layout. ROS 2:
+    std_msgs/msg/Float64MultiArray.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def layout(self) -> MultiArrayLayout:
+        """Shape of the data."""
+        ...
+    @layout.setter
+    def layout(self, value: MultiArrayLayout) -> None: ...
+    def __new__(
+        cls,
+        *,
+        layout: MultiArrayLayout = ...,
+    ) -> Self: ...
+
+class Int8MultiArrayHeader(Struct):
+    """
+    Fixed part of a multi-array message: 328 bytes, the layout. ROS 2:
+    std_msgs/msg/Int8MultiArray.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def layout(self) -> MultiArrayLayout:
+        """Shape of the data."""
+        ...
+    @layout.setter
+    def layout(self, value: MultiArrayLayout) -> None: ...
+    def __new__(
+        cls,
+        *,
+        layout: MultiArrayLayout = ...,
+    ) -> Self: ...
+
+class Int16MultiArrayHeader(Struct):
+    """
+    Fixed part of a multi-array message: 328 bytes, the layout. ROS 2:
+    std_msgs/msg/Int16MultiArray.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def layout(self) -> MultiArrayLayout:
+        """Shape of the data."""
+        ...
+    @layout.setter
+    def layout(self, value: MultiArrayLayout) -> None: ...
+    def __new__(
+        cls,
+        *,
+        layout: MultiArrayLayout = ...,
+    ) -> Self: ...
+
+class Int32MultiArrayHeader(Struct):
+    """
+    Fixed part of a multi-array message: 328 bytes, the layout. ROS 2:
+    std_msgs/msg/Int32MultiArray.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def layout(self) -> MultiArrayLayout:
+        """Shape of the data."""
+        ...
+    @layout.setter
+    def layout(self, value: MultiArrayLayout) -> None: ...
+    def __new__(
+        cls,
+        *,
+        layout: MultiArrayLayout = ...,
+    ) -> Self: ...
+
+class Int64MultiArrayHeader(Struct):
+    """
+    Fixed part of a multi-array message: 328 bytes, the layout. ROS 2:
+    std_msgs/msg/Int64MultiArray.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def layout(self) -> MultiArrayLayout:
+        """Shape of the data."""
+        ...
+    @layout.setter
+    def layout(self, value: MultiArrayLayout) -> None: ...
+    def __new__(
+        cls,
+        *,
+        layout: MultiArrayLayout = ...,
+    ) -> Self: ...
+
+class UInt8MultiArrayHeader(Struct):
+    """
+    Fixed part of a multi-array message: 328 bytes, the layout. ROS 2:
+    std_msgs/msg/UInt8MultiArray.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def layout(self) -> MultiArrayLayout:
+        """Shape of the data."""
+        ...
+    @layout.setter
+    def layout(self, value: MultiArrayLayout) -> None: ...
+    def __new__(
+        cls,
+        *,
+        layout: MultiArrayLayout = ...,
+    ) -> Self: ...
+
+class UInt16MultiArrayHeader(Struct):
+    """
+    Fixed part of a multi-array message: 328 bytes, the layout. ROS 2:
+    std_msgs/msg/UInt16MultiArray.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def layout(self) -> MultiArrayLayout:
+        """Shape of the data."""
+        ...
+    @layout.setter
+    def layout(self, value: MultiArrayLayout) -> None: ...
+    def __new__(
+        cls,
+        *,
+        layout: MultiArrayLayout = ...,
+    ) -> Self: ...
+
+class UInt32MultiArrayHeader(Struct):
+    """
+    Fixed part of a multi-array message: 328 bytes, the layout. ROS 2:
+    std_msgs/msg/UInt32MultiArray.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def layout(self) -> MultiArrayLayout:
+        """Shape of the data."""
+        ...
+    @layout.setter
+    def layout(self, value: MultiArrayLayout) -> None: ...
+    def __new__(
+        cls,
+        *,
+        layout: MultiArrayLayout = ...,
+    ) -> Self: ...
+
+class UInt64MultiArrayHeader(Struct):
+    """
+    Fixed part of a multi-array message: 328 bytes, the layout. ROS 2:
+    std_msgs/msg/UInt64MultiArray.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def layout(self) -> MultiArrayLayout:
+        """Shape of the data."""
+        ...
+    @layout.setter
+    def layout(self, value: MultiArrayLayout) -> None: ...
+    def __new__(
+        cls,
+        *,
+        layout: MultiArrayLayout = ...,
+    ) -> Self: ...
+
+class PointCloud2Header(Struct):
+    """
+    Fixed part of a [`PointCloud2`]: 776 bytes. At most [`PointCloud2Header::FIELDS_MAX`]
+    point fields; [`PointCloud2Header::set_fields`] refuses more. ROS 2:
+    sensor_msgs/msg/PointCloud2.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp and sensor frame."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    @property
+    def height(self) -> int:
+        """Rows (1 for an unorganised cloud)."""
+        ...
+    @height.setter
+    def height(self, value: int) -> None: ...
+    @property
+    def width(self) -> int:
+        """Points per row (all points for an unorganised cloud)."""
+        ...
+    @width.setter
+    def width(self, value: int) -> None: ...
+    @property
+    def point_step(self) -> int:
+        """Bytes per point."""
+        ...
+    @point_step.setter
+    def point_step(self, value: int) -> None: ...
+    @property
+    def row_step(self) -> int:
+        """Bytes per row."""
+        ...
+    @row_step.setter
+    def row_step(self, value: int) -> None: ...
+    @property
+    def fields_len(self) -> int:
+        """Number of valid entries in `fields`."""
+        ...
+    @fields_len.setter
+    def fields_len(self, value: int) -> None: ...
+    @property
+    def is_bigendian(self) -> int:
+        """1 if multi-byte values in the payload are big-endian, 0 if little-endian."""
+        ...
+    @is_bigendian.setter
+    def is_bigendian(self, value: int) -> None: ...
+    @property
+    def is_dense(self) -> int:
+        """1 if no point is invalid (NaN), 0 if some may be."""
+        ...
+    @is_dense.setter
+    def is_dense(self, value: int) -> None: ...
+    @property
+    def _pad(self) -> NDArray[np.uint8]:
+        """Explicit padding; write zero."""
+        ...
+    @_pad.setter
+    def _pad(self, value: Sequence[int] | NDArray[Any]) -> None: ...
+    @property
+    def fields(self) -> tuple[PointField, ...]:
+        """The fields of each point; the first `fields_len` are valid, the rest zero."""
+        ...
+    @fields.setter
+    def fields(self, value: Sequence[PointField]) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+        height: int = ...,
+        width: int = ...,
+        point_step: int = ...,
+        row_step: int = ...,
+        fields_len: int = ...,
+        is_bigendian: int = ...,
+        is_dense: int = ...,
+        _pad: Sequence[int] | NDArray[Any] = ...,
+        fields: Sequence[PointField] = ...,
+    ) -> Self: ...
+
+class CompressedImage(_Chunked):
+    """
+    The chunked message CompressedImage: a CompressedImageHeader and any number of u8
+    elements (``data``).
+    """
+    header: CompressedImageHeader
+    # elements: u8
+
+class Detection2DArray(_Chunked):
+    """
+    The chunked message Detection2DArray: a Detection2DArrayHeader and any number of
+    Detection2D elements (``data``).
+    """
+    header: Detection2DArrayHeader
+    # elements: Detection2D
+
+class Detection3DArray(_Chunked):
+    """
+    The chunked message Detection3DArray: a Detection3DArrayHeader and any number of
+    Detection3D elements (``data``).
+    """
+    header: Detection3DArrayHeader
+    # elements: Detection3D
+
+class DiagnosticArray(_Chunked):
+    """
+    The chunked message DiagnosticArray: a DiagnosticArrayHeader and any number of
+    DiagnosticEntry elements (``data``).
+    """
+    header: DiagnosticArrayHeader
+    # elements: DiagnosticEntry
+
+class DiagnosticStatus(_Chunked):
+    """
+    The chunked message DiagnosticStatus: a DiagnosticStatusHeader and any number of
+    KeyValue elements (``data``).
+    """
+    header: DiagnosticStatusHeader
+    # elements: KeyValue
+
+class Float32MultiArray(_Chunked):
+    """
+    The chunked message Float32MultiArray: a Float32MultiArrayHeader and any number of f32
+    elements (``data``).
+    """
+    header: Float32MultiArrayHeader
+    # elements: f32
+
+class Float64MultiArray(_Chunked):
+    """
+    The chunked message Float64MultiArray: a Float64MultiArrayHeader and any number of f64
+    elements (``data``).
+    """
+    header: Float64MultiArrayHeader
+    # elements: f64
+
 class Image(_Chunked):
     """A camera image; ``data`` is ``(height, width[, channels])`` in the encoding's dtype."""
     header: ImageHeader
@@ -1135,6 +3424,38 @@ class Image(_Chunked):
     def height(self) -> int: ...
     @property
     def encoding(self) -> str: ...
+
+class Int16MultiArray(_Chunked):
+    """
+    The chunked message Int16MultiArray: a Int16MultiArrayHeader and any number of i16
+    elements (``data``).
+    """
+    header: Int16MultiArrayHeader
+    # elements: i16
+
+class Int32MultiArray(_Chunked):
+    """
+    The chunked message Int32MultiArray: a Int32MultiArrayHeader and any number of i32
+    elements (``data``).
+    """
+    header: Int32MultiArrayHeader
+    # elements: i32
+
+class Int64MultiArray(_Chunked):
+    """
+    The chunked message Int64MultiArray: a Int64MultiArrayHeader and any number of i64
+    elements (``data``).
+    """
+    header: Int64MultiArrayHeader
+    # elements: i64
+
+class Int8MultiArray(_Chunked):
+    """
+    The chunked message Int8MultiArray: a Int8MultiArrayHeader and any number of i8 elements
+    (``data``).
+    """
+    header: Int8MultiArrayHeader
+    # elements: i8
 
 class JointState(_Chunked):
     """Joint states; ``data`` is a structured array of (position, velocity, effort)."""
@@ -1148,49 +3469,238 @@ class LaserScan(_Chunked):
     @property
     def ranges(self) -> NDArray[np.float32]: ...
 
+class Marker(_Chunked):
+    """
+    The chunked message Marker: a MarkerHeader and any number of MarkerPoint elements
+    (``data``).
+    """
+    header: MarkerHeader
+    # elements: MarkerPoint
+
+class OccupancyGrid(_Chunked):
+    """
+    The chunked message OccupancyGrid: a OccupancyGridHeader and any number of i8 elements
+    (``data``).
+    """
+    header: OccupancyGridHeader
+    # elements: i8
+
+class Path(_Chunked):
+    """
+    The chunked message Path: a PathHeader and any number of PoseStamped elements
+    (``data``).
+    """
+    header: PathHeader
+    # elements: PoseStamped
+
 class PointCloud(_Chunked):
     """A point cloud; ``data`` is a structured array of points (x, y, z, ...)."""
     header: PointCloudHeader
+
+class PointCloud2(_Chunked):
+    """
+    The chunked message PointCloud2: a PointCloud2Header and any number of u8 elements
+    (``data``).
+    """
+    header: PointCloud2Header
+    # elements: u8
+
+class Polygon(_Chunked):
+    """
+    The chunked message Polygon: a PolygonHeader and any number of Point32 elements
+    (``data``).
+    """
+    header: PolygonHeader
+    # elements: Point32
+
+class PolygonStamped(_Chunked):
+    """
+    The chunked message PolygonStamped: a PolygonStampedHeader and any number of Point32
+    elements (``data``).
+    """
+    header: PolygonStampedHeader
+    # elements: Point32
+
+class TFMessage(_Chunked):
+    """
+    The chunked message TFMessage: a TFMessageHeader and any number of TransformStamped
+    elements (``data``).
+    """
+    header: TFMessageHeader
+    # elements: TransformStamped
+
+class Text(_Chunked):
+    """The chunked message Text: a TextHeader and any number of u8 elements (``data``)."""
+    header: TextHeader
+    # elements: u8
+
+class UInt16MultiArray(_Chunked):
+    """
+    The chunked message UInt16MultiArray: a UInt16MultiArrayHeader and any number of u16
+    elements (``data``).
+    """
+    header: UInt16MultiArrayHeader
+    # elements: u16
+
+class UInt32MultiArray(_Chunked):
+    """
+    The chunked message UInt32MultiArray: a UInt32MultiArrayHeader and any number of u32
+    elements (``data``).
+    """
+    header: UInt32MultiArrayHeader
+    # elements: u32
+
+class UInt64MultiArray(_Chunked):
+    """
+    The chunked message UInt64MultiArray: a UInt64MultiArrayHeader and any number of u64
+    elements (``data``).
+    """
+    header: UInt64MultiArrayHeader
+    # elements: u64
+
+class UInt8MultiArray(_Chunked):
+    """
+    The chunked message UInt8MultiArray: a UInt8MultiArrayHeader and any number of u8
+    elements (``data``).
+    """
+    header: UInt8MultiArrayHeader
+    # elements: u8
 
 class DepthImage(Image):
     """A depth image (16UC1 or 32FC1); ``data`` is ``(height, width)``."""
     header: DepthImageHeader  # type: ignore[assignment]
 
 __all__ = [
+    "Accel",
+    "AccelStamped",
     "BatteryState",
+    "Bool",
+    "BoundingBox2D",
+    "BoundingBox3D",
     "CHUNKED",
     "CameraInfo",
     "Clock",
     "CmdVel",
+    "ColorRGBA",
+    "CompressedImage",
+    "CompressedImageHeader",
     "DepthImage",
     "DepthImageHeader",
+    "Detection2D",
+    "Detection2DArray",
+    "Detection2DArrayHeader",
+    "Detection3D",
+    "Detection3DArray",
+    "Detection3DArrayHeader",
+    "DiagnosticArray",
+    "DiagnosticArrayHeader",
+    "DiagnosticEntry",
+    "DiagnosticStatus",
+    "DiagnosticStatusHeader",
     "ENCODINGS",
+    "Float32",
+    "Float32MultiArray",
+    "Float32MultiArrayHeader",
+    "Float64",
+    "Float64MultiArray",
+    "Float64MultiArrayHeader",
+    "FluidPressure",
     "Header",
     "Heartbeat",
+    "Illuminance",
     "Image",
     "ImageHeader",
     "Imu",
+    "Int16",
+    "Int16MultiArray",
+    "Int16MultiArrayHeader",
+    "Int32",
+    "Int32MultiArray",
+    "Int32MultiArrayHeader",
+    "Int64",
+    "Int64MultiArray",
+    "Int64MultiArrayHeader",
+    "Int8",
+    "Int8MultiArray",
+    "Int8MultiArrayHeader",
     "JointSample",
     "JointState",
     "JointStateHeader",
+    "Joy",
+    "KeyValue",
     "LaserScan",
     "LaserScanHeader",
     "MESSAGE_TYPES",
+    "MagneticField",
+    "MapMetaData",
+    "Marker",
+    "MarkerHeader",
+    "MarkerPoint",
+    "MultiArrayDimension",
+    "MultiArrayLayout",
+    "NavSatFix",
+    "NavSatStatus",
+    "ObjectHypothesis",
+    "ObjectHypothesisWithPose",
+    "OccupancyGrid",
+    "OccupancyGridHeader",
     "Odometry",
+    "Path",
+    "PathHeader",
+    "Point",
+    "Point32",
     "PointCloud",
+    "PointCloud2",
+    "PointCloud2Header",
     "PointCloudHeader",
+    "PointField",
+    "PointStamped",
     "PointXYZ",
     "PointXYZI",
     "PointXYZRGB",
+    "Polygon",
+    "PolygonHeader",
+    "PolygonStamped",
+    "PolygonStampedHeader",
     "Pose",
     "Pose2D",
+    "PoseStamped",
+    "PoseWithCovariance",
+    "PoseWithCovarianceStamped",
     "Quaternion",
+    "QuaternionStamped",
+    "Range",
+    "RegionOfInterest",
+    "RelativeHumidity",
     "STRUCTS",
     "Struct",
+    "TFMessage",
+    "TFMessageHeader",
+    "Temperature",
+    "Text",
+    "TextHeader",
     "Time",
     "Transform",
     "TransformStamped",
     "Twist",
+    "TwistStamped",
+    "TwistWithCovariance",
+    "TwistWithCovarianceStamped",
+    "UInt16",
+    "UInt16MultiArray",
+    "UInt16MultiArrayHeader",
+    "UInt32",
+    "UInt32MultiArray",
+    "UInt32MultiArrayHeader",
+    "UInt64",
+    "UInt64MultiArray",
+    "UInt64MultiArrayHeader",
+    "UInt8",
+    "UInt8MultiArray",
+    "UInt8MultiArrayHeader",
     "Vector3",
+    "Vector3Stamped",
+    "Wrench",
+    "WrenchStamped",
     "sizeof",
 ]

@@ -7,7 +7,8 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::impl_::pyclass_init::PyObjectInit;
 use pyo3::prelude::*;
-use pyo3::types::{PyString, PyTuple, PyType};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyString, PyTuple, PyType};
 use pyo3::PyClassInitializer;
 
 use super::field::{Field, Kind};
@@ -17,62 +18,115 @@ use super::storage::Struct;
 use crate::errors::guard;
 use crate::layout::all_structs;
 
-/// Builds every message class, dependencies first: `[(name, class)]`.
+/// The classes made so far by key (a standard class name, or a key a description gives its
+/// structs), with their sizes: what a field of a later class may nest.
+pub(crate) type Made = HashMap<String, (Py<PyType>, usize)>;
+
+/// The standard classes, once `struct_classes` has built them (classes made from
+/// descriptions nest them).
+static STANDARD: PyOnceLock<Made> = PyOnceLock::new();
+
+/// The standard message classes by name (empty before `struct_classes` ran).
+pub(crate) fn standard_classes(py: Python<'_>) -> Made {
+    STANDARD.get(py).map_or_else(HashMap::new, |m| {
+        m.iter()
+            .map(|(k, (c, n))| (k.clone(), (c.clone_ref(py), *n)))
+            .collect()
+    })
+}
+
+/// Builds every standard message class, dependencies first: `[(name, class)]`. Once per
+/// process (a second call returns the same classes).
 #[pyfunction]
 pub(crate) fn struct_classes(py: Python<'_>) -> PyResult<Vec<(String, Py<PyType>)>> {
     guard("struct_classes", || {
-        let base = py.get_type::<Struct>();
-        let mut made: HashMap<String, (Py<PyType>, usize)> = HashMap::new();
+        let mut made = Made::new();
         let mut out = Vec::new();
-        for (name, size, align, fields, default) in all_structs() {
-            let mut fs = Vec::new();
-            let mut names = Vec::new();
-            for (f, off, kind_name) in fields {
-                let kind = parse_kind(py, &f, &kind_name, &made)?;
-                if off + kind.size() > size {
-                    return Err(PyValueError::new_err(format!(
-                        "nerve: {name}.{f} lies outside the struct"
-                    )));
-                }
-                let key = PyString::intern(py, &f);
-                let field = Field {
-                    owner: name.clone(),
-                    name: f,
-                    offset: off,
-                    kind_name,
-                    kind,
-                };
-                fs.push(field);
-                names.push(key.unbind());
+        if let Some(done) = STANDARD.get(py) {
+            for (name, ..) in all_structs() {
+                out.push((name.clone(), done[&name].0.clone_ref(py)));
             }
-            let spec = Spec {
-                name: name.clone(),
-                size,
-                align,
-                template: default,
-                fields: fs,
-                names,
-            };
-            let spec = Py::new(py, spec)?;
-            let cls = make_class(py, &base, &name, size, &spec)?;
-            cls.setattr("_nerve_spec_", &spec)?;
-            // The class lives for ever (one leaked reference), as does its spec (`make_class`).
-            std::mem::forget(cls.clone());
-            // SAFETY: the spec is leaked by `make_class`.
-            remember_spec(&cls, unsafe { &*std::ptr::from_ref(spec.get()) });
+            return Ok(out);
+        }
+        for (name, size, align, fields, default) in all_structs() {
+            let cls = build_class(py, &name, size, align, fields, default, None, &made)?;
+            if let Some(doc) = crate::layout::standard_doc(&name) {
+                cls.setattr("_nerve_doc_", pyo3::types::PyBytes::new(py, &doc))?;
+            }
             made.insert(name.clone(), (cls.clone().unbind(), size));
             out.push((name, cls.unbind()));
         }
+        let _ = STANDARD.set(py, made);
         Ok(out)
     })
 }
 
-fn parse_kind(
-    py: Python<'_>,
-    field: &str,
-    kind: &str,
-    made: &HashMap<String, (Py<PyType>, usize)>,
-) -> PyResult<Kind> {
+/// Builds the message class `name` (a `Struct` subclass) of `size` bytes with these fields
+/// (`(name, offset, kind)`, nested kinds found in `made`), whose instances start as
+/// `template`, with `defaults` (field → value) written over it.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn build_class<'py>(
+    py: Python<'py>,
+    name: &str,
+    size: usize,
+    align: usize,
+    fields: Vec<(String, usize, String)>,
+    mut template: Vec<u8>,
+    defaults: Option<&Bound<'py, PyDict>>,
+    made: &Made,
+) -> PyResult<Bound<'py, PyType>> {
+    let base = py.get_type::<Struct>();
+    if template.len() != size {
+        return Err(PyValueError::new_err(format!(
+            "nerve: {name}'s default is {} bytes, not {size}",
+            template.len()
+        )));
+    }
+    let mut fs = Vec::new();
+    let mut names = Vec::new();
+    for (f, off, kind_name) in fields {
+        let kind = parse_kind(py, &f, &kind_name, made)?;
+        if off + kind.size() > size {
+            return Err(PyValueError::new_err(format!(
+                "nerve: {name}.{f} lies outside the struct"
+            )));
+        }
+        let key = PyString::intern(py, &f);
+        fs.push(Field {
+            owner: name.to_owned(),
+            name: f,
+            offset: off,
+            kind_name,
+            kind,
+        });
+        names.push(key.unbind());
+    }
+    let mut spec = Spec {
+        name: name.to_owned(),
+        size,
+        align,
+        template: Vec::new(),
+        fields: fs,
+        names,
+    };
+    if let Some(defaults) = defaults {
+        for (k, v) in defaults.iter() {
+            // SAFETY: `template` holds the struct's `size` bytes (checked above), owned here.
+            unsafe { spec.field(&k)?.set(template.as_mut_ptr(), &v)? };
+        }
+    }
+    spec.template = template;
+    let spec = Py::new(py, spec)?;
+    let cls = make_class(py, &base, name, size, &spec)?;
+    cls.setattr("_nerve_spec_", &spec)?;
+    // The class lives for ever (one leaked reference), as does its spec (`make_class`).
+    std::mem::forget(cls.clone());
+    // SAFETY: the spec is leaked by `make_class`.
+    remember_spec(&cls, unsafe { &*std::ptr::from_ref(spec.get()) });
+    Ok(cls)
+}
+
+fn parse_kind(py: Python<'_>, field: &str, kind: &str, made: &Made) -> PyResult<Kind> {
     let bad = || PyValueError::new_err(format!("nerve: {field} has a bad kind {kind}"));
     if let Some(p) = Prim::parse(kind) {
         return Ok(Kind::Prim(p));

@@ -36,7 +36,7 @@ mod prim;
 mod spec;
 mod storage;
 
-pub(crate) use class::struct_classes;
+pub(crate) use class::{build_class, standard_classes, struct_classes, Made};
 pub(crate) use methods::{check_message_class, size_of, view_of};
-pub(crate) use spec::Spec;
+pub(crate) use spec::{template_of, Spec};
 pub(crate) use storage::{Keep, Struct};

@@ -79,7 +79,7 @@ impl Spec {
 /// (whose classes and specs are never freed): open addressing, a miss falls back to the
 /// class attribute. `spec_of` runs for every message made; the attribute lookup through the
 /// type's MRO cost as much as the rest of a small message's `tp_new`.
-static SPECS: [SpecSlot; 128] = [const { SpecSlot::new() }; 128];
+static SPECS: [SpecSlot; 512] = [const { SpecSlot::new() }; 512];
 
 struct SpecSlot {
     ty: std::sync::atomic::AtomicUsize,
@@ -96,7 +96,7 @@ impl SpecSlot {
 }
 
 fn spec_home(ty: usize) -> usize {
-    (ty >> 4).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 57 // 7 bits: 0..128
+    (ty >> 4).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 55 // 9 bits: 0..512
 }
 
 /// Records `cls`'s spec. Both must live for the rest of the process.
@@ -154,4 +154,9 @@ pub(super) fn spec_of<'py>(cls: &Bound<'py, PyType>) -> PyResult<Bound<'py, Spec
              (nerve.CmdVel(...), nerve.Imu(), ...)",
         )),
     }
+}
+
+/// The default bytes of a message class's instances.
+pub(crate) fn template_of(cls: &Bound<'_, PyType>) -> PyResult<Vec<u8>> {
+    Ok(spec_ref(cls)?.template.clone())
 }

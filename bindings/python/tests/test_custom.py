@@ -1,0 +1,127 @@
+"""Message types declared in Python: Rust's layout and fingerprint, loud disagreements, and
+messages as dicts."""
+
+import json
+import subprocess
+from typing import Annotated
+
+import nerve
+import numpy as np
+import pytest
+
+
+@nerve.message("demo/WheelCmd")
+class WheelCmd:
+    """A wheel command (the Rust twin is `WheelCmd` in crates/nerve/examples/py_peer.rs)."""
+
+    stamp_ns: nerve.u64
+    speed: nerve.f64 = 0.5
+    gains: Annotated[np.ndarray, nerve.array("f64", 3)]
+    frame: Annotated[str, nerve.text(32)]
+    pose: nerve.Pose
+
+
+def test_a_python_type_shares_a_topic_with_its_rust_twin(domain, py_peer):
+    # The same definition in Rust opens the same topics (a different fingerprint would be a
+    # TypeMismatch there or here) and reads every field where Python wrote it.
+    t_in = nerve.Topic("custom/in", WheelCmd, depth=4)
+    t_out = nerve.Topic("custom/out", WheelCmd, depth=4)
+    sub = t_out.subscriber()
+    peer = subprocess.Popen([str(py_peer), "wheel", "custom/in", "custom/out"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert peer.stdout is not None
+    assert peer.stdout.readline().strip() == "ready", peer.stderr.read() if peer.stderr else ""
+    msg = WheelCmd(stamp_ns=42, speed=1.25, gains=[1.0, 2.0, 3.0], frame="left")
+    msg.pose.position.x = 7.5
+    t_in.publisher().send(msg)
+    seen = json.loads(peer.stdout.readline())
+    assert seen["stamp_ns"] == 42 and seen["speed"] == 1.25 and seen["frame"] == "left"
+    assert seen["gains"] == [1.0, 2.0, 3.0]
+    assert seen["pose"]["position"]["x"] == 7.5 and seen["pose"]["orientation"]["w"] == 1.0
+    back = sub.recv(timeout=10)
+    peer.wait(timeout=10)
+    assert isinstance(back, WheelCmd)
+    assert (back.speed, back.frame, back.stamp_ns) == (2.5, "rust", 42)
+    assert back.pose.position.x == 7.5
+
+
+def test_two_definitions_of_one_topic_fail_loudly_naming_the_field(domain):
+    first = nerve.Topic("custom/wheel", WheelCmd)
+
+    @nerve.message("demo/WheelCmd")
+    class Narrowed:
+        stamp_ns: nerve.u64
+        speed: nerve.f32
+        _pad0: nerve.u32
+        gains: Annotated[np.ndarray, nerve.array("f64", 3)]
+        frame: Annotated[str, nerve.text(32)]
+        pose: nerve.Pose
+
+    with pytest.raises(nerve.TypeMismatch) as e:
+        nerve.Topic("custom/wheel", Narrowed)
+    assert "custom/wheel" in str(e.value) and "speed" in str(e.value), str(e.value)
+    assert first.publisher() is not None
+
+
+def test_a_declaration_rust_would_pad_is_refused_naming_the_fix():
+    with pytest.raises(ValueError, match=r"Bad\.b would start at byte 1.*_pad1: Annotated"):
+        @nerve.message("demo/Bad")
+        class Bad:
+            a: nerve.u8
+            b: nerve.f64
+
+    with pytest.raises(ValueError, match=r"ends at byte 12.*_pad2: nerve\.u32"):
+        @nerve.message("demo/Tail")
+        class Tail:
+            a: nerve.f64
+            b: nerve.f32
+
+    with pytest.raises(TypeError, match=r"Loose\.x: .*has no nerve layout"):
+        @nerve.message("demo/Loose")
+        class Loose:
+            x: float
+
+
+def test_defaults_nesting_and_dicts():
+    w = WheelCmd()
+    assert w.speed == 0.5 and w.pose.orientation.w == 1.0  # nested defaults kept
+    with pytest.raises(TypeError, match="has no field .spede."):
+        WheelCmd(spede=1.0)
+    d = nerve.to_dict(w)
+    assert set(d) == {"stamp_ns", "speed", "gains", "frame", "pose"}
+    # Numeric arrays are views of the message's own bytes.
+    d["gains"][1] = 9.0
+    assert w.gains[1] == 9.0
+    m = nerve.from_dict(WheelCmd, {"speed": 3.0, "pose": {"position": {"y": 2.0}},
+                                   "gains": [1, 2, 3], "frame": "f"})
+    assert (m.speed, m.pose.position.y, list(m.gains), m.frame) == (3.0, 2.0, [1, 2, 3], "f")
+    with pytest.raises(TypeError, match=r"WheelCmd\.pose has no field 'postion'; its fields: "
+                                        r"position, orientation"):
+        nerve.from_dict(WheelCmd, {"pose": {"postion": {}}})
+    with pytest.raises(OverflowError):
+        nerve.from_dict(WheelCmd, {"stamp_ns": -1})
+
+
+@nerve.message()
+class TrackPoint:
+    x: nerve.f32
+    y: nerve.f32
+
+
+@nerve.message("demo/Track", elem=TrackPoint)
+class Track:
+    stamp_ns: nerve.u64
+    name: Annotated[str, nerve.text(24)]
+
+
+def test_a_chunked_type_declared_in_python(domain):
+    assert issubclass(Track, nerve.msgs._Chunked)
+    t = nerve.Topic("custom/track", Track)
+    sub = t.subscriber()
+    pub = t.publisher()
+    pub.send(nerve.from_dict(Track, {"name": "lap", "data": [{"x": 1.0, "y": 2.0},
+                                                             {"x": 3.0, "y": 4.0}]}))
+    got = sub.recv(timeout=5)
+    assert got.header.name == "lap"
+    assert got.data["x"].tolist() == [1.0, 3.0] and got.data["y"].tolist() == [2.0, 4.0]
+    assert nerve.Topic.join("custom/track").type is Track
