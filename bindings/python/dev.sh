@@ -8,7 +8,11 @@ root="$(cd "$here/../.." && pwd)"
 export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-2}"
 [ -x "$root/.venv/bin/python" ] || python3 -m venv "$root/.venv"
 py="$root/.venv/bin/python"
-"$py" -m pip install -q maturin numpy msgpack pytest mypy ruff
+"$py" -m pip install -q maturin numpy msgpack pytest mypy ruff pandas pillow
+# JAX's CPU wheel is on PyPI (~100 MB, seconds to install): its tests run when it installs.
+# PyTorch's Linux wheel there pulls gigabytes of CUDA libraries: not installed here (its tests
+# say so when they skip; nerve-bench python covers it in its own environment).
+"$py" -m pip install -q jax || echo "dev.sh: jax did not install; its tensor tests will skip"
 (cd "$here" && "$root/.venv/bin/maturin" develop --release -q)
 "$py" -m pytest -q "$here/tests"
 (cd "$here" && "$py" -m mypy.stubtest nerve._nerve nerve.msgs --allowlist stubtest-allowlist.txt)

@@ -43,6 +43,7 @@ MESSAGE_TYPES: dict[str, tuple[tuple[str, int, int, int, int, int], str | None, 
 ENCODINGS: dict[str, tuple[int, str, int]]
 
 def sizeof(msg: Any) -> int: ...
+def dtype_of(cls: Any) -> np.dtype[Any]: ...
 
 class _Chunked:
     """A chunked message (header + payload in one shared chunk), received in place."""
@@ -69,6 +70,12 @@ SPECIAL = {
     def encoding(self) -> str: ...
 ''',
     "DepthImage": "",
+    "Tensor": '''\
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+    @property
+    def dtype(self) -> np.dtype[Any]: ...
+''',
     "LaserScan": '''\
     @property
     def ranges(self) -> NDArray[np.float32]: ...
@@ -111,8 +118,9 @@ def struct_stub(name: str, docs: tuple[str, str, list[tuple[str, str, str]]]) ->
     about = {f: (d, u) for f, d, u in field_docs}
     spec = STRUCTS[name]._nerve_spec_  # type: ignore[attr-defined]
     head = doc + (f" ROS 2: {ros2}." if ros2 else "")
+    has_dtype_field = any(f == "dtype" for f, _o, _k in spec.fields)
     out = [f"class {name}(Struct):\n", _doc(head, "    "),
-           "\n    dtype: ClassVar[np.dtype[Any]]\n"]
+           "" if has_dtype_field else "\n    dtype: ClassVar[np.dtype[Any]]\n"]
     params = []
     for field, _offset, kind in spec.fields:
         reads, takes = _types(kind)
@@ -142,7 +150,7 @@ def chunked_stub(name: str) -> str:
     # DepthImage narrows Image's header type.
     ignore = "  # type: ignore[assignment]" if base != "_Chunked" else ""
     out = [f"class {name}({base}):\n", _doc(doc, "    "), f"    header: {header}{ignore}\n"]
-    if elem is not None and name not in ("Image", "DepthImage", "PointCloud"):
+    if elem is not None and name not in ("Image", "DepthImage", "PointCloud", "Tensor"):
         out.append(f"    # elements: {elem}\n")
     out.append(SPECIAL.get(name, ""))
     return "".join(out)

@@ -24,6 +24,10 @@ fn type_number(s: &str) -> Option<NPY_TYPES> {
         "i8" => NPY_TYPES::NPY_LONGLONG,
         "f4" => NPY_TYPES::NPY_FLOAT,
         "f8" => NPY_TYPES::NPY_DOUBLE,
+        "b1" => NPY_TYPES::NPY_BOOL,
+        "f2" => NPY_TYPES::NPY_HALF,
+        "c8" => NPY_TYPES::NPY_CFLOAT,
+        "c16" => NPY_TYPES::NPY_CDOUBLE,
         _ => return None,
     })
 }

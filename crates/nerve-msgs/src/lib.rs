@@ -77,6 +77,7 @@
 //! | [`Detection2DArray`] | chunked | 48 header + 1664 per detection ([`Detection2D`]) |
 //! | [`Detection3DArray`] | chunked | 48 header + 1704 per detection ([`Detection3D`]) |
 //! | [`Marker`] | chunked | 456 header + 40 per point ([`MarkerPoint`]) |
+//! | [`Tensor`] | chunked | 192 header (≤ 8 dimensions) + the elements' bytes |
 //!
 //! Declare your own with `#[derive(Message)]` (see [`schema`]): one definition gives the
 //! layout checks, the runtime schema and the fingerprint.
@@ -94,6 +95,7 @@ pub mod schema;
 pub mod sensor_msgs;
 mod standard;
 pub mod std_msgs;
+pub mod tensor;
 pub mod tf2_msgs;
 pub mod vision_msgs;
 pub mod visualization_msgs;
@@ -107,6 +109,7 @@ pub use point_cloud::*;
 pub use sensor_msgs::*;
 pub use standard::{standard, standard_struct, StandardStruct, STANDARD, STANDARD_STRUCTS};
 pub use std_msgs::*;
+pub use tensor::{DType, Device, Tensor, TensorHeader};
 pub use tf2_msgs::*;
 pub use vision_msgs::*;
 pub use visualization_msgs::*;

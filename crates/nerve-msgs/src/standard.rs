@@ -104,7 +104,7 @@ standard_set! {
         PointCloud2(PointCloud2Header), OccupancyGrid(OccupancyGridHeader), Path(PathHeader),
         TFMessage(TFMessageHeader), DiagnosticStatus(DiagnosticStatusHeader),
         DiagnosticArray(DiagnosticArrayHeader), Detection2DArray(Detection2DArrayHeader),
-        Detection3DArray(Detection3DArrayHeader), Marker(MarkerHeader),
+        Detection3DArray(Detection3DArrayHeader), Marker(MarkerHeader), Tensor(TensorHeader),
     ],
     structs: [
         JointSample, PointXYZ, PointXYZI, PointXYZRGB, MultiArrayDimension, MultiArrayLayout,

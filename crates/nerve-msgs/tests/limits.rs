@@ -225,3 +225,24 @@ fn codes_decode_and_unknown_codes_are_none() {
     assert!(Bool::new(true).get());
     assert!(Bool { data: 7 }.get(), "any non-zero byte is true");
 }
+
+#[test]
+fn a_tensor_refuses_more_dimensions_than_it_holds() {
+    use nerve_msgs::{DType, Header, TensorHeader};
+    let mut t = TensorHeader::new(Header::default(), DType::F32, &[4096, 4096]).unwrap();
+    assert_eq!(t.shape(), Some(&[4096u64, 4096][..]));
+    assert_eq!(t.data_len(), Some(4096 * 4096 * 4));
+    let e = t.set_shape(&[1; 9]).unwrap_err();
+    assert_eq!(t.shape(), Some(&[4096u64, 4096][..]), "unchanged");
+    assert!(e.to_string().contains("tensor dimensions"), "{e}");
+    // A corrupt header reads as None, never a panic.
+    t.ndim = 99;
+    assert_eq!(t.shape(), None);
+    t.ndim = 2;
+    t.dtype = 77;
+    assert_eq!((t.dtype(), t.data_len()), (None, None));
+    t.dtype = DType::C128 as u32;
+    t.shape = [u64::MAX; 8];
+    assert_eq!(t.data_len(), None);
+    assert_eq!(DType::BF16.name(), "bfloat16");
+}

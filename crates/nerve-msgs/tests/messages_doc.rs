@@ -222,7 +222,10 @@ fn render() -> String {
          - Codes are the same integers as the ROS 2 constants; a `u8` 0/1 flag ↔ `bool`.\n\
          - Covariances keep ROS 2's row-major layout and units.\n\
          - `(elements)` rows are the chunk's elements (chunked messages) ↔ the ROS 2 array named.\n\
-         - nerve/Heartbeat has no ROS 2 counterpart.\n",
+         - nerve/Heartbeat and nerve/Tensor have no ROS 2 counterpart. A tensor is closest to the \
+         `std_msgs/msg/<T>MultiArray` of its element type (shape as `layout.dim[i].size`, strides \
+         as `layout.dim[i].stride` in elements); tools that write ROS 2 formats convert it so, or \
+         keep nerve's own schema.\n",
     );
     for s in STANDARD {
         md += &format!("\n## `{}`", s.name);

@@ -115,6 +115,7 @@ fn chunked_header_and_element_sizes_are_the_documented_ones() {
     check::<Detection2DArray>(48, 1664);
     check::<Detection3DArray>(48, 1704);
     check::<Marker>(456, 40);
+    check::<Tensor>(192, 1);
     assert_eq!(size_of::<MultiArrayDimension>(), 40);
     assert_eq!(size_of::<MultiArrayLayout>(), 328);
     assert_eq!(size_of::<NavSatStatus>(), 4);
@@ -174,9 +175,10 @@ fn fingerprints_differ_between_types() {
 
 #[test]
 fn every_standard_message_names_its_ros2_counterpart() {
-    // Heartbeat is nerve's own; every other standard message has a ROS 2 counterpart.
+    // Heartbeat and Tensor are nerve's own; every other standard message has a ROS 2
+    // counterpart.
     for s in STANDARD {
-        if s.name == "nerve/Heartbeat" {
+        if matches!(s.name, "nerve/Heartbeat" | "nerve/Tensor") {
             assert_eq!(s.ros2, "");
             continue;
         }

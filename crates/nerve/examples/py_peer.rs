@@ -104,6 +104,16 @@ fn standard_samples() -> Vec<(TypeDoc, Value)> {
                         set(&mut v, "height", Value::UInt(2));
                         set(&mut v, "step", Value::UInt(6));
                     }
+                    "nerve/Tensor" => {
+                        // 3 × 4 bytes, C-contiguous on the CPU.
+                        let dims = [3, 4, 0, 0, 0, 0, 0, 0].map(Value::UInt).to_vec();
+                        set(&mut v, "dtype", Value::Text("uint8".into()));
+                        set(&mut v, "ndim", Value::UInt(2));
+                        set(&mut v, "shape", Value::List(dims));
+                        set(&mut v, "strides", Value::List(vec![Value::Int(0); 8]));
+                        set(&mut v, "device_type", Value::Text("cpu".into()));
+                        set(&mut v, "device_id", Value::UInt(0));
+                    }
                     "nerve/PointCloud" => {
                         set(&mut v, "format", Value::Text("xyz".into()));
                         set(&mut v, "width", Value::UInt(1));

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import _nerve, codec, custom, msgs
+from . import _nerve, codec, custom, frameworks, msgs
 from ._nerve import (
     Busy,
     Corrupt,
@@ -75,11 +75,14 @@ from .msgs import (
     STRUCTS,
     DepthImage,
     DepthImageHeader,
+    Header,
     Image,
     ImageHeader,
     PointCloud,
     PointCloudHeader,
     Struct,
+    Tensor,
+    TensorHeader,
     _array,
     _Chunked,
     _count,
@@ -242,8 +245,11 @@ class Topic:
     def publisher(self) -> Publisher:
         return Publisher(self)
 
-    def subscriber(self, *, history: int = 0) -> Subscriber:
-        return Subscriber(self, history)
+    def subscriber(self, *, history: int = 0, as_: str | None = None) -> Subscriber:
+        """A subscriber; ``as_`` hands every message to a framework (``"torch"``, ``"jax"``,
+        ``"numpy"``, ``"pandas"``, ``"pil"``, ``"tensorflow"``, ``"dict"``) without a copy
+        where it can share memory."""
+        return Subscriber(self, history, as_)
 
     def __repr__(self) -> str:
         t = self._raw.type_name
@@ -310,12 +316,53 @@ class Publisher:
             self._raw.send_serialized(codec.packb(msg))
         else:
             if not isinstance(msg, self._cls):
-                raise TypeError(f"topic '{self.topic}' carries {self._cls.__name__}")
+                self._send_array(msg)
+                return
             data = np.ascontiguousarray(msg.data)
             loan = self._loan_bytes(data.nbytes, msg.header)
             # As bytes: the message's array may view them with another dtype or shape.
             np.copyto(loan.data.reshape(-1).view(np.uint8), data.reshape(-1).view(np.uint8))
             loan.send()
+
+    def _send_array(self, obj: Any) -> None:
+        """``send`` of a framework's array on a Tensor or Image topic: one copy into a loan."""
+        cls = self._cls
+        if cls is not Tensor and not issubclass(cls, Image):
+            raise TypeError(f"topic '{self.topic}' carries {cls.__name__}, not "
+                            f"{type(obj).__name__}")
+        arr = frameworks.to_numpy(obj)
+        if cls is Tensor:
+            loan = self.loan_tensor(arr.shape, arr.dtype)
+        else:
+            if arr.ndim not in (2, 3):
+                raise TypeError(f"topic '{self.topic}' carries images: an array of shape "
+                                f"{arr.shape} is not (height, width[, channels])")
+            mode = getattr(obj, "mode", None) if type(obj).__module__.startswith("PIL") else None
+            loan = self.loan_image(arr.shape[1], arr.shape[0],
+                                   frameworks.image_encoding(arr, mode))
+        try:
+            np.copyto(loan.data, arr.reshape(loan.data.shape), casting="same_kind")
+        except BaseException:
+            loan.discard()
+            raise
+        loan.send()
+
+    def loan_tensor(self, shape: Any, dtype: Any = "float32", *, stamp_ns: int = 0,
+                    frame_id: str = "") -> Loan:
+        """Loans a chunk for a C-contiguous tensor; ``loan.data`` is a writable numpy array of
+        ``shape`` and ``dtype`` in shared memory (fill it in place, then ``send()``)."""
+        self._check_chunked()
+        if self._cls is not Tensor:
+            raise TypeError(f"topic '{self.topic}' carries {self._cls.__name__}, not tensors")
+        dims = [_count("shape", d) for d in (shape if isinstance(shape, tuple | list) else
+                                               [shape])]
+        if len(dims) > 8:
+            raise ValueError(f"a tensor has at most 8 dimensions, got shape {tuple(dims)}")
+        code = frameworks.tensor_code(dtype)
+        n = int(np.prod(dims, dtype=np.uint64)) * _itemsize(frameworks.DTYPE_OF_CODE[code])
+        h = TensorHeader(header=Header(stamp_ns=stamp_ns, frame_id=frame_id), dtype=code,
+                         ndim=len(dims), shape=dims + [0] * (8 - len(dims)), device_type=1)
+        return self._loan_bytes(n, h)
 
     def _check_chunked(self) -> None:
         """Loans are for chunked messages: a clear TypeError on any other topic."""
@@ -385,7 +432,10 @@ class Subscriber:
     """Receives messages from a topic. Iterate it (``for msg in sub``, ``async for msg in
     sub``) or call ``try_recv`` / ``recv`` / ``await recv_async()``."""
 
-    def __init__(self, topic: Topic, history: int = 0) -> None:
+    def __init__(self, topic: Topic, history: int = 0, as_: str | None = None) -> None:
+        if as_ is not None and as_ not in frameworks.AS:
+            raise ValueError(f"as_={as_!r}: use one of {', '.join(frameworks.AS)}")
+        self._as = as_
         self._topic = topic
         self._kind = topic._kind
         self._cls = topic._cls
@@ -401,7 +451,7 @@ class Subscriber:
         self._pending: list[Any] = []
         # The wait of the last async receive (it runs in an executor thread).
         self._inflight: asyncio.Future[Any] | None = None
-        if self._kind != _SERIALIZED:
+        if self._kind != _SERIALIZED and as_ is None:
             # Fixed and chunked messages are made in Rust: `try_recv` is the Rust method itself
             # while nothing is pending (an async receive cancelled mid-wait stashes its message
             # in `_pending` and removes this shortcut, see `_stash`).
@@ -411,12 +461,14 @@ class Subscriber:
     def topic(self) -> str:
         return str(self._raw.topic)
 
-    def _convert(self, m: Any) -> Any:
-        if m is None or self._kind != _SERIALIZED:
-            return m  # made in Rust
-        if isinstance(m, bytes):
-            return codec.unpackb(m)
-        return codec.unpackb(_array(m, m.data_offset, (m.data_len,), "u1"))
+    def _convert(self, m: Any, as_: str | None = None) -> Any:
+        if m is None:
+            return m
+        if self._kind == _SERIALIZED:
+            m = codec.unpackb(m if isinstance(m, bytes) else _array(m, m.data_offset,
+                                                                        (m.data_len,), "u1"))
+        as_ = as_ or self._as
+        return m if as_ is None else frameworks.convert(m, as_)
 
     def try_recv(self) -> Any | None:
         """The next message, or None if there is none. Never blocks."""
@@ -424,13 +476,16 @@ class Subscriber:
             return self._pending.pop(0)
         return self._convert(self._raw.try_recv())
 
-    def recv(self, timeout: float | None = None) -> Any | None:
+    def recv(self, timeout: float | None = None, *, as_: str | None = None) -> Any | None:
         """Waits up to ``timeout`` seconds (None or ``math.inf``: forever) with the GIL
         released; None on timeout. Ctrl-C raises KeyboardInterrupt within ~50 ms. A negative
-        or NaN timeout raises ValueError."""
+        or NaN timeout raises ValueError. ``as_``: as ``Topic.subscriber``'s, for this
+        message."""
+        if as_ is not None and as_ not in frameworks.AS:
+            raise ValueError(f"as_={as_!r}: use one of {', '.join(frameworks.AS)}")
         if self._pending:
             return self._pending.pop(0)
-        return self._convert(self._raw.recv(timeout))
+        return self._convert(self._raw.recv(timeout), as_)
 
     def recv_deadline(self, timeout: float | None) -> Any:
         """Like ``recv``, but a timeout raises ``nerve.Timeout``."""

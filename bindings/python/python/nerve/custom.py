@@ -175,7 +175,7 @@ def from_description(doc: bytes, class_name: str,
     chunked: type[_Chunked] = type(class_name, (_Chunked,), {
         "__slots__": (), "__module__": __name__, "_type_name": class_name,
         "_header_cls": header, "_header_size": header._nerve_spec_.size,  # type: ignore
-        "_dtype": elem.dtype if isinstance(elem, type) else _dtype(elem),
+        "_dtype": _dtype_of(elem) if isinstance(elem, type) else _dtype(elem),
         "_elem_cls": elem if isinstance(elem, type) else None,
         "__doc__": f"The chunked message {class_name}: a {class_name} header and any number "
                    "of elements (``data``).",

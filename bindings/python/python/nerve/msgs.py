@@ -9,7 +9,8 @@ rotations). Nested fields are views that write through (``imu.header.seq = 3``);
 read as numpy views and accept any sequence of the right length; arrays of structs read as
 tuples of views; text fields (``frame_id``) read and write as ``str``. Messages compare equal
 by bytes, pickle, and export their bytes through the buffer protocol (``bytes(msg)``,
-``memoryview(msg)``); ``cls.dtype`` is the numpy structured dtype of the layout
+``memoryview(msg)``); ``cls.dtype`` (or ``nerve.msgs.dtype_of(cls)`` for a type with a field
+named ``dtype``) is the numpy structured dtype of the layout
 (``np.frombuffer(buf, nerve.PointXYZ.dtype)``).
 
 Every chunked message (a header and any number of elements in one shared chunk) is a
@@ -47,13 +48,18 @@ def _dtype(kind: str) -> Any:
         return (_dtype(base), (int(n),))
     if kind in _DTYPE_CODES:
         return _DTYPE_CODES[kind]
-    return STRUCTS[kind].dtype  # type: ignore[attr-defined]
+    return _dtype_of(STRUCTS[kind])
+
+
+_LAYOUT_DTYPES: dict[type, np.dtype[Any]] = {}
 
 
 def _dtype_of(cls: Any) -> Any:
-    """The numpy structured dtype of a message class's layout (set as ``cls.dtype``)."""
-    if "dtype" in cls.__dict__:
-        return cls.dtype
+    """The numpy structured dtype of a message class's layout, also set as ``cls.dtype``
+    unless the class has a field of that name (``TensorHeader.dtype``)."""
+    known = _LAYOUT_DTYPES.get(cls)
+    if known is not None:
+        return known
     spec = cls._nerve_spec_
     names, formats, offsets = [], [], []
     default = None
@@ -70,11 +76,16 @@ def _dtype_of(cls: Any) -> Any:
         names.append(f)
         formats.append(fmt)
         offsets.append(off)
-    # `np.dtype(cls)` works too: numpy takes the `dtype` attribute of any object.
-    cls.dtype = np.dtype(
+    dt = _LAYOUT_DTYPES[cls] = np.dtype(
         {"names": names, "formats": formats, "offsets": offsets, "itemsize": spec.size}
     )
-    return cls.dtype
+    if "dtype" not in names:
+        # `np.dtype(cls)` works too: numpy takes the `dtype` attribute of any object.
+        cls.dtype = dt
+    return dt
+
+
+dtype_of = _dtype_of
 
 
 for _cls in STRUCTS.values():
@@ -257,7 +268,7 @@ class PointCloud(_Chunked):
         pcls = _POINT_BY_CODE.get(header.format)
         if pcls is None or header.point_step != sizeof(pcls):
             return _array(owner, offset, (nbytes,), "u1", readonly=readonly)
-        dt = pcls.dtype
+        dt = _dtype_of(pcls)
         return _array(owner, offset, (nbytes // dt.itemsize,), dt, readonly=readonly)
 
 
@@ -280,12 +291,49 @@ class JointState(_Chunked):
     __slots__ = ()
     _type_name = "JointState"
     _header_cls = JointStateHeader
-    _dtype = JointSample.dtype
+    _dtype = _dtype_of(JointSample)
 
 
 # The chunked classes with views of their own; every other chunked message gets a plain one.
+class Tensor(_Chunked):
+    """An n-dimensional array (``data``: a numpy array of the tensor's shape and dtype viewing
+    shared memory, read-only when received). Exported without a copy through ``__dlpack__``
+    (``torch.from_dlpack(t)``, ``jax.numpy.from_dlpack(t)``, ``np.from_dlpack(t)``),
+    ``__array__`` and the buffer protocol of ``data`` (``memoryview(t.data)``)."""
+
+    __slots__ = ()
+    _type_name = "Tensor"
+    _header_cls = STRUCTS["TensorHeader"]
+
+    @classmethod
+    def _view(cls, owner: Any, offset: int, nbytes: int, header: Any,
+              readonly: bool) -> np.ndarray:
+        from .frameworks import DTYPE_OF_CODE
+
+        dt = DTYPE_OF_CODE.get(header.dtype)
+        ndim = header.ndim
+        if dt is None or ndim > len(header.shape):
+            raise ValueError(
+                f"a tensor header with element type code {header.dtype} and {ndim} "
+                "dimensions: not a tensor this nerve reads"
+            )
+        shape = tuple(int(d) for d in header.shape[:ndim])
+        st = header.strides[:ndim]
+        itemsize = np.dtype(dt).itemsize
+        strides = tuple(int(s) * itemsize for s in st) if any(st) else None
+        return _array(owner, offset, shape, dt, strides, readonly=readonly)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self._data.shape)
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        return self._data.dtype
+
+
 _SPECIAL: dict[str, type[_Chunked]] = {
-    c._type_name: c for c in (Image, DepthImage, PointCloud, LaserScan, JointState)
+    c._type_name: c for c in (Image, DepthImage, PointCloud, LaserScan, JointState, Tensor)
 }
 CHUNKED: dict[str, type[_Chunked]] = {}
 for _name, (_stored, _header, _elem) in MESSAGE_TYPES.items():
@@ -307,5 +355,6 @@ for _name, (_stored, _header, _elem) in MESSAGE_TYPES.items():
     CHUNKED[_name] = _c
 
 __all__ = sorted(
-    ["Struct", "sizeof", "ENCODINGS", "MESSAGE_TYPES", "STRUCTS", "CHUNKED", *STRUCTS, *CHUNKED]
+    ["Struct", "sizeof", "dtype_of", "ENCODINGS", "MESSAGE_TYPES", "STRUCTS", "CHUNKED",
+     *STRUCTS, *CHUNKED]
 )

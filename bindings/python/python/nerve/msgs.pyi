@@ -15,6 +15,7 @@ MESSAGE_TYPES: dict[str, tuple[tuple[str, int, int, int, int, int], str | None, 
 ENCODINGS: dict[str, tuple[int, str, int]]
 
 def sizeof(msg: Any) -> int: ...
+def dtype_of(cls: Any) -> np.dtype[Any]: ...
 
 class _Chunked:
     """A chunked message (header + payload in one shared chunk), received in place."""
@@ -2440,6 +2441,71 @@ class MarkerHeader(Struct):
         mesh_resource: str = ...,
     ) -> Self: ...
 
+class TensorHeader(Struct):
+    """
+    Fixed part of a [`Tensor`]: 192 bytes. At most [`TensorHeader::MAX_DIMS`] dimensions;
+    [`TensorHeader::set_shape`] refuses more.
+    """
+    @property
+    def header(self) -> Header:
+        """Stamp and frame of the data."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    @property
+    def dtype(self) -> int:
+        """A [`DType`] code."""
+        ...
+    @dtype.setter
+    def dtype(self, value: int) -> None: ...
+    @property
+    def ndim(self) -> int:
+        """Number of dimensions (0 for a scalar), at most [`Self::MAX_DIMS`]."""
+        ...
+    @ndim.setter
+    def ndim(self, value: int) -> None: ...
+    @property
+    def device_type(self) -> int:
+        """
+        A [`Device`] code: where the data lived when it was sent (1, the CPU, for shared
+        memory).
+        """
+        ...
+    @device_type.setter
+    def device_type(self, value: int) -> None: ...
+    @property
+    def device_id(self) -> int:
+        """The device's index (0 for the CPU)."""
+        ...
+    @device_id.setter
+    def device_id(self, value: int) -> None: ...
+    @property
+    def shape(self) -> NDArray[np.uint64]:
+        """Size of each dimension; the first `ndim` are valid, the rest zero."""
+        ...
+    @shape.setter
+    def shape(self, value: Sequence[int] | NDArray[Any]) -> None: ...
+    @property
+    def strides(self) -> NDArray[np.int64]:
+        """
+        Elements (not bytes) to step in each dimension; the first `ndim` are valid. All
+        zero: C-contiguous (row-major).
+        """
+        ...
+    @strides.setter
+    def strides(self, value: Sequence[int] | NDArray[Any]) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+        dtype: int = ...,
+        ndim: int = ...,
+        device_type: int = ...,
+        device_id: int = ...,
+        shape: Sequence[int] | NDArray[Any] = ...,
+        strides: Sequence[int] | NDArray[Any] = ...,
+    ) -> Self: ...
+
 class JointSample(Struct):
     """One joint of a [`JointState`]: 24 bytes. Unknown values are NaN."""
 
@@ -3529,6 +3595,19 @@ class TFMessage(_Chunked):
     header: TFMessageHeader
     # elements: TransformStamped
 
+class Tensor(_Chunked):
+    """
+    An n-dimensional array (``data``: a numpy array of the tensor's shape and dtype viewing
+    shared memory, read-only when received). Exported without a copy through ``__dlpack__``
+    (``torch.from_dlpack(t)``, ``jax.numpy.from_dlpack(t)``, ``np.from_dlpack(t)``),
+    ``__array__`` and the buffer protocol of ``data`` (``memoryview(t.data)``).
+    """
+    header: TensorHeader
+    @property
+    def shape(self) -> tuple[int, ...]: ...
+    @property
+    def dtype(self) -> np.dtype[Any]: ...
+
 class Text(_Chunked):
     """The chunked message Text: a TextHeader and any number of u8 elements (``data``)."""
     header: TextHeader
@@ -3677,6 +3756,8 @@ __all__ = [
     "TFMessage",
     "TFMessageHeader",
     "Temperature",
+    "Tensor",
+    "TensorHeader",
     "Text",
     "TextHeader",
     "Time",
@@ -3702,5 +3783,6 @@ __all__ = [
     "Vector3Stamped",
     "Wrench",
     "WrenchStamped",
+    "dtype_of",
     "sizeof",
 ]
