@@ -17,7 +17,10 @@ Two ways to run it:
   * ``--scenario S --mode M --samples N``: one round, print one result row (contract fields) as
     JSON on stdout.
 
-Scenarios: CmdVel, Imu, dict-small, dict-1k, Image-640x480, Image-1920x1080.
+Scenarios: CmdVel, Imu, dict-small, dict-1k, Image-640x480, Image-1920x1080; nerve only: Custom
+(a type declared in Python), Tensor-200x200 and Tensor-4096x4096 float32 (sent from a numpy
+array: one copy into the loan; ``-torch``: from a torch tensor; ``-loan``: written in place in
+the loan, no copy), and Tensor-200x200-msgpack (the same array as MessagePack bytes).
 Checks (what the receiver reads): typed messages and dicts carry the sequence number in a field
 (stamp / "seq") that the receiver compares; images also carry it in the stamp, and the receiver
 compares the first and the last 64 bytes of pixel data against the sequence's byte pattern.
@@ -41,7 +44,13 @@ if __name__ == "__main__":
     # (else `except Unsupported` would not catch theirs).
     sys.modules.setdefault("pingpong", sys.modules["__main__"])
 
-SCENARIOS = ["CmdVel", "Imu", "dict-small", "dict-1k", "Image-640x480", "Image-1920x1080"]
+SCENARIOS = ["CmdVel", "Imu", "dict-small", "dict-1k", "Image-640x480", "Image-1920x1080",
+             "Custom", "Tensor-200x200", "Tensor-200x200-loan", "Tensor-200x200-msgpack",
+             "Tensor-200x200-torch", "Tensor-4096x4096", "Tensor-4096x4096-loan",
+             "Tensor-4096x4096-torch"]
+# nerve's own paths (the Wrapyfi seed's tensors, a type declared in Python): the peers are
+# compared on the Image and dict rows.
+NERVE_ONLY = {s for s in SCENARIOS if s == "Custom" or s.startswith("Tensor")}
 STOP = (1 << 62) + 7  # a sequence number that tells echo to stop
 PING_CORE, ECHO_CORE = 0, 1
 
@@ -189,6 +198,8 @@ class Ping:
         key = (scenario, mode)
         if scenario not in SCENARIOS:
             raise ValueError(f"unknown scenario {scenario}")
+        if scenario in NERVE_ONLY and self.system != "nerve":
+            raise Unsupported(f"{scenario} measures nerve's own tensor and declared-type paths")
         check = getattr(self.mod, "check_supported", None)
         if check:
             check(scenario, mode)

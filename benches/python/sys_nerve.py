@@ -1,4 +1,6 @@
-"""nerve: typed fixed messages (one memcpy), msgpack dicts, loaned images (zero-copy)."""
+"""nerve: typed fixed messages (one memcpy), msgpack dicts, loaned images (zero-copy), tensors
+(a numpy or torch array copied once into a loaned chunk, received as a view; or, for the
+baseline, the same array as MessagePack bytes) and a message type declared in Python."""
 
 from __future__ import annotations
 
@@ -6,7 +8,39 @@ import time
 
 import nerve
 
-from pingpong import check_ends, image_dims, make_dict, write_ends
+from pingpong import Unsupported, check_ends, image_dims, make_dict, write_ends
+
+try:
+    import numpy as np
+except ImportError:  # the adapter still loads; tensor rounds then fail with the reason
+    np = None
+
+
+@nerve.message("bench/Custom")
+class Custom:
+    """A message type declared only in Python (32 bytes)."""
+
+    stamp_ns: nerve.u64
+    x: nerve.f64
+    y: nerve.f64
+    theta: nerve.f64
+
+
+def check_supported(scenario: str, mode: str) -> None:
+    """Refuses, before the echo is told, what this interpreter cannot run."""
+    if scenario.endswith("-torch"):
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            raise Unsupported(
+                "torch is not installed in this interpreter (PyPI's Linux wheel pulls "
+                "gigabytes of CUDA libraries; install a CPU wheel into .venv to measure "
+                "it)") from None
+
+
+def _tensor_shape(scenario: str) -> tuple[int, int]:
+    w, h = scenario.split("-")[1].split("x")
+    return int(h), int(w)
 
 VERSION = getattr(nerve, "__version__", "")
 
@@ -37,6 +71,29 @@ class Endpoint:
             self.message = "dict"
             self.payload_bytes = len(nerve.codec.packb(make_dict(scenario, 1 << 40)))
             self.check = "msg['seq']"
+        elif scenario == "Custom":
+            typ = Custom
+            self.message, self.payload_bytes, self.check = "Custom", 32, "stamp_ns"
+        elif scenario.startswith("Tensor"):
+            self.torch = None
+            if scenario.endswith("-torch"):
+                check_supported(scenario, mode)
+                import torch
+
+                self.torch = torch
+            self.shape = _tensor_shape(scenario)
+            self.array = np.ones(self.shape, np.float32)
+            if self.torch is not None:
+                self.array = self.torch.ones(self.shape, dtype=self.torch.float32)
+            n = self.shape[0] * self.shape[1] * 4
+            self.msgpack = scenario.endswith("-msgpack")
+            self.loan = scenario.endswith("-loan")
+            typ = dict if self.msgpack else nerve.Tensor
+            self.message = "Tensor"
+            self.payload_bytes = n
+            self.check = "stamp + first/last element"
+            self.variant = ("msgpack" if self.msgpack else "loan, filled in place" if self.loan
+                            else "torch send" if self.torch is not None else "numpy send")
         else:
             typ = nerve.Image
             self.w, self.h = image_dims(scenario)
@@ -46,9 +103,13 @@ class Endpoint:
         if typ is nerve.Image:
             kw["max_message_bytes"] = self.w * self.h * 3 + 4096
             kw["chunks"] = 8
+        if scenario.startswith("Tensor"):
+            kw["max_message_bytes"] = self.payload_bytes + 4096
+            kw["chunks"] = 8
         self.pub = nerve.Topic(f"{base}/{out}", typ, **kw).publisher()
         self.sub = nerve.Topic(f"{base}/{inp}", typ, **kw).subscriber()
-        self.variant = "loan_image" if typ is nerve.Image else ""
+        if not scenario.startswith("Tensor"):
+            self.variant = "loan_image" if typ is nerve.Image else ""
         self._imu = None
 
     def send(self, seq: int) -> None:
@@ -63,6 +124,26 @@ class Endpoint:
             self.pub.send(m)
         elif s.startswith("dict"):
             self.pub.send(make_dict(s, seq))
+        elif s == "Custom":
+            self.pub.send(Custom(stamp_ns=seq, x=1.0, y=2.0, theta=0.5))
+        elif s.startswith("Tensor"):
+            if self.loan:
+                # The producer writes its tensor straight into shared memory (here: ones, and
+                # the check values): no copy.
+                loan = self.pub.loan_tensor(self.shape, "float32", stamp_ns=seq)
+                d = loan.data
+                d.fill(1.0)
+                d[0, 0] = d[-1, -1] = seq % 251
+                loan.send()
+                return
+            a = self.array
+            a[0, 0] = a[-1, -1] = seq % 251
+            if self.msgpack:
+                self.pub.send({"seq": seq, "data": a})
+                return
+            # What publisher.send(array) does (one copy into a loan), with the sequence in
+            # the stamp.
+            self.pub.send_tensor(a, stamp_ns=seq)
         else:
             loan = self.pub.loan_image(self.w, self.h, "rgb8", stamp_ns=seq)
             write_ends(loan.data.reshape(-1), seq)
@@ -95,6 +176,17 @@ class Endpoint:
             return m.header.stamp_ns
         if s.startswith("dict"):
             return m["seq"]
+        if s == "Custom":
+            return m.stamp_ns
+        if s.startswith("Tensor"):
+            if self.msgpack:
+                seq, data = m["seq"], m["data"]
+            else:
+                seq = m.header.header.stamp_ns
+                data = nerve.frameworks.convert(m, "torch") if self.torch is not None else m.data
+            if data[0, 0] != seq % 251 or data[-1, -1] != seq % 251:
+                raise RuntimeError(f"tensor check failed for seq {seq}")
+            return seq
         seq = m.header.header.stamp_ns
         check_ends(m.data.reshape(-1), seq)
         return seq

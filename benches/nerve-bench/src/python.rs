@@ -56,13 +56,23 @@ pub struct PythonArgs {
     pub dir: Option<PathBuf>,
 }
 
-const SCENARIOS: [(&str, &str); 6] = [
+/// (scenario, budget kind). The `Custom` and `Tensor-*` scenarios are nerve's own (the peers
+/// answer them with an `error` row saying so).
+const SCENARIOS: [(&str, &str); 14] = [
     ("CmdVel", "small"),
     ("Imu", "small"),
     ("dict-small", "small"),
     ("dict-1k", "small"),
     ("Image-640x480", "image"),
     ("Image-1920x1080", "image"),
+    ("Custom", "small"),
+    ("Tensor-200x200", "small"),
+    ("Tensor-200x200-loan", "small"),
+    ("Tensor-200x200-msgpack", "small"),
+    ("Tensor-200x200-torch", "small"),
+    ("Tensor-4096x4096", "image"),
+    ("Tensor-4096x4096-loan", "image"),
+    ("Tensor-4096x4096-torch", "image"),
 ];
 const MODES: [&str; 2] = ["poll", "blocking"];
 
@@ -715,6 +725,16 @@ fn target_rows(rows: &[Row]) -> Vec<Row> {
             1000.0,
             false,
             "rclpy p50 / nerve p50 at 1920x1080 ≥ 1000",
+        );
+        let tensor = find("nerve", "Tensor-200x200", mode, "one_way_ns");
+        let packed = find("nerve", "Tensor-200x200-msgpack", mode, "one_way_ns");
+        push(
+            "tensor_vs_msgpack_200x200",
+            mode,
+            tensor.zip(packed).map(|(t, p)| t / p),
+            0.1,
+            true,
+            "nerve 200x200 float32 Tensor p50 / the same array as MessagePack bytes p50 ≤ 0.1 (same run)",
         );
         let img = find("nerve", "Image-1920x1080", mode, "one_way_ns");
         let small = find("nerve", "CmdVel", mode, "one_way_ns");

@@ -241,3 +241,59 @@ pub(crate) fn seal(array: &Bound<'_, PyAny>) -> PyResult<()> {
     };
     Ok(())
 }
+
+/// A numpy type, a shape and byte strides (None: C order).
+pub(crate) type TensorLayout = (NPY_TYPES, Vec<isize>, Option<Vec<isize>>);
+
+/// The numpy type, shape and byte strides (None: C order) of the tensor whose header is `h`;
+/// an error naming what is wrong with a header no tensor has (an unknown element type, more
+/// than 8 dimensions, a size past the address space). The array's extent is still checked
+/// against the chunk when it is made.
+pub(crate) fn tensor_layout(h: &nerve::msgs::TensorHeader) -> Result<TensorLayout, String> {
+    use nerve::msgs::DType;
+    let dtype = h
+        .dtype()
+        .ok_or_else(|| format!("a tensor of unknown element type code {}", h.dtype))?;
+    let t = match dtype {
+        DType::Bool => NPY_TYPES::NPY_BOOL,
+        DType::U8 => NPY_TYPES::NPY_UBYTE,
+        DType::I8 => NPY_TYPES::NPY_BYTE,
+        // bfloat16 has no numpy type: its elements read as raw 16-bit words.
+        DType::U16 | DType::BF16 => NPY_TYPES::NPY_USHORT,
+        DType::I16 => NPY_TYPES::NPY_SHORT,
+        DType::U32 => NPY_TYPES::NPY_UINT,
+        DType::I32 => NPY_TYPES::NPY_INT,
+        DType::U64 => NPY_TYPES::NPY_ULONGLONG,
+        DType::I64 => NPY_TYPES::NPY_LONGLONG,
+        DType::F16 => NPY_TYPES::NPY_HALF,
+        DType::F32 => NPY_TYPES::NPY_FLOAT,
+        DType::F64 => NPY_TYPES::NPY_DOUBLE,
+        DType::C64 => NPY_TYPES::NPY_CFLOAT,
+        DType::C128 => NPY_TYPES::NPY_CDOUBLE,
+    };
+    let shape = h
+        .shape()
+        .ok_or_else(|| format!("a tensor of {} dimensions (at most 8)", h.ndim))?;
+    let too_big = || format!("a tensor of shape {shape:?}: larger than the address space");
+    let shape: Vec<isize> = shape
+        .iter()
+        .map(|&d| isize::try_from(d).map_err(|_| too_big()))
+        .collect::<Result<_, _>>()?;
+    let strides = &h.strides[..shape.len()];
+    let strides = if strides.iter().all(|&s| s == 0) {
+        None
+    } else {
+        let item = dtype.size() as i64;
+        Some(
+            strides
+                .iter()
+                .map(|&s| {
+                    s.checked_mul(item)
+                        .and_then(|b| isize::try_from(b).ok())
+                        .ok_or_else(too_big)
+                })
+                .collect::<Result<_, _>>()?,
+        )
+    };
+    Ok((t, shape, strides))
+}

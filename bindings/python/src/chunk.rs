@@ -7,7 +7,7 @@
 use std::os::raw::c_int;
 use std::sync::Arc;
 
-use nerve::msgs::ImageHeader;
+use nerve::msgs::{ImageHeader, TensorHeader};
 use nerve::raw::{RawPublisher, RawSample};
 use pyo3::exceptions::{PyBufferError, PyRuntimeError, PyRuntimeWarning, PyValueError};
 use pyo3::prelude::*;
@@ -253,6 +253,47 @@ pub(crate) fn image_array<'py, C: Chunk>(
     Ok(array)
 }
 
+/// The elements of the tensor whose header is `h`, as a numpy array of its shape, type and
+/// strides (`arrays::tensor_layout`), its extent checked against the chunk.
+pub(crate) fn tensor_array<'py, C: Chunk>(
+    slf: &Bound<'py, C>,
+    h: &TensorHeader,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (t, shape, strides) = arrays::tensor_layout(h).map_err(PyValueError::new_err)?;
+    let me = slf.get();
+    let (start, total) = me.chunk();
+    let base = C::array_base(slf)?;
+    // SAFETY: `Chunk`'s contract; `base`, which keeps `slf` alive, becomes the array's base.
+    let array = unsafe {
+        arrays::view_of_type(
+            &base,
+            start,
+            total,
+            me.payload_offset(),
+            &shape,
+            strides.as_deref(),
+            t,
+            me.writable(),
+        )?
+    };
+    me.made(&array)?;
+    Ok(array)
+}
+
+/// The elements of the tensor in the chunk, laid out as its own header says.
+pub(crate) fn tensor_in<'py, C: Chunk>(slf: &Bound<'py, C>) -> PyResult<Bound<'py, PyAny>> {
+    let (ptr, len) = slf.get().header();
+    let need = size_of::<TensorHeader>();
+    if len < need {
+        return Err(PyValueError::new_err(format!(
+            "the chunk's header holds {len} bytes; a tensor header is {need}"
+        )));
+    }
+    // SAFETY: `Chunk`'s contract: `len >= need` header bytes at `ptr`, mapped; read unaligned.
+    let h = unsafe { ptr.cast::<TensorHeader>().read_unaligned() };
+    tensor_array(slf, &h)
+}
+
 /// The pixels of the image in the chunk, laid out as its own header says (`image_array`).
 pub(crate) fn image_in<'py, C: Chunk>(slf: &Bound<'py, C>) -> PyResult<Bound<'py, PyAny>> {
     let (ptr, len) = slf.get().header();
@@ -350,6 +391,11 @@ impl Loan {
     /// from its size and encoding; flat bytes for an unknown encoding).
     fn image_array<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         guard("Loan.image_array", || image_in(self.open_memory(py)?))
+    }
+
+    /// The payload as the tensor the loan's header describes (as `Sample.tensor_array`).
+    fn tensor_array<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        guard("Loan.tensor_array", || tensor_in(self.open_memory(py)?))
     }
 
     /// Publishes the chunk (no copy), once. Every view of the loan is closed first: the arrays
@@ -461,6 +507,12 @@ impl Sample {
     /// from its size and encoding; flat bytes for an unknown encoding).
     fn image_array<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         guard("Sample.image_array", || image_in(slf))
+    }
+
+    /// The payload as the tensor the chunk's header describes (shape, element type and
+    /// strides from the header).
+    fn tensor_array<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        guard("Sample.tensor_array", || tensor_in(slf))
     }
 
     /// Address of the header: the start of the exported buffer.

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use nerve::msgs::{DepthImageHeader, Encoding, Header, ImageHeader};
+use nerve::msgs::{DType, DepthImageHeader, Encoding, Header, ImageHeader, TensorHeader};
 use nerve::raw::{RawPublisher, RawTopic};
 use nerve::Reliability;
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -10,10 +10,13 @@ use pyo3::prelude::*;
 use pyo3::types::PyType;
 
 use crate::buffer::with_buffer;
-use crate::chunk::{header_view, image_array, Loan};
+use crate::chunk::{header_view, image_array, tensor_array, Loan};
 use crate::errors::{guard, open_err, send_err};
 use crate::lent::LoanMemory;
 use crate::structs::{check_message_class, Struct};
+
+/// Copies at least this large release the GIL (other Python threads run meanwhile).
+const LARGE_COPY: usize = 1 << 20;
 
 /// Publishes untyped messages.
 #[pyclass(module = "nerve._nerve", frozen)]
@@ -152,6 +155,99 @@ impl Publisher {
             let header = header_view(memory, header_cls)?;
             let data = image_array(memory, &img)?;
             Ok((loan, header, data))
+        })
+    }
+
+    /// Loans a chunk for a C-contiguous tensor and writes its header, in one call: `(loan,
+    /// header view, array)`. `header_cls` is `TensorHeader`; `dtype` a `DType` code.
+    #[pyo3(signature = (header_cls, shape, dtype, stamp_ns, frame_id))]
+    fn loan_tensor<'py>(
+        &self,
+        py: Python<'py>,
+        header_cls: &Bound<'py, PyType>,
+        shape: Vec<u64>,
+        dtype: u32,
+        stamp_ns: u64,
+        frame_id: &str,
+    ) -> PyResult<(Bound<'py, Loan>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        guard("Publisher.loan_tensor", || {
+            let topic = self.raw.topic();
+            let dt = DType::from_raw(dtype).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "topic '{topic}': unknown tensor element type {dtype}"
+                ))
+            })?;
+            let header = Header::new(stamp_ns, 0, frame_id)
+                .map_err(|e| PyValueError::new_err(format!("topic '{topic}': frame_id: {e}")))?;
+            let h = TensorHeader::new(header, dt, &shape)
+                .map_err(|e| PyValueError::new_err(format!("topic '{topic}': {e}")))?;
+            let payload = h
+                .data_len()
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| {
+                    PyValueError::new_err(format!(
+                        "topic '{topic}': a tensor of shape {shape:?} is larger than memory"
+                    ))
+                })?;
+            let loan = self.loan_with(
+                py,
+                size_of::<TensorHeader>(),
+                payload,
+                bytemuck::bytes_of(&h),
+            )?;
+            let memory = loan.get().open_memory(py)?;
+            let header = header_view(memory, header_cls)?;
+            let data = tensor_array(memory, &h)?;
+            Ok((loan, header, data))
+        })
+    }
+
+    /// Sends a C-contiguous tensor of `shape` and `dtype` (a `DType` code) whose elements are
+    /// the bytes of `data` (any contiguous buffer): one loan, the header written, one copy of
+    /// the bytes, sent. The GIL is released while a large tensor is copied.
+    #[pyo3(signature = (data, shape, dtype, stamp_ns, frame_id))]
+    fn send_tensor(
+        &self,
+        py: Python<'_>,
+        data: &Bound<'_, PyAny>,
+        shape: Vec<u64>,
+        dtype: u32,
+        stamp_ns: u64,
+        frame_id: &str,
+    ) -> PyResult<()> {
+        guard("Publisher.send_tensor", || {
+            let topic = self.raw.topic();
+            let dt = DType::from_raw(dtype).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "topic '{topic}': unknown tensor element type {dtype}"
+                ))
+            })?;
+            let header = Header::new(stamp_ns, 0, frame_id)
+                .map_err(|e| PyValueError::new_err(format!("topic '{topic}': frame_id: {e}")))?;
+            let h = TensorHeader::new(header, dt, &shape)
+                .map_err(|e| PyValueError::new_err(format!("topic '{topic}': {e}")))?;
+            with_buffer(data, |bytes| {
+                if h.data_len() != Some(bytes.len() as u64) {
+                    return Err(PyValueError::new_err(format!(
+                        "topic '{topic}': {} bytes of data for a tensor of shape {shape:?} and \
+                         {}",
+                        bytes.len(),
+                        dt.name()
+                    )));
+                }
+                let mut loan = self
+                    .raw
+                    .loan(size_of::<TensorHeader>(), bytes.len())
+                    .map_err(send_err)?;
+                loan.header_mut().copy_from_slice(bytemuck::bytes_of(&h));
+                if bytes.len() >= LARGE_COPY {
+                    // The buffer stays exported (and `data` alive) until `with_buffer` returns.
+                    py.detach(|| loan.data_mut().copy_from_slice(bytes));
+                } else {
+                    loan.data_mut().copy_from_slice(bytes);
+                }
+                loan.send().map_err(send_err)
+            })?
         })
     }
 

@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyType};
 
 use crate::args::{Seconds, FOREVER};
-use crate::chunk::{header_view, image_in, Sample};
+use crate::chunk::{header_view, image_in, tensor_in, Sample};
 use crate::errors::{guard, open_err, recv_err};
 use crate::structs::{self, check_message_class};
 
@@ -37,11 +37,13 @@ fn own(m: Option<RawMessage<'_>>) -> Option<Got> {
 
 /// How a subscriber of a chunked topic makes its messages from received samples.
 enum Make {
-    /// An image class: the header view and the pixel array are made here (from the header's
-    /// size and encoding), then `cls(header, data, sample)`.
+    /// An image or tensor class: the header view and the array are made here (from the
+    /// header's size and encoding, or its shape and element type), then `cls(header, data,
+    /// sample)`.
     Image {
         cls: Py<PyType>,
         header_cls: Py<PyType>,
+        tensor: bool,
     },
     /// Any other chunked class: `cls._from_sample(sample)`.
     Other { from_sample: Py<PyAny> },
@@ -52,12 +54,21 @@ impl Make {
         let py = sample.py();
         match self {
             Make::Other { from_sample } => from_sample.bind(py).call1((sample,)),
-            Make::Image { cls, header_cls } => {
+            Make::Image {
+                cls,
+                header_cls,
+                tensor,
+            } => {
                 let in_topic = |e: PyErr| {
                     PyErr::from_type(e.get_type(py), format!("topic '{topic}': {}", e.value(py)))
                 };
                 let header = header_view(&sample, header_cls.bind(py)).map_err(in_topic)?;
-                let data = image_in(&sample).map_err(in_topic)?;
+                let data = if *tensor {
+                    tensor_in(&sample)
+                } else {
+                    image_in(&sample)
+                }
+                .map_err(in_topic)?;
                 cls.bind(py).call1((header, data, sample))
             }
         }
@@ -85,6 +96,7 @@ impl Subscriber {
         cls: Option<Py<PyType>>,
         chunk: Option<Bound<'_, PyType>>,
         image_header: Option<Py<PyType>>,
+        tensor: bool,
     ) -> PyResult<Subscriber> {
         check_message_class(py, cls.as_ref())?;
         check_message_class(py, image_header.as_ref())?;
@@ -96,6 +108,7 @@ impl Subscriber {
             (Some(cls), Some(header_cls)) => Some(Make::Image {
                 cls: cls.unbind(),
                 header_cls,
+                tensor,
             }),
             (Some(cls), None) => Some(Make::Other {
                 from_sample: cls.getattr(intern!(py, "_from_sample"))?.unbind(),

@@ -228,8 +228,8 @@ impl Topic {
     /// A subscriber. `cls`: the message class of a fixed topic (received as its instances).
     /// `chunk`: the class of a chunked topic's messages, made from each received `Sample` by
     /// `chunk._from_sample(sample)`, or, given `image_header` (its header class), here as
-    /// `chunk(header view, pixel array, sample)`. Neither: bytes or a `Sample`.
-    #[pyo3(signature = (cls=None, history=None, chunk=None, image_header=None))]
+    /// `chunk(header view, pixel array, sample)` (the tensor's array when `tensor`). Neither: bytes or a `Sample`.
+    #[pyo3(signature = (cls=None, history=None, chunk=None, image_header=None, tensor=false))]
     fn subscriber(
         &self,
         py: Python<'_>,
@@ -237,11 +237,12 @@ impl Topic {
         history: Option<&Bound<'_, PyAny>>,
         chunk: Option<Bound<'_, PyType>>,
         image_header: Option<Py<PyType>>,
+        tensor: bool,
     ) -> PyResult<Subscriber> {
         guard("Topic.subscriber", || {
             // More history than the ring holds is the whole ring.
             let history = count_opt("history", history, 0, u64::MAX)?.unwrap_or(0);
-            Subscriber::new(py, &self.raw, history, cls, chunk, image_header)
+            Subscriber::new(py, &self.raw, history, cls, chunk, image_header, tensor)
         })
     }
 }

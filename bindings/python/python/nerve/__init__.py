@@ -75,7 +75,6 @@ from .msgs import (
     STRUCTS,
     DepthImage,
     DepthImageHeader,
-    Header,
     Image,
     ImageHeader,
     PointCloud,
@@ -291,6 +290,10 @@ class Loan:
                 self.discard()
 
 
+# Tensor element type codes by the dtype (or dtype name) a caller gave.
+_TENSOR_CODES: dict[Any, int] = {}
+
+
 class Publisher:
     """Publishes messages on a topic."""
 
@@ -330,22 +333,37 @@ class Publisher:
         if cls is not Tensor and not issubclass(cls, Image):
             raise TypeError(f"topic '{self.topic}' carries {cls.__name__}, not "
                             f"{type(obj).__name__}")
-        arr = frameworks.to_numpy(obj)
         if cls is Tensor:
-            loan = self.loan_tensor(arr.shape, arr.dtype)
-        else:
-            if arr.ndim not in (2, 3):
-                raise TypeError(f"topic '{self.topic}' carries images: an array of shape "
-                                f"{arr.shape} is not (height, width[, channels])")
-            mode = getattr(obj, "mode", None) if type(obj).__module__.startswith("PIL") else None
-            loan = self.loan_image(arr.shape[1], arr.shape[0],
-                                   frameworks.image_encoding(arr, mode))
+            self.send_tensor(obj)
+            return
+        arr = frameworks.to_numpy(obj)
+        if arr.ndim not in (2, 3):
+            raise TypeError(f"topic '{self.topic}' carries images: an array of shape "
+                            f"{arr.shape} is not (height, width[, channels])")
+        mode = getattr(obj, "mode", None) if type(obj).__module__.startswith("PIL") else None
+        loan = self.loan_image(arr.shape[1], arr.shape[0], frameworks.image_encoding(arr, mode))
         try:
             np.copyto(loan.data, arr.reshape(loan.data.shape), casting="same_kind")
         except BaseException:
             loan.discard()
             raise
         loan.send()
+
+    def send_tensor(self, obj: Any, *, stamp_ns: int = 0, frame_id: str = "") -> None:
+        """Sends ``obj`` (a numpy array, a DLPack tensor of torch/jax/tf, a pandas frame, a
+        PIL image, ...) as a Tensor: one copy of its elements into a loaned chunk, in Rust
+        (``send(obj)`` on a Tensor topic does the same)."""
+        if self._cls is not Tensor:
+            raise TypeError(f"topic '{self.topic}' carries {self._cls.__name__}, not tensors")
+        arr = frameworks.to_numpy(obj)
+        code = _TENSOR_CODES.get(arr.dtype)
+        if code is None:
+            code = _TENSOR_CODES[arr.dtype] = frameworks.tensor_code(arr.dtype)
+        if arr.ndim > 8:
+            raise ValueError(f"a tensor has at most 8 dimensions, got shape {arr.shape}")
+        if not arr.flags.c_contiguous:
+            arr = np.ascontiguousarray(arr)
+        self._raw.send_tensor(arr, arr.shape, code, stamp_ns, frame_id)
 
     def loan_tensor(self, shape: Any, dtype: Any = "float32", *, stamp_ns: int = 0,
                     frame_id: str = "") -> Loan:
@@ -354,15 +372,16 @@ class Publisher:
         self._check_chunked()
         if self._cls is not Tensor:
             raise TypeError(f"topic '{self.topic}' carries {self._cls.__name__}, not tensors")
-        dims = [_count("shape", d) for d in (shape if isinstance(shape, tuple | list) else
-                                               [shape])]
+        dims = shape if isinstance(shape, tuple | list) else (shape,)
         if len(dims) > 8:
             raise ValueError(f"a tensor has at most 8 dimensions, got shape {tuple(dims)}")
-        code = frameworks.tensor_code(dtype)
-        n = int(np.prod(dims, dtype=np.uint64)) * _itemsize(frameworks.DTYPE_OF_CODE[code])
-        h = TensorHeader(header=Header(stamp_ns=stamp_ns, frame_id=frame_id), dtype=code,
-                         ndim=len(dims), shape=dims + [0] * (8 - len(dims)), device_type=1)
-        return self._loan_bytes(n, h)
+        code = _TENSOR_CODES.get(dtype)
+        if code is None:
+            code = _TENSOR_CODES[dtype] = frameworks.tensor_code(dtype)
+        for d in dims:
+            _count("shape", d)
+        raw, h, data = self._raw.loan_tensor(TensorHeader, dims, code, stamp_ns, frame_id)
+        return Loan(raw, Tensor, h, data)
 
     def _check_chunked(self) -> None:
         """Loans are for chunked messages: a clear TypeError on any other topic."""
@@ -444,8 +463,9 @@ class Subscriber:
             self._raw = topic._raw.subscriber(cls, history)
         elif kind == _CHUNK:
             # Received chunks become `cls` instances in Rust (images wholly there).
-            image = cls._header_cls if issubclass(cls, Image) else None
-            self._raw = topic._raw.subscriber(None, history, cls, image)
+            laid = issubclass(cls, Image) or cls is Tensor
+            self._raw = topic._raw.subscriber(None, history, cls,
+                                              cls._header_cls if laid else None, cls is Tensor)
         else:
             self._raw = topic._raw.subscriber(None, history)
         self._pending: list[Any] = []

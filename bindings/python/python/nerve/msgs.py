@@ -308,20 +308,7 @@ class Tensor(_Chunked):
     @classmethod
     def _view(cls, owner: Any, offset: int, nbytes: int, header: Any,
               readonly: bool) -> np.ndarray:
-        from .frameworks import DTYPE_OF_CODE
-
-        dt = DTYPE_OF_CODE.get(header.dtype)
-        ndim = header.ndim
-        if dt is None or ndim > len(header.shape):
-            raise ValueError(
-                f"a tensor header with element type code {header.dtype} and {ndim} "
-                "dimensions: not a tensor this nerve reads"
-            )
-        shape = tuple(int(d) for d in header.shape[:ndim])
-        st = header.strides[:ndim]
-        itemsize = np.dtype(dt).itemsize
-        strides = tuple(int(s) * itemsize for s in st) if any(st) else None
-        return _array(owner, offset, shape, dt, strides, readonly=readonly)
+        return owner.tensor_array()  # laid out in Rust from the chunk's header
 
     @property
     def shape(self) -> tuple[int, ...]:
