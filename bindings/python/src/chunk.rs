@@ -226,13 +226,14 @@ fn chunk_array<'py, C: Chunk>(
     Ok(array)
 }
 
-/// The pixels of the image whose header is `img`, as a numpy array (`arrays::image_layout`),
-/// its extent checked against the chunk whatever the header says.
-pub(crate) fn image_array<'py, C: Chunk>(
+/// A numpy array of type `t`, `shape` and byte `strides` (C order when `None`) over the
+/// chunk's payload, its extent checked against the chunk.
+fn payload_array<'py, C: Chunk>(
     slf: &Bound<'py, C>,
-    img: &ImageHeader,
+    t: numpy::npyffi::NPY_TYPES,
+    shape: &[isize],
+    strides: Option<&[isize]>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let (t, shape, strides) = arrays::image_layout(img);
     let me = slf.get();
     let (start, total) = me.chunk();
     let base = C::array_base(slf)?;
@@ -243,14 +244,39 @@ pub(crate) fn image_array<'py, C: Chunk>(
             start,
             total,
             me.payload_offset(),
-            &shape,
-            Some(&strides),
+            shape,
+            strides,
             t,
             me.writable(),
         )?
     };
     me.made(&array)?;
     Ok(array)
+}
+
+/// The chunk's header read as an `H` (`what` names it in the error when the header is
+/// shorter).
+fn header_as<H: bytemuck::Pod, C: Chunk>(slf: &Bound<'_, C>, what: &str) -> PyResult<H> {
+    let (ptr, len) = slf.get().header();
+    let need = size_of::<H>();
+    if len < need {
+        return Err(PyValueError::new_err(format!(
+            "the chunk's header holds {len} bytes; {what} is {need}"
+        )));
+    }
+    // SAFETY: `Chunk`'s contract: `len >= need` header bytes at `ptr`, mapped; read unaligned
+    // (`H` is Pod: any bytes are a value).
+    Ok(unsafe { ptr.cast::<H>().read_unaligned() })
+}
+
+/// The pixels of the image whose header is `img`, as a numpy array (`arrays::image_layout`),
+/// its extent checked against the chunk whatever the header says.
+pub(crate) fn image_array<'py, C: Chunk>(
+    slf: &Bound<'py, C>,
+    img: &ImageHeader,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (t, shape, strides) = arrays::image_layout(img);
+    payload_array(slf, t, &shape, Some(&strides))
 }
 
 /// The elements of the tensor whose header is `h`, as a numpy array of its shape, type and
@@ -260,52 +286,17 @@ pub(crate) fn tensor_array<'py, C: Chunk>(
     h: &TensorHeader,
 ) -> PyResult<Bound<'py, PyAny>> {
     let (t, shape, strides) = arrays::tensor_layout(h).map_err(PyValueError::new_err)?;
-    let me = slf.get();
-    let (start, total) = me.chunk();
-    let base = C::array_base(slf)?;
-    // SAFETY: `Chunk`'s contract; `base`, which keeps `slf` alive, becomes the array's base.
-    let array = unsafe {
-        arrays::view_of_type(
-            &base,
-            start,
-            total,
-            me.payload_offset(),
-            &shape,
-            strides.as_deref(),
-            t,
-            me.writable(),
-        )?
-    };
-    me.made(&array)?;
-    Ok(array)
+    payload_array(slf, t, &shape, strides.as_deref())
 }
 
 /// The elements of the tensor in the chunk, laid out as its own header says.
 pub(crate) fn tensor_in<'py, C: Chunk>(slf: &Bound<'py, C>) -> PyResult<Bound<'py, PyAny>> {
-    let (ptr, len) = slf.get().header();
-    let need = size_of::<TensorHeader>();
-    if len < need {
-        return Err(PyValueError::new_err(format!(
-            "the chunk's header holds {len} bytes; a tensor header is {need}"
-        )));
-    }
-    // SAFETY: `Chunk`'s contract: `len >= need` header bytes at `ptr`, mapped; read unaligned.
-    let h = unsafe { ptr.cast::<TensorHeader>().read_unaligned() };
-    tensor_array(slf, &h)
+    tensor_array(slf, &header_as::<TensorHeader, C>(slf, "a tensor header")?)
 }
 
 /// The pixels of the image in the chunk, laid out as its own header says (`image_array`).
 pub(crate) fn image_in<'py, C: Chunk>(slf: &Bound<'py, C>) -> PyResult<Bound<'py, PyAny>> {
-    let (ptr, len) = slf.get().header();
-    let need = size_of::<ImageHeader>();
-    if len < need {
-        return Err(PyValueError::new_err(format!(
-            "the chunk's header holds {len} bytes; an image header is {need}"
-        )));
-    }
-    // SAFETY: `Chunk`'s contract: `len >= need` header bytes at `ptr`, mapped; read unaligned.
-    let img = unsafe { ptr.cast::<ImageHeader>().read_unaligned() };
-    image_array(slf, &img)
+    image_array(slf, &header_as::<ImageHeader, C>(slf, "an image header")?)
 }
 
 /// The buffer protocol for a chunk: its bytes from the header to the payload's end.

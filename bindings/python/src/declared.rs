@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use nerve::msgs::described::{FieldDoc, KindDoc, StructDoc, TypeDoc, TypeRef};
 use nerve::msgs::{standard_struct, STANDARD_STRUCTS};
+use nerve::topic::MAX_FIXED_BYTES;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple, PyType};
@@ -244,6 +245,13 @@ pub(crate) fn declare<'py>(
                 .ok_or_else(|| PyValueError::new_err(format!("{name} is too large")))?;
             align = align.max(a);
         }
+        if offset > MAX_FIXED_BYTES {
+            return Err(PyValueError::new_err(format!(
+                "{name} is {offset} bytes, above the {MAX_FIXED_BYTES} bytes (1 MiB) a message's \
+                 fixed part may take: carry large data as a chunked message's elements \
+                 (@nerve.message(..., elem=...))"
+            )));
+        }
         if offset % align != 0 {
             return Err(PyValueError::new_err(format!(
                 "{name} ends at byte {offset}, but its alignment is {align}: declare {} bytes \
@@ -334,6 +342,15 @@ pub(crate) fn classes_from_doc<'py>(
 ) -> PyResult<(Bound<'py, PyType>, Option<Bound<'py, PyAny>>)> {
     guard("classes_from_doc", || {
         let doc = TypeDoc::from_bytes(doc).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        // A hostile description may claim structs of gigabytes: every class's default is
+        // allocated, so refuse what no topic carries.
+        if let Some(s) = doc.structs.iter().find(|s| s.size > MAX_FIXED_BYTES) {
+            return Err(PyValueError::new_err(format!(
+                "invalid type description: struct {} of {} bytes, above the {MAX_FIXED_BYTES} a \
+                 message's fixed part may take",
+                s.name, s.size
+            )));
+        }
         let mut made: Made = standard_classes(py);
         let n = doc.structs.len();
         let keys: Vec<String> = (0..n)

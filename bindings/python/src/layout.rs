@@ -124,15 +124,7 @@ fn all_message_types() -> Vec<MessageType> {
     let mut v: Vec<MessageType> = STANDARD_STRUCTS
         .iter()
         .filter_map(|s| {
-            let fp = s.schema.fingerprint()?;
-            let stored = stored(raw::StoredType {
-                name: fp.name.to_owned(),
-                kind: fp.kind as u32,
-                size: fp.size,
-                align: fp.align,
-                elem_size: fp.elem_size,
-                layout_hash: fp.layout_hash,
-            });
+            let stored = stored(raw::stored_type_of(&s.schema.fingerprint()?));
             Some(match (s.chunked, s.schema.kind) {
                 (Some(message), SchemaKind::Chunked { elem }) => (
                     message.to_owned(),

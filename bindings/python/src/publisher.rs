@@ -15,6 +15,25 @@ use crate::errors::{guard, open_err, send_err};
 use crate::lent::LoanMemory;
 use crate::structs::{check_message_class, Struct};
 
+/// The header of a C-contiguous tensor on `topic` (errors name the topic).
+fn tensor_header(
+    topic: &str,
+    shape: &[u64],
+    dtype: u32,
+    stamp_ns: u64,
+    frame_id: &str,
+) -> PyResult<TensorHeader> {
+    let dt = DType::from_raw(dtype).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "topic '{topic}': unknown tensor element type {dtype}"
+        ))
+    })?;
+    let header = Header::new(stamp_ns, 0, frame_id)
+        .map_err(|e| PyValueError::new_err(format!("topic '{topic}': frame_id: {e}")))?;
+    TensorHeader::new(header, dt, shape)
+        .map_err(|e| PyValueError::new_err(format!("topic '{topic}': {e}")))
+}
+
 /// Copies at least this large release the GIL (other Python threads run meanwhile).
 const LARGE_COPY: usize = 1 << 20;
 
@@ -172,15 +191,7 @@ impl Publisher {
     ) -> PyResult<(Bound<'py, Loan>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
         guard("Publisher.loan_tensor", || {
             let topic = self.raw.topic();
-            let dt = DType::from_raw(dtype).ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "topic '{topic}': unknown tensor element type {dtype}"
-                ))
-            })?;
-            let header = Header::new(stamp_ns, 0, frame_id)
-                .map_err(|e| PyValueError::new_err(format!("topic '{topic}': frame_id: {e}")))?;
-            let h = TensorHeader::new(header, dt, &shape)
-                .map_err(|e| PyValueError::new_err(format!("topic '{topic}': {e}")))?;
+            let h = tensor_header(topic, &shape, dtype, stamp_ns, frame_id)?;
             let payload = h
                 .data_len()
                 .and_then(|n| usize::try_from(n).ok())
@@ -217,22 +228,14 @@ impl Publisher {
     ) -> PyResult<()> {
         guard("Publisher.send_tensor", || {
             let topic = self.raw.topic();
-            let dt = DType::from_raw(dtype).ok_or_else(|| {
-                PyValueError::new_err(format!(
-                    "topic '{topic}': unknown tensor element type {dtype}"
-                ))
-            })?;
-            let header = Header::new(stamp_ns, 0, frame_id)
-                .map_err(|e| PyValueError::new_err(format!("topic '{topic}': frame_id: {e}")))?;
-            let h = TensorHeader::new(header, dt, &shape)
-                .map_err(|e| PyValueError::new_err(format!("topic '{topic}': {e}")))?;
+            let h = tensor_header(topic, &shape, dtype, stamp_ns, frame_id)?;
             with_buffer(data, |bytes| {
                 if h.data_len() != Some(bytes.len() as u64) {
                     return Err(PyValueError::new_err(format!(
                         "topic '{topic}': {} bytes of data for a tensor of shape {shape:?} and \
                          {}",
                         bytes.len(),
-                        dt.name()
+                        h.dtype().map_or("?", DType::name)
                     )));
                 }
                 let mut loan = self

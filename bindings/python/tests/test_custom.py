@@ -125,3 +125,32 @@ def test_a_chunked_type_declared_in_python(domain):
     assert got.header.name == "lap"
     assert got.data["x"].tolist() == [1.0, 3.0] and got.data["y"].tolist() == [2.0, 4.0]
     assert nerve.Topic.join("custom/track").type is Track
+
+
+def test_hostile_declarations_and_descriptions_are_refused():
+    with pytest.raises(ValueError, match=r"Huge is 2000000 bytes, above the 1048576"):
+        @nerve.message("demo/Huge")
+        class Huge:
+            a: Annotated[np.ndarray, nerve.array("u8", 2_000_000)]
+
+    with pytest.raises(ValueError, match="a length is an int > 0"):
+        nerve.array("f64", 0)
+    with pytest.raises(TypeError, match="unknown field kind"):
+        nerve._nerve.declare("demo/K", "fixed", [("x", "f65")])
+    with pytest.raises(ValueError, match="declared twice"):
+        nerve._nerve.declare("demo/K", "fixed", [("x", "f64"), ("x", "f64")])
+    with pytest.raises(ValueError, match="declares no fields"):
+        nerve._nerve.declare("demo/K", "fixed", [])
+    # Descriptions as another process may have damaged them: refused, never a crash.
+    good = WheelCmd._nerve_doc_
+    refused = 0
+    for i in range(len(good)):
+        bad = bytearray(good)
+        bad[i] ^= 0x5A
+        try:
+            nerve.custom.from_description(bytes(bad), "Bad")
+        except (ValueError, TypeError):
+            refused += 1
+    assert refused > 0
+    with pytest.raises(ValueError, match="invalid type description"):
+        nerve.custom.from_description(b"\x92\x00\x91", "Bad")

@@ -93,6 +93,7 @@ pub mod nav_msgs;
 pub mod point_cloud;
 pub mod schema;
 pub mod sensor_msgs;
+pub mod serde_doc;
 mod standard;
 pub mod std_msgs;
 pub mod tensor;
@@ -132,6 +133,15 @@ pub trait Message: Send + Sync + 'static {
     /// The type's runtime description, for types that have one (every `#[derive(Message)]`
     /// type).
     const DESCRIPTION: Option<&'static schema::Schema> = None;
+
+    /// The description a topic of this type carries, encoded: a described type's layout
+    /// ([`described::TypeDoc`]), a MessagePack type's fields ([`serde_doc::SerdeDoc`]); empty
+    /// for a type without one.
+    fn description_bytes() -> Vec<u8> {
+        Self::DESCRIPTION
+            .map(|s| described::TypeDoc::of(s).to_bytes())
+            .unwrap_or_default()
+    }
 }
 
 /// Marker types naming how a message crosses a topic (the facade implements its codecs on them).

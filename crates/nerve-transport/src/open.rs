@@ -341,6 +341,16 @@ impl Shared {
                 difference: description::first_difference(&spec.schema, &self.schema_bytes()),
             });
         }
+        if let Some((ours, theirs, difference)) =
+            description::serde_difference(&spec.schema, &self.schema_bytes())
+        {
+            return Err(OpenError::TypeMismatch {
+                topic: topic(),
+                expected: format!("{} of {ours}", spec.stored_type.describe()),
+                found: format!("{} of {theirs}", p.stored_type.describe()),
+                difference,
+            });
+        }
         let pool_missing = spec.chunk_bytes.is_some() && self.pool.is_none();
         if p.slot_payload != spec.slot_payload || pool_missing {
             let reason = if pool_missing {

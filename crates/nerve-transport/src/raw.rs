@@ -46,6 +46,12 @@ pub fn stored_type<T: Message>() -> StoredType {
     crate::topic::stored_type(&T::FINGERPRINT)
 }
 
+/// The stored type a fingerprint names (a schema's: `Schema::fingerprint`, for a type known
+/// only by its description).
+pub fn stored_type_of(fp: &nerve_msgs::Fingerprint) -> StoredType {
+    crate::topic::stored_type(fp)
+}
+
 /// The description of Rust message type `T`, for [`RawTopicBuilder::description`] (`None`
 /// for a type without one, such as `Msgpack<_>`).
 pub fn description<T: Message>() -> Option<TypeDoc> {
@@ -172,6 +178,12 @@ impl RawTopic {
     /// damaged or does not describe the stored type.
     pub fn description(&self) -> Result<Option<TypeDoc>, DocError> {
         self.shared.description()
+    }
+    /// The fields of a MessagePack topic's values (`Ok(None)` for other topics, and for one
+    /// created by a program that gave none: Python's dicts, an untraceable serde type); an
+    /// error when the stored description is damaged.
+    pub fn serde_description(&self) -> Result<Option<nerve_msgs::serde_doc::SerdeDoc>, DocError> {
+        self.shared.serde_description()
     }
     /// The message kind.
     pub fn kind(&self) -> MessageKind {

@@ -77,6 +77,13 @@ impl Shared {
         crate::description::decode(&self.schema_bytes(), &self.params.stored_type)
     }
 
+    /// The fields of a MessagePack topic's values, as its Rust creator's type has them.
+    pub(crate) fn serde_description(
+        &self,
+    ) -> Result<Option<nerve_msgs::serde_doc::SerdeDoc>, nerve_msgs::described::DocError> {
+        crate::description::decode_serde(&self.schema_bytes())
+    }
+
     /// Whether the topic's memory was truncated under this process: nothing in it can be
     /// trusted any more.
     #[inline]

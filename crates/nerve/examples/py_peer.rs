@@ -136,15 +136,7 @@ fn stored_type_of(doc: &TypeDoc) -> StoredType {
         .iter()
         .find(|s| s.name == doc.root().name)
         .expect("a standard type");
-    let fp = schema.fingerprint().expect("a message");
-    StoredType {
-        name: fp.name.to_owned(),
-        kind: fp.kind as u32,
-        size: fp.size,
-        align: fp.align,
-        elem_size: fp.elem_size,
-        layout_hash: fp.layout_hash,
-    }
+    nerve::raw::stored_type_of(&schema.fingerprint().expect("a message"))
 }
 
 /// `doc` with every code field as its plain integer.
