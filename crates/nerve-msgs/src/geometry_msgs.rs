@@ -480,6 +480,91 @@ pub struct AccelStamped {
     pub accel: Accel,
 }
 
+/// An [`Accel`] with its uncertainty: 336 bytes. The covariance is row-major 6×6 over
+/// (ax, ay, az, αx, αy, αz): (m/s²)², m·rad/s⁴ and (rad/s²)² by block.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(
+    crate = "crate",
+    name = "nerve/AccelWithCovariance",
+    ros2 = "geometry_msgs/msg/AccelWithCovariance",
+    default = "zeroed"
+)]
+#[repr(C)]
+pub struct AccelWithCovariance {
+    /// The acceleration.
+    pub accel: Accel,
+    /// Covariance, 6×6 row-major over (ax, ay, az, αx, αy, αz).
+    #[field(unit = "(m/s²)², m·rad/s⁴, (rad/s²)²")]
+    pub covariance: [f64; 36],
+}
+
+/// An [`AccelWithCovariance`] with a stamp and a frame: 384 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(
+    crate = "crate",
+    name = "nerve/AccelWithCovarianceStamped",
+    ros2 = "geometry_msgs/msg/AccelWithCovarianceStamped",
+    default = "zeroed"
+)]
+#[repr(C)]
+pub struct AccelWithCovarianceStamped {
+    /// Stamp and frame the acceleration is expressed in.
+    pub header: Header,
+    /// The acceleration and its covariance.
+    pub accel: AccelWithCovariance,
+}
+
+/// The mass properties of a rigid body: 80 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(
+    crate = "crate",
+    name = "nerve/Inertia",
+    ros2 = "geometry_msgs/msg/Inertia",
+    default = "zeroed"
+)]
+#[repr(C)]
+pub struct Inertia {
+    /// Mass, kg.
+    #[field(unit = "kg")]
+    pub m: f64,
+    /// Centre of mass in the body frame, m.
+    pub com: Vector3,
+    /// Inertia tensor element xx about the centre of mass, kg·m².
+    #[field(unit = "kg·m²")]
+    pub ixx: f64,
+    /// Element xy, kg·m².
+    #[field(unit = "kg·m²")]
+    pub ixy: f64,
+    /// Element xz, kg·m².
+    #[field(unit = "kg·m²")]
+    pub ixz: f64,
+    /// Element yy, kg·m².
+    #[field(unit = "kg·m²")]
+    pub iyy: f64,
+    /// Element yz, kg·m².
+    #[field(unit = "kg·m²")]
+    pub iyz: f64,
+    /// Element zz, kg·m².
+    #[field(unit = "kg·m²")]
+    pub izz: f64,
+}
+
+/// An [`Inertia`] with a stamp and a frame: 128 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, crate::Message)]
+#[message(
+    crate = "crate",
+    name = "nerve/InertiaStamped",
+    ros2 = "geometry_msgs/msg/InertiaStamped",
+    default = "zeroed"
+)]
+#[repr(C)]
+pub struct InertiaStamped {
+    /// Stamp and the body frame.
+    pub header: Header,
+    /// The mass properties.
+    pub inertia: Inertia,
+}
+
 /// Fixed part of a [`Polygon`]: 4 bytes, reserved (ROS 2's `Polygon` has nothing besides its
 /// points, and a C struct cannot be empty).
 #[derive(Clone, Copy, Debug, PartialEq, crate::Message)]

@@ -40,26 +40,28 @@
 //! | [`BoundingBox2D`] | fixed | 40 |
 //! | [`Header`], [`Twist`], [`Wrench`], [`Accel`] | fixed | 48 |
 //! | [`Pose`], [`Transform`] | fixed | 56 |
+//! | [`Inertia`] | fixed | 80 |
 //! | [`Temperature`], [`FluidPressure`], [`RelativeHumidity`], [`Illuminance`] | fixed | 64 |
 //! | [`PointStamped`], [`Vector3Stamped`], [`Range`] | fixed | 72 |
 //! | [`QuaternionStamped`], [`MapMetaData`], [`BoundingBox3D`] | fixed | 80 |
 //! | [`TwistStamped`], [`WrenchStamped`], [`AccelStamped`] | fixed | 96 |
 //! | [`BatteryState`] | fixed | 104 |
 //! | [`PoseStamped`] | fixed | 104 |
+//! | [`InertiaStamped`] | fixed | 128 |
 //! | [`TransformStamped`] | fixed | 136 |
 //! | [`MagneticField`] | fixed | 144 |
 //! | [`NavSatFix`] | fixed | 152 |
-//! | [`TwistWithCovariance`] | fixed | 336 |
+//! | [`TwistWithCovariance`], [`AccelWithCovariance`] | fixed | 336 |
 //! | [`Imu`], [`PoseWithCovariance`] | fixed | 344 |
 //! | [`CameraInfo`] | fixed | 368 |
-//! | [`TwistWithCovarianceStamped`] | fixed | 384 |
+//! | [`TwistWithCovarianceStamped`], [`AccelWithCovarianceStamped`] | fixed | 384 |
 //! | [`PoseWithCovarianceStamped`] | fixed | 392 |
 //! | [`Joy`] | fixed | 440 (≤ 32 axes, ≤ 64 buttons) |
 //! | [`Odometry`] | fixed | 760 |
 //! | [`Detection2D`] | fixed | 1664 (≤ 4 hypotheses) |
 //! | [`Detection3D`] | fixed | 1704 (≤ 4 hypotheses) |
 //! | [`Text`] (ROS `String`) | chunked | 4 header + 1 per UTF-8 byte |
-//! | [`Float32MultiArray`] … [`UInt64MultiArray`] (10 types) | chunked | 328 header (≤ 8 dimensions) + the element type's size per element |
+//! | [`Float32MultiArray`] … [`UInt64MultiArray`], [`ByteMultiArray`] (11 types) | chunked | 328 header (≤ 8 dimensions) + the element type's size per element |
 //! | [`Polygon`] | chunked | 4 header + 12 per vertex ([`Point32`]) |
 //! | [`PolygonStamped`] | chunked | 48 header + 12 per vertex ([`Point32`]) |
 //! | [`JointState`] | chunked | 56 header + 24 per joint ([`JointSample`]) |

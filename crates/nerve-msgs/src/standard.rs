@@ -83,6 +83,7 @@ standard_set! {
         Point, Point32, PointStamped, Vector3Stamped, QuaternionStamped, PoseStamped,
         PoseWithCovariance, PoseWithCovarianceStamped, TwistStamped, TwistWithCovariance,
         TwistWithCovarianceStamped, Wrench, WrenchStamped, Accel, AccelStamped,
+        AccelWithCovariance, AccelWithCovarianceStamped, Inertia, InertiaStamped,
         // sensor_msgs
         NavSatFix, Range, Temperature, FluidPressure, RelativeHumidity, Illuminance,
         MagneticField, Joy, RegionOfInterest,
@@ -99,7 +100,8 @@ standard_set! {
         Int16MultiArray(Int16MultiArrayHeader), Int32MultiArray(Int32MultiArrayHeader),
         Int64MultiArray(Int64MultiArrayHeader), UInt8MultiArray(UInt8MultiArrayHeader),
         UInt16MultiArray(UInt16MultiArrayHeader), UInt32MultiArray(UInt32MultiArrayHeader),
-        UInt64MultiArray(UInt64MultiArrayHeader), Polygon(PolygonHeader),
+        UInt64MultiArray(UInt64MultiArrayHeader), ByteMultiArray(ByteMultiArrayHeader),
+        Polygon(PolygonHeader),
         PolygonStamped(PolygonStampedHeader), CompressedImage(CompressedImageHeader),
         PointCloud2(PointCloud2Header), OccupancyGrid(OccupancyGridHeader), Path(PathHeader),
         TFMessage(TFMessageHeader), DiagnosticStatus(DiagnosticStatusHeader),

@@ -504,4 +504,5 @@ multi_arrays! {
     UInt16MultiArray(UInt16MultiArrayHeader, u16) = "nerve/UInt16MultiArray", "std_msgs/msg/UInt16MultiArray", "An array of `u16` of any shape (chunked; header 328 bytes holding the layout, one `u16` per element).";
     UInt32MultiArray(UInt32MultiArrayHeader, u32) = "nerve/UInt32MultiArray", "std_msgs/msg/UInt32MultiArray", "An array of `u32` of any shape (chunked; header 328 bytes holding the layout, one `u32` per element).";
     UInt64MultiArray(UInt64MultiArrayHeader, u64) = "nerve/UInt64MultiArray", "std_msgs/msg/UInt64MultiArray", "An array of `u64` of any shape (chunked; header 328 bytes holding the layout, one `u64` per element).";
+    ByteMultiArray(ByteMultiArrayHeader, u8) = "nerve/ByteMultiArray", "std_msgs/msg/ByteMultiArray", "An array of bytes of any shape (chunked; header 328 bytes holding the layout, one byte per element; ROS 2's `byte` is an octet).";
 }

@@ -54,6 +54,10 @@ fn fixed_message_sizes_are_the_documented_ones() {
     assert_eq!(size_of::<WrenchStamped>(), 96);
     assert_eq!(size_of::<Accel>(), 48);
     assert_eq!(size_of::<AccelStamped>(), 96);
+    assert_eq!(size_of::<AccelWithCovariance>(), 336);
+    assert_eq!(size_of::<AccelWithCovarianceStamped>(), 384);
+    assert_eq!(size_of::<Inertia>(), 80);
+    assert_eq!(size_of::<InertiaStamped>(), 128);
     // sensor_msgs
     assert_eq!(size_of::<NavSatFix>(), 152);
     assert_eq!(size_of::<Range>(), 72);
@@ -103,6 +107,7 @@ fn chunked_header_and_element_sizes_are_the_documented_ones() {
     check::<UInt16MultiArray>(328, 2);
     check::<UInt32MultiArray>(328, 4);
     check::<UInt64MultiArray>(328, 8);
+    check::<ByteMultiArray>(328, 1);
     check::<Polygon>(4, 12);
     check::<PolygonStamped>(48, 12);
     check::<CompressedImage>(80, 1);

@@ -1344,6 +1344,153 @@ class AccelStamped(Struct):
         accel: Accel = ...,
     ) -> Self: ...
 
+class AccelWithCovariance(Struct):
+    """
+    An [`Accel`] with its uncertainty: 336 bytes. The covariance is row-major 6×6 over (ax,
+    ay, az, αx, αy, αz): (m/s²)², m·rad/s⁴ and (rad/s²)² by block. ROS 2:
+    geometry_msgs/msg/AccelWithCovariance.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def accel(self) -> Accel:
+        """The acceleration."""
+        ...
+    @accel.setter
+    def accel(self, value: Accel) -> None: ...
+    @property
+    def covariance(self) -> NDArray[np.float64]:
+        """
+        Covariance, 6×6 row-major over (ax, ay, az, αx, αy, αz). [(m/s²)², m·rad/s⁴,
+        (rad/s²)²]
+        """
+        ...
+    @covariance.setter
+    def covariance(self, value: Sequence[float] | NDArray[Any]) -> None: ...
+    def __new__(
+        cls,
+        *,
+        accel: Accel = ...,
+        covariance: Sequence[float] | NDArray[Any] = ...,
+    ) -> Self: ...
+
+class AccelWithCovarianceStamped(Struct):
+    """
+    An [`AccelWithCovariance`] with a stamp and a frame: 384 bytes. ROS 2:
+    geometry_msgs/msg/AccelWithCovarianceStamped.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp and frame the acceleration is expressed in."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    @property
+    def accel(self) -> AccelWithCovariance:
+        """The acceleration and its covariance."""
+        ...
+    @accel.setter
+    def accel(self, value: AccelWithCovariance) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+        accel: AccelWithCovariance = ...,
+    ) -> Self: ...
+
+class Inertia(Struct):
+    """The mass properties of a rigid body: 80 bytes. ROS 2: geometry_msgs/msg/Inertia."""
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def m(self) -> float:
+        """Mass, kg."""
+        ...
+    @m.setter
+    def m(self, value: float) -> None: ...
+    @property
+    def com(self) -> Vector3:
+        """Centre of mass in the body frame, m."""
+        ...
+    @com.setter
+    def com(self, value: Vector3) -> None: ...
+    @property
+    def ixx(self) -> float:
+        """Inertia tensor element xx about the centre of mass, kg·m²."""
+        ...
+    @ixx.setter
+    def ixx(self, value: float) -> None: ...
+    @property
+    def ixy(self) -> float:
+        """Element xy, kg·m²."""
+        ...
+    @ixy.setter
+    def ixy(self, value: float) -> None: ...
+    @property
+    def ixz(self) -> float:
+        """Element xz, kg·m²."""
+        ...
+    @ixz.setter
+    def ixz(self, value: float) -> None: ...
+    @property
+    def iyy(self) -> float:
+        """Element yy, kg·m²."""
+        ...
+    @iyy.setter
+    def iyy(self, value: float) -> None: ...
+    @property
+    def iyz(self) -> float:
+        """Element yz, kg·m²."""
+        ...
+    @iyz.setter
+    def iyz(self, value: float) -> None: ...
+    @property
+    def izz(self) -> float:
+        """Element zz, kg·m²."""
+        ...
+    @izz.setter
+    def izz(self, value: float) -> None: ...
+    def __new__(
+        cls,
+        *,
+        m: float = ...,
+        com: Vector3 = ...,
+        ixx: float = ...,
+        ixy: float = ...,
+        ixz: float = ...,
+        iyy: float = ...,
+        iyz: float = ...,
+        izz: float = ...,
+    ) -> Self: ...
+
+class InertiaStamped(Struct):
+    """
+    An [`Inertia`] with a stamp and a frame: 128 bytes. ROS 2:
+    geometry_msgs/msg/InertiaStamped.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def header(self) -> Header:
+        """Stamp and the body frame."""
+        ...
+    @header.setter
+    def header(self, value: Header) -> None: ...
+    @property
+    def inertia(self) -> Inertia:
+        """The mass properties."""
+        ...
+    @inertia.setter
+    def inertia(self, value: Inertia) -> None: ...
+    def __new__(
+        cls,
+        *,
+        header: Header = ...,
+        inertia: Inertia = ...,
+    ) -> Self: ...
+
 class Range(Struct):
     """
     One distance from a single-beam rangefinder: 72 bytes. `range` below `min_range` or
@@ -3342,6 +3489,25 @@ class UInt64MultiArrayHeader(Struct):
         layout: MultiArrayLayout = ...,
     ) -> Self: ...
 
+class ByteMultiArrayHeader(Struct):
+    """
+    Fixed part of a multi-array message: 328 bytes, the layout. ROS 2:
+    std_msgs/msg/ByteMultiArray.
+    """
+
+    dtype: ClassVar[np.dtype[Any]]
+    @property
+    def layout(self) -> MultiArrayLayout:
+        """Shape of the data."""
+        ...
+    @layout.setter
+    def layout(self, value: MultiArrayLayout) -> None: ...
+    def __new__(
+        cls,
+        *,
+        layout: MultiArrayLayout = ...,
+    ) -> Self: ...
+
 class PointCloud2Header(Struct):
     """
     Fixed part of a [`PointCloud2`]: 776 bytes. At most [`PointCloud2Header::FIELDS_MAX`]
@@ -3424,6 +3590,14 @@ class PointCloud2Header(Struct):
         _pad: Sequence[int] | NDArray[Any] = ...,
         fields: Sequence[PointField] = ...,
     ) -> Self: ...
+
+class ByteMultiArray(_Chunked):
+    """
+    The chunked message ByteMultiArray: a ByteMultiArrayHeader and any number of u8 elements
+    (``data``).
+    """
+    header: ByteMultiArrayHeader
+    # elements: u8
 
 class CompressedImage(_Chunked):
     """
@@ -3652,10 +3826,14 @@ class DepthImage(Image):
 __all__ = [
     "Accel",
     "AccelStamped",
+    "AccelWithCovariance",
+    "AccelWithCovarianceStamped",
     "BatteryState",
     "Bool",
     "BoundingBox2D",
     "BoundingBox3D",
+    "ByteMultiArray",
+    "ByteMultiArrayHeader",
     "CHUNKED",
     "CameraInfo",
     "Clock",
@@ -3690,6 +3868,8 @@ __all__ = [
     "Image",
     "ImageHeader",
     "Imu",
+    "Inertia",
+    "InertiaStamped",
     "Int16",
     "Int16MultiArray",
     "Int16MultiArrayHeader",
