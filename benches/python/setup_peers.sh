@@ -4,7 +4,8 @@
 # needs). A peer that fails to install leaves benches/python/.venvs/<peer>.error with the reason;
 # `nerve-bench python` turns that into a row with `error` (never a silent skip).
 #
-# Usage: benches/python/setup_peers.sh [peer ...]     (default: all; peers: horus iceoryx2 zenoh ros2 plot)
+# Usage: benches/python/setup_peers.sh [peer ...]     (default: all; peers: horus iceoryx2 zenoh ros2 plot;
+#        torch: PyPI's torch into nerve's .venv, for the Tensor-*-torch rows, on demand only)
 #        FORCE=1 to rebuild existing venvs.
 # nerve itself is measured from the repository's .venv (bindings/python/dev.sh builds it).
 set -uo pipefail
@@ -39,6 +40,21 @@ peers=("$@")
 [ ${#peers[@]} -eq 0 ] && peers=(horus iceoryx2 zenoh ros2 plot)
 status=0
 for peer in "${peers[@]}"; do
+    if [ "$peer" = torch ]; then
+        # The Tensor-*-torch rows run in nerve's own interpreter (the repository's .venv):
+        # PyPI's torch there, with the CUDA libraries its Linux wheel depends on (~3 GB; the
+        # test command never installs it). Its tensor test runs too once it is there.
+        root="$(cd "$here/../.." && pwd)"
+        if "$root/.venv/bin/python" -c "import torch" >/dev/null 2>&1; then
+            echo "torch: ready ($root/.venv)"
+        elif "$root/.venv/bin/python" -m pip install -q torch && "$root/.venv/bin/python" -c "import torch"; then
+            echo "torch: ready ($root/.venv)"
+        else
+            echo "torch: FAILED to install into $root/.venv" >&2
+            status=1
+        fi
+        continue
+    fi
     pkgs="$(pkgs_for "$peer")" || { echo "unknown peer $peer" >&2; status=2; continue; }
     dir="$venvs/$peer"
     err="$venvs/$peer.error"
