@@ -13,6 +13,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple, PyType};
 
 use crate::errors::guard;
+
+/// Most structs one description may make classes of.
+const MAX_CLASSES: usize = 256;
 use crate::structs::{build_class, standard_classes, template_of, Made};
 
 fn prim(kind: &str) -> Option<TypeRef> {
@@ -91,11 +94,7 @@ fn renumber(t: &mut TypeRef, index: &[(usize, bool)]) {
 
 /// The fingerprint of struct `i` of `doc`.
 fn sub_hash(doc: &TypeDoc, i: usize) -> u64 {
-    TypeDoc {
-        root: i as u32,
-        structs: doc.structs.clone(),
-    }
-    .hash()
+    doc.hash_of(i as u32)
 }
 
 /// The fingerprint of struct `k` of a list being built.
@@ -187,9 +186,10 @@ pub(crate) fn declare<'py>(
     doc: &str,
 ) -> PyResult<Bound<'py, PyBytes>> {
     guard("declare", || {
-        if name.is_empty() || name.len() > 255 {
+        // A topic stores the type's name in 96 bytes.
+        if name.is_empty() || name.len() > 96 || name.contains('\0') {
             return Err(PyValueError::new_err(format!(
-                "a message type name is 1 to 255 bytes, got {name:?}"
+                "a message type name is 1 to 96 bytes without NUL, got {name:?}"
             )));
         }
         if fields.is_empty() {
@@ -342,14 +342,35 @@ pub(crate) fn classes_from_doc<'py>(
 ) -> PyResult<(Bound<'py, PyType>, Option<Bound<'py, PyAny>>)> {
     guard("classes_from_doc", || {
         let doc = TypeDoc::from_bytes(doc).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        // A hostile description may claim structs of gigabytes: every class's default is
-        // allocated, so refuse what no topic carries.
-        if let Some(s) = doc.structs.iter().find(|s| s.size > MAX_FIXED_BYTES) {
-            return Err(PyValueError::new_err(format!(
-                "invalid type description: struct {} of {} bytes, above the {MAX_FIXED_BYTES} a \
-                 message's fixed part may take",
-                s.name, s.size
+        // Only the structs the message uses get classes; a hostile description may list
+        // thousands, or claim gigabytes: every class's default is allocated, so refuse what no
+        // topic carries, and names no class can have.
+        let used = reachable(&doc);
+        let bad = |why: String| PyValueError::new_err(format!("invalid type description: {why}"));
+        if used.len() > MAX_CLASSES {
+            return Err(bad(format!(
+                "{} structs, at most {MAX_CLASSES}",
+                used.len()
             )));
+        }
+        let mut total = 0u64;
+        for &i in &used {
+            let s = &doc.structs[i];
+            total += u64::from(s.size);
+            if s.size > MAX_FIXED_BYTES || total > u64::from(MAX_FIXED_BYTES) * 4 {
+                return Err(bad(format!(
+                    "struct {} of {} bytes: its structs take more than a message's fixed part \
+                     may ({MAX_FIXED_BYTES} bytes)",
+                    s.name, s.size
+                )));
+            }
+            let named = |n: &str| !n.is_empty() && !n.contains('\0') && n.len() <= 255;
+            if !named(&s.name) || !s.fields.iter().all(|f| named(&f.name)) {
+                return Err(bad(format!(
+                    "a struct or field name in {:?} no class can have",
+                    s.name
+                )));
+            }
         }
         let mut made: Made = standard_classes(py);
         let n = doc.structs.len();
@@ -358,7 +379,11 @@ pub(crate) fn classes_from_doc<'py>(
             .collect();
         let mut classes: HashMap<usize, Py<PyType>> = HashMap::new();
         // Build in dependency order: a struct once every struct it nests exists.
-        let mut pending: Vec<usize> = (0..n).filter(|&i| !made.contains_key(&keys[i])).collect();
+        let mut pending: Vec<usize> = used
+            .iter()
+            .copied()
+            .filter(|&i| !made.contains_key(&keys[i]))
+            .collect();
         while !pending.is_empty() {
             let before = pending.len();
             let mut rest = Vec::new();
@@ -430,6 +455,34 @@ pub(crate) fn classes_from_doc<'py>(
         };
         Ok((cls, elem))
     })
+}
+
+/// The structs a description's message uses (its root and what it nests), in index order.
+fn reachable(doc: &TypeDoc) -> Vec<usize> {
+    fn visit(t: &TypeRef, out: &mut Vec<u32>) {
+        match t {
+            TypeRef::Struct(i) => out.push(*i),
+            TypeRef::Array { elem, .. } | TypeRef::Enum { repr: elem, .. } => visit(elem, out),
+            _ => {}
+        }
+    }
+    let mut seen = vec![false; doc.structs.len()];
+    let mut stack = vec![doc.root];
+    while let Some(i) = stack.pop() {
+        let Some(s) = doc.structs.get(i as usize) else {
+            continue;
+        };
+        if std::mem::replace(&mut seen[i as usize], true) {
+            continue;
+        }
+        for f in &s.fields {
+            visit(&f.ty, &mut stack);
+        }
+        if let KindDoc::Chunked(e) = &s.kind {
+            visit(e, &mut stack);
+        }
+    }
+    (0..doc.structs.len()).filter(|&i| seen[i]).collect()
 }
 
 fn nested_keys(t: &TypeRef, keys: &[String]) -> Vec<String> {

@@ -154,3 +154,48 @@ def test_hostile_declarations_and_descriptions_are_refused():
     assert refused > 0
     with pytest.raises(ValueError, match="invalid type description"):
         nerve.custom.from_description(b"\x92\x00\x91", "Bad")
+
+
+def test_joining_keeps_the_topic_joined_in_process_too(domain):
+    home = nerve.Topic("custom/heap", nerve.CmdVel, in_process=True)
+    joined = nerve.Topic.join("custom/heap")
+    assert joined.path == "heap" and joined.type is nerve.CmdVel
+    sub = home.subscriber()
+    joined.publisher().send(nerve.CmdVel(linear=2.0))
+    assert sub.recv(timeout=1).linear == 2.0
+    dicts = nerve.Topic("custom/dicts", dict)
+    dsub = dicts.subscriber(as_="dict")
+    dicts.publisher().send({"a": 1})
+    assert dsub.recv(timeout=1) == {"a": 1}
+
+
+def test_a_subclass_cannot_lie_about_its_layout():
+    class Lying(nerve.Imu):
+        _nerve_spec_ = nerve.Time._nerve_spec_
+
+    m = Lying()
+    # The layout is Imu's (the class nerve built), whatever the attribute says.
+    assert len(bytes(m)) == nerve.sizeof(nerve.Imu)
+    assert m.orientation.w == 1.0
+    m.linear_acceleration.z = 9.81
+    assert nerve.Imu.from_bytes(bytes(m)).linear_acceleration.z == 9.81
+
+
+def _description(n: int, align: int = 8, name: str = "S") -> bytes:
+    """A description (the MessagePack form nerve writes) of a root nesting `n` structs."""
+    msgpack = pytest.importorskip("msgpack")
+    root = ["demo/Root", "Fixed", 8 * n, align,
+            [[f"f{i}", {"Struct": i + 1}, 8 * i, False, "", ""] for i in range(n)], "", ""]
+    nested = [[f"{name}{i}", "Struct", 8, 8, [["x", "U64", 0, False, "", ""]], "", ""]
+              for i in range(n)]
+    return msgpack.packb([0, [root, *nested]])
+
+
+def test_descriptions_another_process_wrote_are_checked_before_classes_are_made():
+    assert nerve.sizeof(nerve.custom.from_description(_description(2), "Root")) == 16
+    with pytest.raises(ValueError, match="301 structs, at most 256"):
+        nerve.custom.from_description(_description(300), "Root")
+    with pytest.raises(ValueError, match="alignment 0"):
+        nerve.custom.from_description(_description(2, align=0), "Root")
+    with pytest.raises(ValueError, match="no class can have"):
+        nerve.custom.from_description(_description(2, name="a\0b"), "Root")

@@ -155,3 +155,15 @@ def test_a_4096x4096_tensor_crosses_processes_without_a_copy(domain):
     # The receiver's array lies inside its mapping of the topic's segment, and every byte is
     # what was written.
     assert out.strip() == "True True (4096, 4096)", out + err
+
+
+def test_a_received_strided_tensor_is_sent_on_as_its_values(domain):
+    t = tensor_topic("tensor/strided")
+    pub, sub = t.publisher(), t.subscriber()
+    pub.send(np.arange(12, dtype=np.float32).reshape(3, 4))
+    m = sub.recv(timeout=1)
+    transposed = nerve.Tensor(m.header, m.data.T, m._sample)  # a strided view of the chunk
+    pub.send(transposed)
+    again = sub.recv(timeout=1)
+    assert again.shape == (4, 3)
+    assert again.data.tolist() == np.arange(12).reshape(3, 4).T.tolist()

@@ -180,6 +180,13 @@ impl TypeDoc {
             self.nest_depth(k, 0, &mut depth)?;
         }
         for s in &self.structs {
+            if !s.align.is_power_of_two() || s.align > 4096 || s.size % s.align != 0 {
+                return Err(DocError(format!(
+                    "{}: alignment {} for {} bytes (a power of two up to 4096 that divides the \
+                     size)",
+                    s.name, s.align, s.size
+                )));
+            }
             for f in &s.fields {
                 let size = self.size_of(&f.ty, 0)?;
                 if u64::from(f.offset) + u64::from(size) > u64::from(s.size) {
@@ -253,6 +260,11 @@ impl TypeDoc {
     /// The same hash as [`Schema::hash`] of the schema this was made from.
     pub fn hash(&self) -> u64 {
         self.struct_hash(self.root, 0)
+    }
+
+    /// The hash of struct `i` (as [`TypeDoc::hash`] of a description rooted there).
+    pub fn hash_of(&self, i: u32) -> u64 {
+        self.struct_hash(i, 0)
     }
 
     fn struct_hash(&self, i: u32, depth: u32) -> u64 {

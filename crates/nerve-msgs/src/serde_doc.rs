@@ -98,7 +98,13 @@ impl SerdeDoc {
         cache
             .get_or_insert_with(HashMap::new)
             .entry(TypeId::of::<T>())
-            .or_insert_with(|| SerdeDoc::of::<T>().map(|d| d.to_bytes()))
+            // A description larger than a topic carries is left out (the topic is then
+            // checked by its data only, as before descriptions).
+            .or_insert_with(|| {
+                SerdeDoc::of::<T>()
+                    .map(|d| d.to_bytes())
+                    .filter(|b| b.len() <= MAX_BYTES)
+            })
             .clone()
             .unwrap_or_default()
     }
@@ -226,8 +232,12 @@ impl Compare<'_> {
         let theirs: BTreeMap<&str, &Format> =
             b.iter().map(|n| (n.name.as_str(), &n.value)).collect();
         let ours: BTreeMap<&str, &Format> = a.iter().map(|n| (n.name.as_str(), &n.value)).collect();
+        // A field one side lacks is a difference unless it is optional: a reader decodes a
+        // missing `Option` as `None` (other `#[serde(default)]` fields cannot be seen here).
+        let optional = |f: &Format| matches!(f, Format::Option(_));
         for n in a {
             match theirs.get(n.name.as_str()) {
+                None if optional(&n.value) => {}
                 None => return self.differ(&join(path, &n.name), "present", "absent"),
                 Some(t) => {
                     if let Some(d) = self.format(&n.value, t, &join(path, &n.name), depth) {
@@ -237,7 +247,7 @@ impl Compare<'_> {
             }
         }
         b.iter()
-            .find(|n| !ours.contains_key(n.name.as_str()))
+            .find(|n| !ours.contains_key(n.name.as_str()) && !optional(&n.value))
             .and_then(|n| self.differ(&join(path, &n.name), "absent", "present"))
     }
 

@@ -219,6 +219,23 @@ impl OpenSpec {
         }
     }
 
+    /// This spec with the slot size and pool its stored type needs (fixed: the message in
+    /// the slot; chunked and serialized: a descriptor, and a pool); an unknown kind keeps the
+    /// header's and is refused when the topic is used.
+    fn needed_by_type(&self) -> OpenSpec {
+        let fixed = nerve_msgs::MessageKind::from_raw(self.stored_type.kind)
+            == Some(nerve_msgs::MessageKind::Fixed);
+        OpenSpec {
+            slot_payload: if fixed {
+                self.stored_type.size
+            } else {
+                crate::shared::DESCRIPTOR_BYTES
+            },
+            chunk_bytes: (!fixed).then_some(crate::shared::DEFAULT_CHUNK_BYTES),
+            ..self.clone()
+        }
+    }
+
     /// (chunk bytes, chunk count) of the pool, for chunked and serialized types.
     fn chunks(&self) -> Option<(usize, u32)> {
         let default = self.capacity() * 2 + 8;
@@ -287,7 +304,11 @@ impl Shared {
             Err(e) => return Err(segment_error(name, domain, &[], DEFAULT_MAX_ENDPOINTS, e)),
         };
         let spec = OpenSpec::adopting(name, domain, &seg.params);
-        Self::from_segment(&spec, seg)
+        let shared = Self::from_segment(&spec, seg)?;
+        // What the stored type needs, not what the header says: a header whose slots are too
+        // small for its own type (damage, or a lie) is refused here, as on a typed open.
+        shared.check_against(&spec.needed_by_type())?;
+        Ok(shared)
     }
 
     /// Creates or joins the topic's `/dev/shm` segment.

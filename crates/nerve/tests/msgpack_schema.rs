@@ -42,6 +42,14 @@ mod v2 {
         pub level: Level,
         pub temps: Vec<f32>,
     }
+    /// One optional field more: a reader of the other type decodes it as absent.
+    #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+    pub struct WithOptional {
+        pub name: String,
+        pub level: Level,
+        pub temps: Vec<f32>,
+        pub note: Option<String>,
+    }
     /// The same fields in another order, under another Rust name: what a reader sees agrees.
     #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
     pub struct Reordered {
@@ -100,6 +108,11 @@ fn a_rust_type_that_disagrees_is_refused_naming_the_field() {
         e.contains("field `label`: present in this endpoint's type"),
         "{e}"
     );
+    // An optional field one side lacks is no disagreement.
+    Topic::<Msgpack<v2::WithOptional>>::builder("mp/clash")
+        .domain(d)
+        .open()
+        .unwrap();
     // Field order and Rust names do not travel: this one agrees.
     Topic::<Msgpack<v2::Reordered>>::builder("mp/clash")
         .domain(d)

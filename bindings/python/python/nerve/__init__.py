@@ -222,7 +222,13 @@ class Topic:
         the description the topic carries (a type this program never declared). Raises
         ``NotFound`` when there is no such topic; for tools and for nodes written without the
         type."""
-        return cls(name, _class_of(_nerve.Topic.join(name, domain)), domain=domain)
+        raw = _nerve.Topic.join(name, domain)
+        type_ = _class_of(raw)
+        t = cls.__new__(cls)
+        _stored, t._kind, t._cls = _resolve(type_)
+        t._raw = raw  # the topic joined, kept: never a second open that could create one
+        t.type = type_
+        return t
 
     @property
     def name(self) -> str:
@@ -320,6 +326,11 @@ class Publisher:
         else:
             if not isinstance(msg, self._cls):
                 self._send_array(msg)
+                return
+            if self._cls is Tensor and not msg.data.flags.c_contiguous:
+                # A strided view: sent C-contiguous, its header made anew from the data.
+                h = msg.header.header
+                self.send_tensor(msg.data, stamp_ns=h.stamp_ns, frame_id=h.frame_id)
                 return
             data = np.ascontiguousarray(msg.data)
             loan = self._loan_bytes(data.nbytes, msg.header)
@@ -493,7 +504,7 @@ class Subscriber:
     def try_recv(self) -> Any | None:
         """The next message, or None if there is none. Never blocks."""
         if self._pending:
-            return self._pending.pop(0)
+            return self._convert(self._pending.pop(0))
         return self._convert(self._raw.try_recv())
 
     def recv(self, timeout: float | None = None, *, as_: str | None = None) -> Any | None:
@@ -504,13 +515,13 @@ class Subscriber:
         if as_ is not None and as_ not in frameworks.AS:
             raise ValueError(f"as_={as_!r}: use one of {', '.join(frameworks.AS)}")
         if self._pending:
-            return self._pending.pop(0)
+            return self._convert(self._pending.pop(0), as_)
         return self._convert(self._raw.recv(timeout), as_)
 
     def recv_deadline(self, timeout: float | None) -> Any:
         """Like ``recv``, but a timeout raises ``nerve.Timeout``."""
         if self._pending:
-            return self._pending.pop(0)
+            return self._convert(self._pending.pop(0))
         return self._convert(self._raw.recv_deadline(timeout))
 
     async def recv_async(self) -> Any:
@@ -525,7 +536,7 @@ class Subscriber:
             # `_pending` by then (`_stash` was registered before our wait's callback).
             await asyncio.wait({stale})
         if self._pending:
-            return self._pending.pop(0)
+            return self._convert(self._pending.pop(0))
         m = self._raw.try_recv()
         if m is not None:
             return self._convert(m)
@@ -545,7 +556,7 @@ class Subscriber:
     def _stash(self, fut: asyncio.Future[Any]) -> None:
         if not fut.cancelled() and fut.exception() is None and fut.result() is not None:
             self.__dict__.pop("try_recv", None)
-            self._pending.append(self._convert(fut.result()))
+            self._pending.append(fut.result())  # converted when it is taken
 
     def __aiter__(self) -> AsyncIterator[Any]:
         return self

@@ -31,6 +31,7 @@ that differs.
 
 from __future__ import annotations
 
+import inspect
 import typing
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar, dataclass_transform
@@ -39,7 +40,7 @@ import numpy as np
 
 from . import _nerve
 from ._nerve import Struct
-from .msgs import _Chunked, _dtype, _dtype_of
+from .msgs import CHUNKED, STRUCTS, _Chunked, _dtype, _dtype_of
 
 __all__ = [
     "array", "bool_", "f32", "f64", "from_dict", "from_description", "i8", "i16", "i32", "i64",
@@ -69,7 +70,8 @@ i32 = Annotated[int, Kind("i32")]
 i64 = Annotated[int, Kind("i64")]
 f32 = Annotated[float, Kind("f32")]
 f64 = Annotated[float, Kind("f64")]
-bool_ = Annotated[bool, Kind("bool")]
+# Rust's derive has no `bool` field (bool is not Pod): a flag is a u8 (0 or 1) on both sides.
+bool_ = Annotated[int, Kind("u8")]
 
 _PRIMS = ("u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64", "f32", "f64", "bool")
 
@@ -135,7 +137,7 @@ def message(name: str | None = None, *, elem: Any = None,
 
     def make(cls: type[T]) -> type[T]:
         hints = typing.get_type_hints(cls, include_extras=True)
-        own = cls.__dict__.get("__annotations__", {})
+        own = inspect.get_annotations(cls)  # this class's own, in order (any Python)
         fields = [(f, _field_spec(f"{cls.__name__}.{f}", hints[f])) for f in own]
         defaults = {f: cls.__dict__[f] for f in own if f in cls.__dict__}
         kind = "chunked" if elem is not None else "fixed" if name else "struct"
@@ -143,6 +145,12 @@ def message(name: str | None = None, *, elem: Any = None,
         doc = _nerve.declare(name or cls.__name__, kind, fields, elem_spec,
                              (cls.__doc__ or "").strip())
         made = from_description(doc, cls.__name__, defaults)
+        if made in STRUCTS.values() or made in CHUNKED.values():
+            # The same definition as a standard type: its class, as it is.
+            if defaults:
+                raise TypeError(f"{cls.__name__} is the standard {made.__name__}: its "
+                                "defaults are the standard ones, drop the class's defaults")
+            return made  # type: ignore[return-value]
         made.__module__ = cls.__module__
         made.__qualname__ = cls.__qualname__
         if cls.__doc__:

@@ -94,6 +94,8 @@ def image_encoding(arr: np.ndarray, mode: str | None = None) -> str:
 def convert(msg: Any, as_: str) -> Any:
     """``msg`` (a received message) as framework ``as_`` sees it."""
     if as_ == "dict":
+        if isinstance(msg, dict):
+            return msg  # a MessagePack topic's value already is one
         from .custom import to_dict
 
         return to_dict(msg)
@@ -103,9 +105,11 @@ def convert(msg: Any, as_: str) -> Any:
     if as_ == "torch":
         torch = importlib.import_module("torch")
         try:
-            return torch.from_dlpack(arr)
+            return torch.from_dlpack(arr)  # read-only flag carried (DLPack 1.x): no copy
         except (BufferError, RuntimeError, TypeError):
-            return torch.from_numpy(arr)  # shares memory; torch warns it is read-only
+            # A torch that cannot import a read-only view: a copy, never a writable tensor
+            # over memory other subscribers read.
+            return torch.from_numpy(arr.copy())
     if as_ == "jax":
         jnp = importlib.import_module("jax.numpy")
         try:
@@ -115,7 +119,10 @@ def convert(msg: Any, as_: str) -> Any:
             return jnp.asarray(arr)
     if as_ == "tensorflow":
         tf = importlib.import_module("tensorflow")
-        return tf.experimental.dlpack.from_dlpack(arr.__dlpack__())
+        try:
+            return tf.experimental.dlpack.from_dlpack(arr.__dlpack__(max_version=(1, 0)))
+        except (BufferError, TypeError, ValueError, RuntimeError):
+            return tf.convert_to_tensor(arr)  # a copy: TensorFlow cannot hold a read-only view
     if as_ == "pandas":
         pd = importlib.import_module("pandas")
         return pd.Series(arr, copy=False) if arr.ndim == 1 else pd.DataFrame(arr, copy=False)

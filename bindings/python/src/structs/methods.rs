@@ -38,14 +38,14 @@ impl Struct {
     ) -> PyResult<Bound<'py, PyAny>> {
         guard("Struct.from_bytes", || {
             let spec = spec_of(cls)?;
-            let size = spec.get().size;
+            let size = spec.size;
             let s = with_buffer(data, |b| {
                 if b.len() == size {
                     Ok(Struct::owned(b))
                 } else {
                     Err(PyValueError::new_err(format!(
                         "{} is {size} bytes, got {}",
-                        spec.get().name,
+                        spec.name,
                         b.len()
                     )))
                 }
@@ -99,13 +99,13 @@ impl Struct {
         guard("Struct.__repr__", || {
             let spec = spec_of(&slf.get_type())?;
             let mut parts = Vec::new();
-            for f in &spec.get().fields {
+            for f in &spec.fields {
                 if f.name.starts_with("_pad") {
                     continue;
                 }
                 parts.push(format!("{}={}", f.name, f.repr_value(slf)?.repr()?));
             }
-            Ok(format!("{}({})", spec.get().name, parts.join(", ")))
+            Ok(format!("{}({})", spec.name, parts.join(", ")))
         })
     }
 
@@ -166,7 +166,7 @@ impl Struct {
 
 /// The size of a message class's instances.
 pub(crate) fn size_of(cls: &Bound<'_, PyType>) -> PyResult<usize> {
-    Ok(spec_of(cls)?.get().size)
+    Ok(spec_of(cls)?.size)
 }
 
 /// A `cls` (a message class) viewing the `available` bytes at `ptr`, kept valid by `keep`.
@@ -188,11 +188,11 @@ pub(crate) unsafe fn view_of<'py>(
         )));
     }
     let spec = spec_of(cls)?;
-    let size = spec.get().size;
+    let size = spec.size;
     if size > available {
         return Err(PyValueError::new_err(format!(
             "{} is {size} bytes; the chunk's header holds {available}",
-            spec.get().name
+            spec.name
         )));
     }
     // SAFETY: per the contract; `cls` derives from `Struct` (checked above).

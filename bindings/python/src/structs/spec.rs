@@ -1,7 +1,6 @@
 //! A message class's layout (`Spec`) and the table that finds it from the class quickly.
 
 use pyo3::exceptions::PyTypeError;
-use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString, PyType};
 
@@ -115,6 +114,10 @@ pub(super) fn remember_spec(cls: &Bound<'_, PyType>, spec: &'static Spec) {
             return;
         }
     }
+    OVERFLOW
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((ty, std::ptr::from_ref(spec) as usize));
 }
 
 fn remembered_spec(cls: &Bound<'_, PyType>) -> Option<&'static Spec> {
@@ -135,28 +138,51 @@ fn remembered_spec(cls: &Bound<'_, PyType>) -> Option<&'static Spec> {
     None
 }
 
-/// The spec of a message class (`_nerve_spec_`).
-pub(super) fn spec_ref<'py>(cls: &Bound<'py, PyType>) -> PyResult<&'py Spec> {
+/// Specs that did not fit `SPECS`, by type address (the classes' addresses and their leaked
+/// specs', as `usize`).
+static OVERFLOW: std::sync::Mutex<Vec<(usize, usize)>> = std::sync::Mutex::new(Vec::new());
+
+/// The spec recorded for exactly this class.
+fn registered(cls: &Bound<'_, PyType>) -> Option<&'static Spec> {
     if let Some(s) = remembered_spec(cls) {
-        return Ok(s);
+        return Some(s);
     }
-    let spec = spec_of(cls)?;
-    // SAFETY: specs are never freed: each one made by `struct_classes` is leaked (and a
-    // class's attribute holds its spec while the class lives; a caller holds the class).
-    Ok(unsafe { &*std::ptr::from_ref(spec.get()) })
+    let ty = cls.as_ptr() as usize;
+    let overflow = OVERFLOW.lock().unwrap_or_else(|e| e.into_inner());
+    overflow.iter().find(|(t, _)| *t == ty).map(|&(_, spec)| {
+        // SAFETY: stored from a `&'static Spec` by `remember_spec`.
+        unsafe { &*(spec as *const Spec) }
+    })
 }
 
-pub(super) fn spec_of<'py>(cls: &Bound<'py, PyType>) -> PyResult<Bound<'py, Spec>> {
-    match cls.getattr(intern!(cls.py(), "_nerve_spec_")) {
-        Ok(s) => Ok(s.downcast_into::<Spec>()?),
-        Err(_) => Err(PyTypeError::new_err(
-            "nerve.Struct is the base of nerve's message classes: create a message \
-             (nerve.CmdVel(...), nerve.Imu(), ...)",
-        )),
+/// The spec of a message class: the one recorded when nerve built it, or, for a Python
+/// subclass of a message class, its nearest built base's (a subclass adds no storage, and
+/// its getsets are the base's). Never the `_nerve_spec_` attribute itself: a program that set
+/// another class's spec there would have the base's field offsets applied to a struct of
+/// another size.
+pub(super) fn spec_of<'py>(cls: &Bound<'py, PyType>) -> PyResult<&'static Spec> {
+    if let Some(s) = registered(cls) {
+        return Ok(s);
     }
+    for base in cls.mro() {
+        if let Ok(base) = base.downcast::<PyType>() {
+            if let Some(s) = registered(base) {
+                return Ok(s);
+            }
+        }
+    }
+    Err(PyTypeError::new_err(
+        "nerve.Struct is the base of nerve's message classes: create a message \
+         (nerve.CmdVel(...), nerve.Imu(), ...)",
+    ))
+}
+
+/// [`spec_of`] (the name `tp_new` uses).
+pub(super) fn spec_ref<'py>(cls: &Bound<'py, PyType>) -> PyResult<&'static Spec> {
+    spec_of(cls)
 }
 
 /// The default bytes of a message class's instances.
 pub(crate) fn template_of(cls: &Bound<'_, PyType>) -> PyResult<Vec<u8>> {
-    Ok(spec_ref(cls)?.template.clone())
+    Ok(spec_of(cls)?.template.clone())
 }
