@@ -172,11 +172,12 @@ fn align_of(t: &TypeRef, structs: &[StructDoc]) -> u32 {
 
 /// The description of a type declared in Python: `kind` is `"fixed"` (a message),
 /// `"struct"` (a plain struct other types nest) or `"chunked"` (a header whose messages
-/// carry any number of `elem`); `fields` are `(name, type)` in order (see `type_ref`).
+/// carry any number of `elem`); `fields` are `(name, type)` in order (see `type_ref`); `ros2`
+/// the ROS 2 message it corresponds to (tools read it; not part of the fingerprint).
 /// Fields are laid out as `#[repr(C)]` lays them out; a gap Rust would fill with implicit
 /// padding is an error naming the field and the `_pad` field to add.
 #[pyfunction]
-#[pyo3(signature = (name, kind, fields, elem=None, doc=""))]
+#[pyo3(signature = (name, kind, fields, elem=None, doc="", ros2=""))]
 pub(crate) fn declare<'py>(
     py: Python<'py>,
     name: &str,
@@ -184,6 +185,7 @@ pub(crate) fn declare<'py>(
     fields: Vec<(String, Bound<'py, PyAny>)>,
     elem: Option<Bound<'py, PyAny>>,
     doc: &str,
+    ros2: &str,
 ) -> PyResult<Bound<'py, PyBytes>> {
     guard("declare", || {
         // A topic stores the type's name in 96 bytes.
@@ -202,7 +204,7 @@ pub(crate) fn declare<'py>(
             align: 1,
             fields: Vec::new(),
             doc: doc.to_owned(),
-            ros2: String::new(),
+            ros2: ros2.to_owned(),
         }];
         let mut out = Vec::new();
         let (mut offset, mut align) = (0u32, 1u32);

@@ -3,6 +3,7 @@ messages as dicts."""
 
 import json
 import subprocess
+import sys
 from typing import Annotated
 
 import nerve
@@ -199,3 +200,21 @@ def test_descriptions_another_process_wrote_are_checked_before_classes_are_made(
         nerve.custom.from_description(_description(2, align=0), "Root")
     with pytest.raises(ValueError, match="no class can have"):
         nerve.custom.from_description(_description(2, name="a\0b"), "Root")
+
+
+def test_a_declaration_names_its_ros2_counterpart_in_its_description(domain):
+    @nerve.message("demo/Level", ros2="std_msgs/msg/Float32")
+    class Level:
+        data: nerve.f32
+
+    t = nerve.Topic("custom/level", Level)
+    out = subprocess.run([sys.executable, "-c", (
+        "import nerve, msgpack; "
+        "d = msgpack.unpackb(nerve.Topic.join('custom/level')._raw.description); "
+        "print(d[1][d[0]][6])")], capture_output=True, text=True, timeout=30)
+    assert out.stdout.strip() == "std_msgs/msg/Float32", out.stderr
+    assert t.type is Level
+    with pytest.raises(TypeError, match="not an array of them"):
+        @nerve.message("demo/Bad", elem=nerve.array(TrackPoint, 3))
+        class Bad:
+            n: nerve.u32

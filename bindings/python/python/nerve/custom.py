@@ -142,8 +142,12 @@ def message(name: str | None = None, *, elem: Any = None,
         defaults = {f: cls.__dict__[f] for f in own if f in cls.__dict__}
         kind = "chunked" if elem is not None else "fixed" if name else "struct"
         elem_spec = None if elem is None else _field_spec(f"{cls.__name__} element", elem)
+        if isinstance(elem_spec, tuple):
+            raise TypeError(f"{cls.__name__}: a chunked message's element is one number kind or "
+                            "one message class, not an array of them (declare a struct "
+                            "holding the array)")
         doc = _nerve.declare(name or cls.__name__, kind, fields, elem_spec,
-                             (cls.__doc__ or "").strip())
+                             (cls.__doc__ or "").strip(), ros2)
         made = from_description(doc, cls.__name__, defaults)
         if made in STRUCTS.values() or made in CHUNKED.values():
             # The same definition as a standard type: its class, as it is.
@@ -155,8 +159,6 @@ def message(name: str | None = None, *, elem: Any = None,
         made.__qualname__ = cls.__qualname__
         if cls.__doc__:
             made.__doc__ = cls.__doc__
-        if ros2:
-            made._nerve_ros2_ = ros2  # type: ignore[attr-defined]
         stored = getattr(made, "_nerve_type_", None)
         if stored is not None:
             # `Topic.join` in this process gives this class.
