@@ -7,6 +7,7 @@
 mod output;
 mod args;
 mod demo;
+mod echo;
 mod exit;
 mod topic_cmd;
 
@@ -37,6 +38,9 @@ enum Command {
     /// Inspect topics.
     #[command(subcommand)]
     Topic(topic_cmd::TopicCommand),
+    /// Message types: the standard set, and what a topic carries.
+    #[command(subcommand)]
+    Interface(InterfaceCommand),
     /// Remove shared-memory segments no live process uses (and corrupt ones).
     Clean,
     /// One process of the demo graph, started by `nerve demo`.
@@ -48,6 +52,22 @@ enum Command {
         parent: u32,
         #[arg(long)]
         rt: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum InterfaceCommand {
+    /// Every standard message type, its kind and its ROS 2 counterpart.
+    List,
+    /// The fields of a type (`Imu`, `nerve/Imu` or `sensor_msgs/msg/Imu`), with units and docs.
+    ///
+    /// Example: `nerve interface show Imu`, `nerve interface show --topic wheels`
+    Show {
+        /// The type, or with --topic a topic whose type to show.
+        name: String,
+        /// NAME is a topic: show the type it carries (declared in any language).
+        #[arg(long)]
+        topic: bool,
     },
 }
 
@@ -71,6 +91,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Demo(args) => demo::run(domain, args),
         Command::DemoRole { role, parent, rt } => demo::role(domain, role, parent, rt),
         Command::Topic(cmd) => topic_cmd::run(domain, cmd),
+        Command::Interface(InterfaceCommand::List) => echo::list(),
+        Command::Interface(InterfaceCommand::Show { name, topic }) => {
+            echo::show(domain, &name, topic)
+        }
         Command::Clean => {
             let r = nerve::registry::clean(domain).with_context(|| {
                 format!(

@@ -1,4 +1,4 @@
-//! `nerve topic list | info | hz`.
+//! `nerve topic list | info | type | hz | echo`.
 
 use std::time::{Duration, Instant};
 
@@ -14,6 +14,12 @@ pub enum TopicCommand {
     List,
     /// Everything about one topic, endpoint by endpoint.
     Info { name: String },
+    /// The message type of a topic.
+    Type { name: String },
+    /// Print a topic's messages, decoded from the description the topic carries.
+    ///
+    /// Example: `nerve topic echo imu --once`, `nerve topic echo odom --field pose.position --json`
+    Echo(crate::echo::EchoArgs),
     /// Publish rate of a topic, measured without subscribing (from its sequence counter).
     Hz {
         name: String,
@@ -114,6 +120,10 @@ pub fn run(domain: u32, cmd: TopicCommand) -> anyhow::Result<()> {
                 )?;
             }
         }
+        TopicCommand::Type { name } => {
+            outln!("{}", find(domain, &name)?.type_name)?;
+        }
+        TopicCommand::Echo(args) => crate::echo::echo(domain, args)?,
         TopicCommand::Hz { name, duration } => {
             let start = Instant::now();
             let mut last = (Instant::now(), published(domain, &name)?);
