@@ -144,17 +144,7 @@ pub fn show(domain: u32, ty: &str, topic: bool) -> anyhow::Result<()> {
             .map_err(|e| anyhow::anyhow!("topic '{ty}': its type {e}"))?
             .ok_or_else(|| anyhow::anyhow!("topic '{ty}' carries no type description"))?
     } else {
-        let s = nerve::msgs::STANDARD
-            .iter()
-            .find(|s| {
-                s.name == ty
-                    || s.name.rsplit('/').next() == Some(ty)
-                    || (!s.ros2.is_empty() && s.ros2 == ty)
-            })
-            .ok_or_else(|| {
-                anyhow::anyhow!("no standard type '{ty}' (see `nerve interface list`)")
-            })?;
-        TypeDoc::of(s)
+        TypeDoc::of(crate::publish::standard(ty)?)
     };
     let root = doc.root();
     let ros2 = if root.ros2.is_empty() {

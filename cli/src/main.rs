@@ -9,6 +9,7 @@ mod args;
 mod demo;
 mod echo;
 mod exit;
+mod publish;
 mod topic_cmd;
 
 use std::process::ExitCode;

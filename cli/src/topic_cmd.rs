@@ -1,4 +1,4 @@
-//! `nerve topic list | info | type | hz | echo`.
+//! `nerve topic list | info | type | hz | echo | pub`.
 
 use std::time::{Duration, Instant};
 
@@ -20,6 +20,11 @@ pub enum TopicCommand {
     ///
     /// Example: `nerve topic echo imu --once`, `nerve topic echo odom --field pose.position --json`
     Echo(crate::echo::EchoArgs),
+    /// Publish values (YAML or JSON) on a topic; with a standard type first, create it if
+    /// needed.
+    ///
+    /// Example: `nerve topic pub cmd_vel CmdVel "{linear: 0.5}" -r 10`, `nerve topic pub odom "{twist: {linear: {x: 1}}}" --once`
+    Pub(crate::publish::PubArgs),
     /// Publish rate of a topic, measured without subscribing (from its sequence counter).
     Hz {
         name: String,
@@ -124,6 +129,7 @@ pub fn run(domain: u32, cmd: TopicCommand) -> anyhow::Result<()> {
             outln!("{}", find(domain, &name)?.type_name)?;
         }
         TopicCommand::Echo(args) => crate::echo::echo(domain, args)?,
+        TopicCommand::Pub(args) => crate::publish::publish(domain, args)?,
         TopicCommand::Hz { name, duration } => {
             let start = Instant::now();
             let mut last = (Instant::now(), published(domain, &name)?);

@@ -180,3 +180,97 @@ fn interface_lists_and_shows_the_standard_set() {
     assert_eq!(code, 1);
     assert!(err.contains("no standard type 'Imuu'"), "{err}");
 }
+
+#[test]
+fn pub_sends_values_to_a_live_subscriber_and_names_what_is_wrong() {
+    let (d, _g) = domain();
+    // A subscriber in this process, on a topic `nerve topic pub` creates with a standard type.
+    let (code, _, err) = nerve(
+        d,
+        &[
+            "topic",
+            "pub",
+            "cli/cmd",
+            "CmdVel",
+            "{linear: 0.5}",
+            "--once",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let topic = Topic::<CmdVel>::builder("cli/cmd")
+        .domain(d)
+        .open()
+        .unwrap();
+    let mut sub = topic.subscriber().unwrap();
+    let (code, _, err) = nerve(
+        d,
+        &[
+            "topic",
+            "pub",
+            "cli/cmd",
+            "{linear: 0.5, angular: -1}",
+            "--once",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let m = sub.try_recv().unwrap().expect("the published message");
+    assert_eq!((m.linear, m.angular, m.stamp_ns), (0.5, -1.0, 0));
+    // JSON too, a count and a rate: 5 messages at 100 Hz take about 40 ms.
+    let started = std::time::Instant::now();
+    let (code, _, err) = nerve(
+        d,
+        &[
+            "topic",
+            "pub",
+            "cli/cmd",
+            r#"{"linear": 2}"#,
+            "-t",
+            "5",
+            "-r",
+            "100",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        started.elapsed() >= Duration::from_millis(35),
+        "{:?}",
+        started.elapsed()
+    );
+    let got: Vec<f32> = std::iter::from_fn(|| sub.try_recv().unwrap())
+        .map(|m| m.linear)
+        .collect();
+    assert_eq!(got, [2.0; 5]);
+    // Errors: one line, status 1, naming the topic and what is wrong; nothing sent.
+    for (args, says) in [
+        (vec!["{linaer: 1}"], "no field `linaer`"),
+        (
+            vec!["{linear: [1"],
+            "cannot read VALUES for topic 'cli/cmd'",
+        ),
+        (
+            vec!["Imu", "{}"],
+            "topic 'cli/cmd' carries nerve/CmdVel, not nerve/Imu",
+        ),
+        (vec!["{linear: fast}"], "field `linear`"),
+    ] {
+        let mut all = vec!["topic", "pub", "cli/cmd"];
+        all.extend(args);
+        all.push("--once");
+        let (code, _, err) = nerve(d, &all);
+        assert_eq!(code, 1, "{all:?}: {err}");
+        assert!(
+            err.contains(says) && err.lines().count() == 1,
+            "{all:?}: {err}"
+        );
+    }
+    let (code, _, err) = nerve(d, &["topic", "pub", "cli/other", "Imuu", "{}", "--once"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no standard type 'Imuu'"), "{err}");
+    let (code, _, err) = nerve(d, &["topic", "pub", "cli/nosuch", "{}", "--once"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("'cli/nosuch' does not exist"), "{err}");
+    assert!(
+        sub.try_recv().unwrap().is_none(),
+        "nothing sent by a refused command"
+    );
+}
