@@ -43,6 +43,7 @@ fn path(p: &TransportPath) -> &'static str {
 }
 
 fn find(domain: u32, name: &str) -> anyhow::Result<TopicInfo> {
+    let name = nerve::name::canonical(name);
     registry::list(domain)
         .into_iter()
         .find(|t| t.name == name)

@@ -99,6 +99,22 @@ fn echo_prints_any_topic_from_the_description_it_carries() {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines, [r#"{"x":0.0,"y":0.0,"z":0.5}"#; 3], "{out}");
 
+    // As a ROS 2 user types the name.
+    let (code, out, err) = nerve(
+        d,
+        &[
+            "topic",
+            "echo",
+            "/cli/imu",
+            "--once",
+            "--json",
+            "--field",
+            "header.frame_id",
+            "--timeout",
+            "5",
+        ],
+    );
+    assert_eq!((code, out.trim()), (0, "\"imu_link\""), "{err}");
     // A type only the publisher was compiled with.
     let (code, out, err) = nerve(
         d,

@@ -218,3 +218,11 @@ def test_a_declaration_names_its_ros2_counterpart_in_its_description(domain):
         @nerve.message("demo/Bad", elem=nerve.array(TrackPoint, 3))
         class Bad:
             n: nerve.u32
+
+
+def test_a_leading_slash_names_the_same_topic(domain):
+    a = nerve.Topic("/custom/slash", nerve.CmdVel)
+    sub = nerve.Topic("custom/slash", nerve.CmdVel).subscriber()
+    a.publisher().send(nerve.CmdVel(linear=1.0))
+    assert sub.recv(timeout=1).linear == 1.0
+    assert nerve.Topic.join("/custom/slash").name == "custom/slash"

@@ -5,6 +5,12 @@ use crate::error::OpenError;
 /// Longest topic name, in bytes.
 pub const MAX_NAME_LEN: usize = 200;
 
+/// A topic name as a ROS 2 user types it: `/imu` is the topic `imu` (one leading `/` is
+/// dropped; what remains must still [`validate`]).
+pub fn canonical(name: &str) -> &str {
+    name.strip_prefix('/').unwrap_or(name)
+}
+
 /// Checks a topic name: 1..=200 bytes of `[A-Za-z0-9_./-]`, not starting with `/` or `.`,
 /// no empty segments (`//`), no `..`, not ending with `/`.
 pub fn validate(name: &str) -> Result<(), OpenError> {
@@ -41,7 +47,7 @@ pub fn validate(name: &str) -> Result<(), OpenError> {
 
 #[cfg(test)]
 mod tests {
-    use super::validate;
+    use super::{canonical, validate};
 
     #[test]
     fn accepts_robot_names_and_rejects_the_rest() {
@@ -64,5 +70,8 @@ mod tests {
             let err = validate(bad).unwrap_err().to_string();
             assert!(err.contains("invalid topic name"), "{bad}: {err}");
         }
+        assert_eq!(canonical("/imu"), "imu");
+        assert_eq!(canonical("imu"), "imu");
+        assert!(validate(canonical("//imu")).is_err());
     }
 }

@@ -129,7 +129,7 @@ impl RawTopic {
         let fixed = kind_of(&stored_type) == Some(MessageKind::Fixed);
         RawTopicBuilder {
             spec: OpenSpec {
-                name: name.to_owned(),
+                name: crate::name::canonical(name).to_owned(),
                 domain: default_domain(),
                 slot_payload: if fixed {
                     stored_type.size

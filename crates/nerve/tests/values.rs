@@ -222,3 +222,22 @@ fn a_topic_without_a_description_is_read_as_bytes_and_says_so() {
     };
     assert_eq!(bytes, 7.5f64.to_le_bytes());
 }
+
+#[test]
+fn a_leading_slash_names_the_same_topic_as_ros_2_users_type_it() {
+    let (d, _g) = domain();
+    let a = Topic::<CmdVel>::builder("/values/slash")
+        .domain(d)
+        .open()
+        .unwrap();
+    let b = Topic::<CmdVel>::builder("values/slash")
+        .domain(d)
+        .open()
+        .unwrap();
+    let mut sub = b.subscriber().unwrap();
+    a.publisher().unwrap().send(&CmdVel::default()).unwrap();
+    assert!(sub.try_recv().unwrap().is_some());
+    let joined = RawTopic::join("/values/slash", d).unwrap();
+    assert_eq!(joined.name(), "values/slash");
+    assert!(RawTopic::join("//values/slash", d).is_err());
+}
