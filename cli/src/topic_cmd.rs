@@ -1,4 +1,4 @@
-//! `nerve topic list | info | type | hz | echo | pub`.
+//! `nerve topic list | info | type | find | hz | echo | pub`.
 
 use std::time::{Duration, Instant};
 
@@ -16,6 +16,11 @@ pub enum TopicCommand {
     Info { name: String },
     /// The message type of a topic.
     Type { name: String },
+    /// The topics that carry a type (`Imu`, `nerve/Imu` or `sensor_msgs/msg/Imu`).
+    Find {
+        #[arg(value_name = "TYPE")]
+        ty: String,
+    },
     /// Print a topic's messages, decoded from the description the topic carries.
     ///
     /// Example: `nerve topic echo imu --once`, `nerve topic echo odom --field pose.position --json`
@@ -128,6 +133,15 @@ pub fn run(domain: u32, cmd: TopicCommand) -> anyhow::Result<()> {
         }
         TopicCommand::Type { name } => {
             outln!("{}", find(domain, &name)?.type_name)?;
+        }
+        TopicCommand::Find { ty } => {
+            // A standard type by any of its names, else the name as the topics store it.
+            let wanted = crate::publish::standard(&ty).map_or(ty.clone(), |s| s.name.to_owned());
+            for t in registry::list(domain) {
+                if t.type_name == wanted {
+                    outln!("{}", t.name)?;
+                }
+            }
         }
         TopicCommand::Echo(args) => crate::echo::echo(domain, args)?,
         TopicCommand::Pub(args) => crate::publish::publish(domain, args)?,

@@ -130,6 +130,12 @@ fn echo_prints_any_topic_from_the_description_it_carries() {
     );
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.trim(), r#"{"speed":2.5,"id":3}"#);
+    for ty in ["Imu", "nerve/Imu", "sensor_msgs/msg/Imu"] {
+        let (code, out, _) = nerve(d, &["topic", "find", ty]);
+        assert_eq!((code, out.as_str()), (0, "cli/imu\n"), "{ty}");
+    }
+    let (code, out, _) = nerve(d, &["topic", "find", "test/Wheel"]);
+    assert_eq!((code, out.as_str()), (0, "cli/wheel\n"));
     let (code, out, _) = nerve(d, &["topic", "type", "cli/wheel"]);
     assert_eq!((code, out.trim()), (0, "test/Wheel"));
     let (code, out, err) = nerve(d, &["interface", "show", "--topic", "cli/wheel"]);
