@@ -6,13 +6,13 @@
 use std::collections::HashMap;
 
 use nerve::msgs::described::{FieldDoc, KindDoc, StructDoc, TypeDoc, TypeRef};
-use nerve::msgs::{standard_struct, STANDARD_STRUCTS};
 use nerve::topic::MAX_FIXED_BYTES;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple, PyType};
 
 use crate::errors::guard;
+use crate::layout::{kind_of, prim_name, standard_key};
 
 /// Most structs one description may make classes of.
 const MAX_CLASSES: usize = 256;
@@ -31,24 +31,6 @@ fn prim(kind: &str) -> Option<TypeRef> {
         "i64" => TypeRef::I64,
         "f32" => TypeRef::F32,
         "f64" => TypeRef::F64,
-        _ => return None,
-    })
-}
-
-/// The kind string of a primitive `TypeRef` (the inverse of `prim`).
-fn prim_name(t: &TypeRef) -> Option<&'static str> {
-    Some(match t {
-        TypeRef::Bool => "bool",
-        TypeRef::U8 => "u8",
-        TypeRef::I8 => "i8",
-        TypeRef::U16 => "u16",
-        TypeRef::I16 => "i16",
-        TypeRef::U32 => "u32",
-        TypeRef::I32 => "i32",
-        TypeRef::U64 => "u64",
-        TypeRef::I64 => "i64",
-        TypeRef::F32 => "f32",
-        TypeRef::F64 => "f64",
         _ => return None,
     })
 }
@@ -292,36 +274,6 @@ fn pad_field(i: usize, n: u32) -> String {
         1 | 2 | 4 | 8 => format!("`_pad{i}: nerve.u{}`", 8 * n),
         _ => format!("`_pad{i}: Annotated[bytes, nerve.array(\"u8\", {n})]`"),
     }
-}
-
-/// The kind string of a field type, nested structs by their key in `keys`.
-fn kind_of(t: &TypeRef, keys: &[String], doc: &TypeDoc) -> String {
-    if let Some(p) = prim_name(t) {
-        return p.into();
-    }
-    match t {
-        TypeRef::Text { len } => format!("text[{len}]"),
-        TypeRef::Enum { repr, .. } => kind_of(repr, keys, doc),
-        TypeRef::Struct(i) => keys[*i as usize].clone(),
-        TypeRef::Array { elem, len } => match &**elem {
-            TypeRef::Array { .. } | TypeRef::Text { .. } => {
-                format!("u8[{}]", doc.size_of(t, 0).unwrap_or(0))
-            }
-            e => format!("{}[{len}]", kind_of(e, keys, doc)),
-        },
-        _ => "u8".into(),
-    }
-}
-
-/// The standard class a described struct is, if any (same name and fingerprint).
-fn standard_key(doc: &TypeDoc, i: usize) -> Option<&'static str> {
-    let s = &doc.structs[i];
-    let hash = sub_hash(doc, i);
-    STANDARD_STRUCTS
-        .iter()
-        .find(|st| st.schema.name == s.name && st.schema.hash() == hash)
-        .and_then(|st| standard_struct(st.schema))
-        .map(|st| st.class)
 }
 
 /// The last segment of a type name: `demo/WheelCmd` → `WheelCmd`.

@@ -5,7 +5,8 @@
 
 use std::collections::HashSet;
 
-use nerve::msgs::schema::{FieldType, Schema, SchemaKind};
+use nerve::msgs::described::{KindDoc, TypeDoc, TypeRef};
+use nerve::msgs::schema::{FieldType, Schema};
 use nerve::msgs::{standard_struct, StandardStruct, STANDARD_STRUCTS};
 use nerve::raw;
 use pyo3::prelude::*;
@@ -16,29 +17,81 @@ use crate::errors::guard;
 pub(crate) type StructDesc = (String, usize, usize, Vec<(String, usize, String)>, Vec<u8>);
 
 /// The Python-side name of a field's type: `u8` … `f64`, `bool`, `text[N]` (NUL-padded
-/// UTF-8), `T[N]` (an array of numbers or of structs), or the class name of a struct.
-fn kind(ty: &FieldType) -> String {
-    match ty {
-        FieldType::Bool => "bool".into(),
-        FieldType::U8 => "u8".into(),
-        FieldType::I8 => "i8".into(),
-        FieldType::U16 => "u16".into(),
-        FieldType::I16 => "i16".into(),
-        FieldType::U32 => "u32".into(),
-        FieldType::I32 => "i32".into(),
-        FieldType::U64 => "u64".into(),
-        FieldType::I64 => "i64".into(),
-        FieldType::F32 => "f32".into(),
-        FieldType::F64 => "f64".into(),
-        FieldType::Array { elem, len } => match elem {
-            // Arrays of arrays or of text are shown as their bytes.
-            FieldType::Array { .. } | FieldType::Text { .. } => format!("u8[{}]", ty.size()),
-            _ => format!("{}[{len}]", kind(elem)),
-        },
-        FieldType::Text { len } => format!("text[{len}]"),
-        FieldType::Enum { repr, .. } => kind(repr),
-        FieldType::Struct(s) => class_of(s).into(),
+/// UTF-8), `T[N]` (an array of numbers or of structs; arrays of arrays or of text as their
+/// bytes), or the class key of a struct (`keys`: the standard class name of each struct of
+/// the description, or a key of its own for a struct declared elsewhere).
+/// The kind string of a field type, nested structs by their key in `keys`.
+pub(crate) fn kind_of(t: &TypeRef, keys: &[String], doc: &TypeDoc) -> String {
+    if let Some(p) = prim_name(t) {
+        return p.into();
     }
+    match t {
+        TypeRef::Text { len } => format!("text[{len}]"),
+        TypeRef::Enum { repr, .. } => kind_of(repr, keys, doc),
+        TypeRef::Struct(i) => keys[*i as usize].clone(),
+        TypeRef::Array { elem, len } => match &**elem {
+            TypeRef::Array { .. } | TypeRef::Text { .. } => {
+                format!("u8[{}]", doc.size_of(t, 0).unwrap_or(0))
+            }
+            e => format!("{}[{len}]", kind_of(e, keys, doc)),
+        },
+        _ => "u8".into(),
+    }
+}
+
+/// The kind string of a primitive `TypeRef` (the inverse of `declared::prim`).
+pub(crate) fn prim_name(t: &TypeRef) -> Option<&'static str> {
+    Some(match t {
+        TypeRef::Bool => "bool",
+        TypeRef::U8 => "u8",
+        TypeRef::I8 => "i8",
+        TypeRef::U16 => "u16",
+        TypeRef::I16 => "i16",
+        TypeRef::U32 => "u32",
+        TypeRef::I32 => "i32",
+        TypeRef::U64 => "u64",
+        TypeRef::I64 => "i64",
+        TypeRef::F32 => "f32",
+        TypeRef::F64 => "f64",
+        _ => return None,
+    })
+}
+
+/// The standard class a described struct is, if any (same name and fingerprint).
+pub(crate) fn standard_key(doc: &TypeDoc, i: usize) -> Option<&'static str> {
+    let s = &doc.structs[i];
+    let hash = doc.hash_of(i as u32);
+    STANDARD_STRUCTS
+        .iter()
+        .find(|st| st.schema.name == s.name && st.schema.hash() == hash)
+        .and_then(|st| standard_struct(st.schema))
+        .map(|st| st.class)
+}
+
+/// The kind strings of a standard schema's fields and of its chunk element, as a
+/// description gives them (the same strings classes made from any description use).
+fn standard_kinds(schema: &Schema) -> (Vec<(String, usize, String)>, Option<String>) {
+    let doc = TypeDoc::of(schema);
+    let keys: Vec<String> = (0..doc.structs.len())
+        .map(|i| standard_key(&doc, i).unwrap_or("<not standard>").to_owned())
+        .collect();
+    let fields = doc
+        .root()
+        .fields
+        .iter()
+        .map(|f| {
+            (
+                f.name.clone(),
+                f.offset as usize,
+                kind_of(&f.ty, &keys, &doc),
+            )
+        })
+        .collect();
+    let elem = match &doc.root().kind {
+        KindDoc::Chunked(e) => Some(kind_of(e, &keys, &doc)),
+        _ => None,
+    };
+    (fields, elem)
 }
 
 /// The class a nested struct is shown as: its standard struct's (every struct nested in a
@@ -86,12 +139,7 @@ pub(crate) fn all_structs() -> Vec<StructDesc> {
     in_dependency_order()
         .into_iter()
         .map(|s| {
-            let fields = s
-                .schema
-                .fields
-                .iter()
-                .map(|f| (f.name.to_owned(), f.offset as usize, kind(&f.ty)))
-                .collect();
+            let (fields, _) = standard_kinds(s.schema);
             (
                 s.class.to_owned(),
                 s.schema.size as usize,
@@ -125,12 +173,12 @@ fn all_message_types() -> Vec<MessageType> {
         .iter()
         .filter_map(|s| {
             let stored = stored(raw::stored_type_of(&s.schema.fingerprint()?));
-            Some(match (s.chunked, s.schema.kind) {
-                (Some(message), SchemaKind::Chunked { elem }) => (
+            Some(match (s.chunked, standard_kinds(s.schema).1) {
+                (Some(message), Some(elem)) => (
                     message.to_owned(),
                     stored,
                     Some(s.class.to_owned()),
-                    Some(kind(elem)),
+                    Some(elem),
                 ),
                 _ => (s.class.to_owned(), stored, Some(s.class.to_owned()), None),
             })

@@ -223,15 +223,10 @@ impl OpenSpec {
     /// the slot; chunked and serialized: a descriptor, and a pool); an unknown kind keeps the
     /// header's and is refused when the topic is used.
     fn needed_by_type(&self) -> OpenSpec {
-        let fixed = nerve_msgs::MessageKind::from_raw(self.stored_type.kind)
-            == Some(nerve_msgs::MessageKind::Fixed);
+        let (slot_payload, chunk_bytes) = slots_for(&self.stored_type);
         OpenSpec {
-            slot_payload: if fixed {
-                self.stored_type.size
-            } else {
-                crate::shared::DESCRIPTOR_BYTES
-            },
-            chunk_bytes: (!fixed).then_some(crate::shared::DEFAULT_CHUNK_BYTES),
+            slot_payload,
+            chunk_bytes,
             ..self.clone()
         }
     }
@@ -241,6 +236,22 @@ impl OpenSpec {
         let default = self.capacity() * 2 + 8;
         self.chunk_bytes
             .map(|bytes| (bytes, self.chunks.unwrap_or(default)))
+    }
+}
+
+/// What a topic of `stored` needs: its ring slots' payload (fixed: the message; chunked and
+/// serialized: a descriptor) and, for a chunked or serialized type, the default chunk size of
+/// its pool.
+pub(crate) fn slots_for(stored: &StoredType) -> (u32, Option<usize>) {
+    let fixed =
+        nerve_msgs::MessageKind::from_raw(stored.kind) == Some(nerve_msgs::MessageKind::Fixed);
+    if fixed {
+        (stored.size, None)
+    } else {
+        (
+            crate::shared::DESCRIPTOR_BYTES,
+            Some(crate::shared::DEFAULT_CHUNK_BYTES),
+        )
     }
 }
 

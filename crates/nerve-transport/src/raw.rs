@@ -35,9 +35,7 @@ use crate::endpoint::Endpoint;
 use crate::error::{OpenError, RecvError, SendError};
 use crate::open::OpenSpec;
 use crate::publish::PubCore;
-use crate::shared::{
-    Shared, TransportPath, DEFAULT_CHUNK_BYTES, DEFAULT_MAX_ENDPOINTS, DESCRIPTOR_BYTES,
-};
+use crate::shared::{Shared, TransportPath, DEFAULT_MAX_ENDPOINTS};
 use crate::subscribe::{read_chunk, read_fixed, Step, SubCore, SubscriberStats};
 use crate::topic::default_domain;
 
@@ -126,22 +124,18 @@ impl RawTopic {
 
     /// Starts building topic `name` carrying `stored_type`.
     pub fn builder(name: &str, stored_type: StoredType) -> RawTopicBuilder {
-        let fixed = kind_of(&stored_type) == Some(MessageKind::Fixed);
+        let (slot_payload, chunk_bytes) = crate::open::slots_for(&stored_type);
         RawTopicBuilder {
             spec: OpenSpec {
                 name: crate::name::canonical(name).to_owned(),
                 domain: default_domain(),
-                slot_payload: if fixed {
-                    stored_type.size
-                } else {
-                    DESCRIPTOR_BYTES
-                },
+                slot_payload,
                 stored_type,
                 schema: Vec::new(),
                 reliability: None,
                 depth: None,
                 max_endpoints: DEFAULT_MAX_ENDPOINTS,
-                chunk_bytes: (!fixed).then_some(DEFAULT_CHUNK_BYTES),
+                chunk_bytes,
                 chunks: None,
                 in_process: false,
             },
