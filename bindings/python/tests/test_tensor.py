@@ -167,3 +167,28 @@ def test_a_received_strided_tensor_is_sent_on_as_its_values(domain):
     again = sub.recv(timeout=1)
     assert again.shape == (4, 3)
     assert again.data.tolist() == np.arange(12).reshape(3, 4).T.tolist()
+
+
+def test_a_garbage_tensor_header_is_an_error_naming_the_topic_never_a_crash(domain):
+    t = tensor_topic("tensor/garbage")
+    sub = t.subscriber()
+    raw_pub = t._raw.publisher()
+    rng = np.random.default_rng(7)
+    errors = 0
+    for i in range(200):
+        loan = raw_pub.loan(nerve.sizeof(nerve.TensorHeader), 64)
+        header = rng.integers(0, 256, nerve.sizeof(nerve.TensorHeader), dtype=np.uint8)
+        if i % 2:
+            # A believable header whose shape lies about the payload's size.
+            h = nerve.TensorHeader(dtype=12, ndim=2, shape=[4096, 4096, 0, 0, 0, 0, 0, 0],
+                                   device_type=1)
+            header = np.frombuffer(bytes(h), np.uint8)
+        memoryview(loan)[: len(header)] = header.tobytes()
+        loan.send()
+        try:
+            m = sub.recv(timeout=1)
+            assert m.data.nbytes <= 64  # whatever it read lies inside the chunk
+        except ValueError as e:
+            errors += 1
+            assert "tensor/garbage" in str(e), e
+    assert errors > 100
