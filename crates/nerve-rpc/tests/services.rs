@@ -345,7 +345,9 @@ fn handler_errors_and_panics_reach_the_caller() {
 fn async_calls_run_concurrently() {
     let (d, _g) = domain();
     let svc = echo(d);
-    let _server = svc.server().workers(4).serve(answer).unwrap();
+    // More workers than the response topic has endpoint records: a new client's first calls
+    // are answered by workers racing to open its response publisher.
+    let server = svc.server().workers(12).serve(answer).unwrap();
     let client = svc.client().unwrap();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -369,6 +371,8 @@ fn async_calls_run_concurrently() {
             t.await.unwrap();
         }
     });
+    let stats = server.stats();
+    assert_eq!((stats.handled, stats.undelivered), (32, 0), "{stats:?}");
 }
 
 #[test]

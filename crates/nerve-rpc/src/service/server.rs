@@ -309,25 +309,31 @@ impl ServerShared {
     }
 
     fn responder(&self, client: u64) -> Option<Arc<Mutex<Publisher<RpcFrame>>>> {
-        if let Some(p) = lock(&self.responders).get(&client) {
+        // The map stays locked while a new client's publisher opens (once per client): workers
+        // racing to answer one new client's first calls would otherwise each open a publisher
+        // of their own and could exhaust the response topic's few endpoint records.
+        let mut map = lock(&self.responders);
+        if let Some(p) = map.get(&client) {
             return Some(p.clone());
         }
         // Never create the topic of a client that is gone.
         if !pid_alive(wire::pid_of(client)) {
             return None;
         }
+        let warn = |e: OpenError| {
+            tracing::warn!(service = %self.config.name, client, error = %e, "cannot open a response topic");
+        };
         // The client created its topic; asking for our own size limit (not the topic
         // default) keeps the transport from warning about a chunk size mismatch.
         let topic = Topic::<RpcFrame>::builder(&wire::response_topic(&self.config.name, client))
             .domain(self.config.domain)
             .max_message_bytes(self.config.max_message_bytes)
             .open()
-            .map_err(|e| tracing::warn!(service = %self.config.name, client, error = %e, "cannot open a response topic"))
+            .map_err(warn)
             .ok()?;
-        let mut p = topic.publisher().ok()?;
+        let mut p = topic.publisher().map_err(warn).ok()?;
         p.set_timeout(Duration::ZERO);
         let p = Arc::new(Mutex::new(p));
-        let mut map = lock(&self.responders);
         if map.len() >= 1024 {
             map.retain(|id, _| pid_alive(wire::pid_of(*id)));
         }
