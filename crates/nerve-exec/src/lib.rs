@@ -88,6 +88,7 @@
 //   plan (options to lanes), watchdog, idle (pollers), run (the phases of a run) → `mod.rs`
 //   (`Scheduler`), see its module doc.
 pub mod aio;
+pub mod announce;
 mod error;
 mod estop;
 mod node;

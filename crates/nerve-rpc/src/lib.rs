@@ -99,6 +99,7 @@
 #![warn(missing_docs)]
 
 mod action;
+pub mod discovery;
 mod error;
 mod param;
 mod service;

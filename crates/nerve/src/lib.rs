@@ -106,6 +106,7 @@ pub use topic::{
 /// Nodes, the scheduler, e-stop, deterministic mode and async tasks.
 pub mod exec {
     pub use nerve_exec::aio;
+    pub use nerve_exec::announce;
     pub use nerve_exec::{
         format_table, trigger_remote_estop, BuildError, Context, EStop, EStopMsg, ExecClass,
         FailurePolicy, HangPolicy, Histogram, Inbox, MissPolicy, Node, NodeEntry, NodeError,
@@ -122,6 +123,7 @@ pub mod exec {
 
 /// Services, actions and parameters.
 pub mod rpc {
+    pub use nerve_rpc::discovery;
     pub use nerve_rpc::{
         ActionBuilder, ActionClient, ActionError, ActionServer, CallError, Client, ClientSide,
         Failure, GoalContext, GoalHandle, GoalOutcome, GoalResult, GoalStatus, ParamClient,

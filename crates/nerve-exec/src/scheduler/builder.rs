@@ -68,6 +68,9 @@ pub(super) struct Options {
     pub(super) compute_threads: Option<usize>,
     pub(super) async_threads: usize,
     pub(super) shutdown_timeout: Duration,
+    /// Whether the nodes are announced, and in which domain (`None`: the default).
+    pub(super) announce: bool,
+    pub(super) domain: Option<u32>,
 }
 
 impl Default for Options {
@@ -86,6 +89,8 @@ impl Default for Options {
             compute_threads: None,
             async_threads: 0,
             shutdown_timeout: Duration::from_secs(2),
+            announce: true,
+            domain: None,
         }
     }
 }
@@ -97,6 +102,20 @@ impl SchedulerBuilder {
     /// RT options and the watchdog are ignored; signals are not handled.
     pub fn deterministic(mut self, clock: SimClock) -> Self {
         self.opts.sim = Some(clock);
+        self
+    }
+
+    /// Announce the nodes (default: yes, in `$NERVE_DOMAIN` or 0): while the scheduler runs,
+    /// each node publishes its statistics once a second on `nerve/node/<name>`, what
+    /// `nerve node list` and `node info` show (see [`crate::announce`]).
+    pub fn announce(mut self, yes: bool) -> Self {
+        self.opts.announce = yes;
+        self
+    }
+
+    /// The domain the nodes are announced in (default `$NERVE_DOMAIN` or 0).
+    pub fn domain(mut self, domain: u32) -> Self {
+        self.opts.domain = Some(domain);
         self
     }
 

@@ -36,6 +36,7 @@ use idle::IdlePollers;
 use lane::Lane;
 use run::{wait_for_end, LaneThreads, RunGuards};
 use watchdog::Watchdog;
+use crate::announce::Announcer;
 
 use crate::error::{BuildError, RunError, StopReason};
 use crate::estop::EStop;
@@ -62,6 +63,8 @@ struct Settings {
     shutdown_timeout: Duration,
     /// How often the watchdog looks; `None`: no node is watched, no watchdog thread.
     watchdog_tick: Option<Duration>,
+    /// The domain the nodes are announced in; `None`: not announced.
+    announce: Option<u32>,
     estop_topic: Option<Option<u32>>,
     async_threads: usize,
     /// CPUs an idle poller keeps awake during `run` ([`SchedulerBuilder::idle_poll`]).
@@ -131,6 +134,8 @@ impl Scheduler {
             estop_topic,
             async_threads,
             shutdown_timeout,
+            announce,
+            domain,
             ..
         } = opts;
         let shared = Arc::new(Shared::new(estop.unwrap_or_default(), plan.nodes));
@@ -147,6 +152,7 @@ impl Scheduler {
                 estop_topic,
                 async_threads,
                 poll_cpus: plan.poll_cpus,
+                announce: announce.then(|| domain.unwrap_or_else(nerve_transport::default_domain)),
             },
         })
     }
@@ -214,6 +220,7 @@ impl Scheduler {
         let pollers = IdlePollers::start(&s.poll_cpus, &self.shared);
         let start = threads.start();
         let watchdog = s.watchdog_tick.map(|t| Watchdog::start(&self.shared, t));
+        let announcer = s.announce.map(|d| Announcer::start(&self.shared, d));
         wait_for_end(
             &self.shared,
             limit.map(|d| start.saturating_add(duration_ns(d))),
@@ -222,6 +229,9 @@ impl Scheduler {
         pollers.stop();
         if let Some(w) = watchdog {
             w.stop(&self.shared);
+        }
+        if let Some(a) = announcer {
+            a.stop(&self.shared);
         }
         self.report();
         drop(guards);

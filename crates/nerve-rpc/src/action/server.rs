@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use nerve_transport::sys::lock;
-use nerve_transport::Publisher;
+use nerve_transport::{Msgpack, Publisher};
 
 use super::builder::{ActionBuilder, ServerSide};
 use super::protocol::{
@@ -16,6 +16,7 @@ use super::protocol::{
     GoalResponse, StatusRequest, StatusResponse,
 };
 use super::types::{GoalOutcome, GoalStatus, Payload};
+use crate::discovery::{self, Interface, InterfacePart};
 use crate::error::ServeError;
 use crate::service::Server;
 
@@ -102,6 +103,7 @@ impl<F: Payload, R: Payload> ServerShared<F, R> {
 /// A running action server. Dropping it stops accepting goals (running executions finish).
 #[must_use = "dropping the ActionServer stops its services at once: no new goals, cancels or status requests (running executions finish)"]
 pub struct ActionServer<G, F, R> {
+    _interface: Option<Publisher<Msgpack<Interface>>>,
     _goal: Server,
     _cancel: Server,
     _status: Server,
@@ -257,7 +259,19 @@ impl<G: Payload, F: Payload, R: Payload + Clone> ActionBuilder<G, F, R, ServerSi
                 },
             })
         })?;
+        let interface = Interface {
+            kind: "action".into(),
+            parts: vec![
+                InterfacePart::of::<G>("goal"),
+                InterfacePart::of::<F>("feedback"),
+                InterfacePart::of::<R>("result"),
+            ],
+        };
+        let interface = discovery::announce(c.domain, &c.name, &interface)
+            .map_err(|e| tracing::warn!(action = %c.name, error = %e, "types not announced"))
+            .ok();
         Ok(ActionServer {
+            _interface: interface,
             _goal: goal,
             _cancel: cancel,
             _status: status,

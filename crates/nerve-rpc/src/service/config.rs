@@ -30,10 +30,13 @@ pub struct ServiceConfig {
     /// 10 µs yielding the core between polls while the process has at least as many threads
     /// polling as cores). Longer: lower latency for calls that take longer, more CPU.
     pub spin: Duration,
+    /// The types the server announces on `S/type` (set by a typed server; a binding may set
+    /// its own). `None`: nothing is announced.
+    pub interface: Option<crate::discovery::Interface>,
 }
 
 impl ServiceConfig {
-    pub(super) fn new(name: &str) -> Self {
+    pub(crate) fn new(name: &str) -> Self {
         ServiceConfig {
             name: name.to_owned(),
             domain: nerve_transport::default_domain(),
@@ -41,6 +44,7 @@ impl ServiceConfig {
             response_depth: DEFAULT_RESPONSE_DEPTH,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             spin: Duration::from_micros(50),
+            interface: None,
         }
     }
 
@@ -56,7 +60,7 @@ impl ServiceConfig {
     }
 
     /// The server's liveness record (latest-only).
-    pub(super) fn open_record(&self) -> Result<Topic<ServerRecord>, OpenError> {
+    pub(crate) fn open_record(&self) -> Result<Topic<ServerRecord>, OpenError> {
         Topic::<ServerRecord>::builder(&wire::server_topic(&self.name))
             .domain(self.domain)
             .latest_only()

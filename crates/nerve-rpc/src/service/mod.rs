@@ -31,6 +31,7 @@ use serde::Serialize;
 
 pub use self::client::{Client, RawClient};
 pub use self::config::ServiceConfig;
+pub(crate) use self::watch::ServerWatch;
 pub use self::server::{Failure, RawHandler, RawResult, Server, ServerBuilder, ServerStats};
 use crate::error::CallError;
 

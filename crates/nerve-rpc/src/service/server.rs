@@ -10,7 +10,9 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use nerve_transport::sys::{lock, pid_alive, ProcessId};
-use nerve_transport::{OpenError, Publisher, SendError, Subscriber, Topic};
+use nerve_transport::{Msgpack, OpenError, Publisher, SendError, Subscriber, Topic};
+
+use crate::discovery::{self, Interface};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -70,10 +72,13 @@ where
     /// Serves with a handler returning the response or an error message for the caller
     /// ([`CallError::Handler`](crate::error::CallError::Handler)). A panicking handler is
     /// reported to its caller the same way.
-    pub fn serve<F>(self, handler: F) -> Result<Server, ServeError>
+    pub fn serve<F>(mut self, handler: F) -> Result<Server, ServeError>
     where
         F: Fn(Req) -> Result<Resp, String> + Send + Sync + 'static,
     {
+        if self.config.interface.is_none() {
+            self.config.interface = Some(Interface::service::<Req, Resp>());
+        }
         let service = self.config.name.clone();
         let raw = move |data: &[u8]| -> RawResult {
             let req: Req = rmp_serde::from_slice(data)
@@ -128,6 +133,8 @@ struct ServerShared {
 pub struct Server {
     shared: Arc<ServerShared>,
     record: Publisher<ServerRecord>,
+    /// Keeps the announced types' topic open.
+    _interface: Option<Publisher<Msgpack<Interface>>>,
     threads: Vec<JoinHandle<()>>,
 }
 
@@ -215,10 +222,16 @@ impl Server {
             start_time: me.start_time,
             workers: workers as u64,
         });
+        let interface = config.interface.as_ref().and_then(|i| {
+            discovery::announce(config.domain, &config.name, i)
+                .map_err(|e| tracing::warn!(service = %config.name, error = %e, "types not announced"))
+                .ok()
+        });
         tracing::debug!(service = %config.name, workers, "server up");
         Ok(Server {
             shared,
             record,
+            _interface: interface,
             threads,
         })
     }

@@ -12,7 +12,7 @@ use crate::wire::ServerRecord;
 pub(super) const LIVENESS_EVERY: Duration = Duration::from_millis(20);
 
 /// Watches the server record.
-pub(super) struct ServerWatch {
+pub(crate) struct ServerWatch {
     sub: Subscriber<ServerRecord>,
     last: Option<ServerRecord>,
     /// When the server process was last seen alive (reading `/proc` costs microseconds, so a
@@ -21,7 +21,7 @@ pub(super) struct ServerWatch {
 }
 
 impl ServerWatch {
-    pub(super) fn new(sub: Subscriber<ServerRecord>) -> Self {
+    pub(crate) fn new(sub: Subscriber<ServerRecord>) -> Self {
         ServerWatch {
             sub,
             last: None,
@@ -30,7 +30,7 @@ impl ServerWatch {
     }
 
     /// The live server, if there is one; `fresh` forces a look at the process.
-    pub(super) fn alive(&mut self, fresh: bool) -> Option<ServerRecord> {
+    pub(crate) fn alive(&mut self, fresh: bool) -> Option<ServerRecord> {
         while let Ok(Some(r)) = self.sub.try_recv() {
             self.last = Some(r);
             self.seen_alive = None;
