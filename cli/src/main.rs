@@ -1,4 +1,5 @@
-//! `nerve`: the command-line tool. Topics, clean-up, and the demo robot graph.
+//! `nerve`: the command-line tool. Topics, nodes, services, actions, parameters, message types,
+//! clean-up, and the demo robot graph.
 //!
 //! Errors end the command on one line and a status (see `exit`); numeric arguments are
 //! checked while the command line is parsed (see `args`).
@@ -9,7 +10,9 @@ mod args;
 mod demo;
 mod echo;
 mod exit;
+mod node_cmd;
 mod publish;
+mod rpc_cmd;
 mod topic_cmd;
 
 use std::process::ExitCode;
@@ -42,6 +45,18 @@ enum Command {
     /// Message types: the standard set, and what a topic carries.
     #[command(subcommand)]
     Interface(InterfaceCommand),
+    /// Nodes run by schedulers in any process of the domain.
+    #[command(subcommand)]
+    Node(node_cmd::NodeCommand),
+    /// Services: list, types, call.
+    #[command(subcommand)]
+    Service(rpc_cmd::ServiceCommand),
+    /// Actions: list, types, send a goal.
+    #[command(subcommand)]
+    Action(rpc_cmd::ActionCommand),
+    /// A node's parameters: list, get, set, describe, dump, load.
+    #[command(subcommand)]
+    Param(node_cmd::ParamCommand),
     /// Remove shared-memory segments no live process uses (and corrupt ones).
     Clean,
     /// One process of the demo graph, started by `nerve demo`.
@@ -92,6 +107,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Demo(args) => demo::run(domain, args),
         Command::DemoRole { role, parent, rt } => demo::role(domain, role, parent, rt),
         Command::Topic(cmd) => topic_cmd::run(domain, cmd),
+        Command::Node(cmd) => node_cmd::node(domain, cmd),
+        Command::Service(cmd) => rpc_cmd::service(domain, cmd),
+        Command::Action(cmd) => rpc_cmd::action(domain, cmd),
+        Command::Param(cmd) => node_cmd::param(domain, cmd),
         Command::Interface(InterfaceCommand::List) => echo::list(),
         Command::Interface(InterfaceCommand::Show { name, topic }) => {
             echo::show(domain, &name, topic)

@@ -1,13 +1,13 @@
 //! `nerve topic echo | type` and `nerve interface list | show`, run the way a user runs them,
 //! against a live publisher in another process.
 
-use std::process::{Command, Stdio};
+mod common;
+
 use std::time::Duration;
 
+use common::{assert_fails, nerve};
 use nerve::prelude::*;
 use nerve_testing::{domain, process};
-
-const NERVE: &str = env!("CARGO_BIN_EXE_nerve");
 
 /// A type only this test program knows: the CLI reads it from the topic's description.
 #[derive(Clone, Copy, Debug, nerve::Message)]
@@ -47,22 +47,6 @@ fn child_entry() {
             .unwrap();
         std::thread::sleep(Duration::from_millis(5));
     }
-}
-
-/// `nerve args` in `domain`: (status, stdout, stderr).
-fn nerve(domain: u32, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(NERVE)
-        .args(args)
-        .env("NERVE_DOMAIN", domain.to_string())
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run nerve");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]
@@ -165,11 +149,10 @@ fn echo_prints_any_topic_from_the_description_it_carries() {
         err.contains("has no field `hedaer`") && err.lines().count() == 1,
         "{err}"
     );
-    let (code, _, err) = nerve(d, &["topic", "echo", "cli/nosuch", "--once"]);
-    assert_eq!(code, 1);
-    assert!(
-        err.contains("'cli/nosuch' does not exist in domain") && err.lines().count() == 1,
-        "{err}"
+    assert_fails(
+        d,
+        &["topic", "echo", "cli/nosuch", "--once"],
+        "'cli/nosuch' does not exist in domain",
     );
 }
 

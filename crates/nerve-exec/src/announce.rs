@@ -113,6 +113,20 @@ impl NodeRecord {
         }
     }
 
+    /// What is known of a node whose process `pid` died: its name and pid.
+    fn dead(name: &str, pid: u32) -> Self {
+        let mut name_bytes = [0u8; NODE_NAME_LEN];
+        let n = name.len().min(NODE_NAME_LEN);
+        name_bytes[..n].copy_from_slice(&name.as_bytes()[..n]);
+        NodeRecord {
+            pid,
+            up: 1,
+            name_len: n as u32,
+            name: name_bytes,
+            ..Default::default()
+        }
+    }
+
     /// The node's name (invalid UTF-8 replaced).
     pub fn name(&self) -> String {
         let n = (self.name_len as usize).min(NODE_NAME_LEN);
@@ -130,13 +144,20 @@ impl NodeRecord {
     }
 }
 
-/// The nodes announced in `domain`, by name (running, stopped and dead alike: see
-/// [`NodeRecord::alive`]).
+/// The nodes announced in `domain`, by name: running ones with their latest record; those
+/// whose process died with a record carrying only their name and pid (reading a dead
+/// publisher's topic would remove it, the transport's clean-up of stale topics, so the tool
+/// that looks does not make the death vanish), whose [`NodeRecord::alive`] is false.
 pub fn nodes(domain: u32) -> Vec<NodeRecord> {
     let mut out: Vec<NodeRecord> = registry::list(domain)
         .iter()
         .filter(|t| t.name.starts_with(NODE_TOPIC_PREFIX) && t.type_name == NodeRecord::TYPE_NAME)
         .filter_map(|t| {
+            let name = &t.name[NODE_TOPIC_PREFIX.len()..];
+            if t.publishers() == 0 {
+                let dead = t.endpoints.iter().find(|e| e.publisher && !e.alive)?;
+                return Some(NodeRecord::dead(name, dead.pid));
+            }
             let topic = Topic::<NodeRecord>::builder(&t.name)
                 .domain(domain)
                 .latest_only()
@@ -215,7 +236,11 @@ fn announce(shared: &Shared, done: &AtomicBool, publishers: &[Option<Publisher<N
         publish(shared, publishers, true);
         // pairs with the Release increment in Shared::kick_ctl()
         let gen = word.load(Ordering::Acquire);
-        futex::wait_until_private(word, gen, now_ns().saturating_add(duration_ns(ANNOUNCE_EVERY)));
+        futex::wait_until_private(
+            word,
+            gen,
+            now_ns().saturating_add(duration_ns(ANNOUNCE_EVERY)),
+        );
     }
     publish(shared, publishers, false);
 }

@@ -68,10 +68,14 @@ fn another_process_sees_the_nodes_and_their_death() {
         n.first().is_some_and(|r| r.ticks > before + 50)
     });
     child.kill9();
-    let gone = wait_for(d, "the killed node is dead", |n| {
-        n.iter().all(|r| !r.alive())
+    let gone = wait_for(d, "the killed nodes are dead", |n| {
+        n.len() == 2 && n.iter().all(|r| !r.alive())
     });
-    assert!(gone.iter().all(|r| r.up == 1), "a kill leaves up = 1: dead by its pid");
+    for r in &gone {
+        assert_eq!((r.pid, r.up), (child.id(), 1), "dead by its pid: {r:?}");
+    }
+    // Looking again does not make them vanish.
+    assert_eq!(nodes(d).len(), 2);
 }
 
 #[test]
@@ -86,7 +90,11 @@ fn a_stopped_scheduler_takes_its_nodes_down() {
         .done()
         .build()
         .unwrap();
-    s.run_for(Duration::from_millis(300)).unwrap();
+    let h = s.handle();
+    let t = std::thread::spawn(move || s.run_for(Duration::from_secs(10)));
+    wait_for(d, "the node running", |n| n.len() == 1 && n[0].alive());
+    h.stop();
+    t.join().unwrap().unwrap();
     assert!(
         nodes(d).iter().all(|r| !r.alive()),
         "no running node once the scheduler stopped"

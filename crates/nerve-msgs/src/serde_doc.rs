@@ -135,6 +135,49 @@ impl SerdeDoc {
         rmp_serde::from_slice(body).map_err(|e| DocError(e.to_string()))
     }
 
+    /// The type for a reader, as `ros2 interface show` prints one: its root format, then
+    /// each named type it uses with its fields (or variants), one per line, indented.
+    pub fn outline(&self) -> String {
+        let mut out = show(&self.root);
+        for (name, c) in &self.registry {
+            out.push_str(&format!("\n  {name}"));
+            match c {
+                ContainerFormat::UnitStruct => out.push_str(" (unit)"),
+                ContainerFormat::NewTypeStruct(f) => out.push_str(&format!(" = {}", show(f))),
+                ContainerFormat::TupleStruct(fs) => {
+                    let fs: Vec<String> = fs.iter().map(show).collect();
+                    out.push_str(&format!(" = ({})", fs.join(", ")));
+                }
+                ContainerFormat::Struct(fields) => {
+                    for f in fields {
+                        out.push_str(&format!("\n    {}: {}", f.name, show(&f.value)));
+                    }
+                }
+                ContainerFormat::Enum(variants) => {
+                    for v in variants.values() {
+                        let shape = match &v.value {
+                            VariantFormat::Unit => String::new(),
+                            VariantFormat::NewType(f) => format!("({})", show(f)),
+                            VariantFormat::Tuple(fs) => {
+                                format!("({})", fs.iter().map(show).collect::<Vec<_>>().join(", "))
+                            }
+                            VariantFormat::Struct(fs) => format!(
+                                " {{ {} }}",
+                                fs.iter()
+                                    .map(|f| format!("{}: {}", f.name, show(&f.value)))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                            VariantFormat::Variable(_) => "(?)".into(),
+                        };
+                        out.push_str(&format!("\n    | {}{shape}", v.name));
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// The first difference from `other` that a MessagePack reader would notice, naming the
     /// field; `sides` name the two (`("in this endpoint's type", "in the topic's")`).
     pub fn first_difference_as(&self, other: &SerdeDoc, sides: (&str, &str)) -> Option<String> {

@@ -79,6 +79,17 @@ fn type_topic(name: &str) -> String {
     format!("{name}/type")
 }
 
+/// Opens (or creates) the topic `name`'s interface is announced on.
+fn open_type_topic(domain: u32, name: &str) -> Result<Topic<Msgpack<Interface>>, OpenError> {
+    Topic::<Msgpack<Interface>>::builder(&type_topic(name))
+        .domain(domain)
+        .latest_only()
+        .depth(2)
+        .max_message_bytes(4 * serde_doc::MAX_BYTES)
+        .max_endpoints(64)
+        .open()
+}
+
 /// Publishes `interface` for `name` (latest-only: a reader started later still gets it). The
 /// returned publisher keeps nothing alive that matters; the last value stays in the topic.
 pub(crate) fn announce(
@@ -86,14 +97,7 @@ pub(crate) fn announce(
     name: &str,
     interface: &Interface,
 ) -> Result<Publisher<Msgpack<Interface>>, OpenError> {
-    let topic = Topic::<Msgpack<Interface>>::builder(&type_topic(name))
-        .domain(domain)
-        .latest_only()
-        .depth(2)
-        .max_message_bytes(4 * serde_doc::MAX_BYTES)
-        .max_endpoints(64)
-        .open()?;
-    let p = topic.publisher()?;
+    let p = open_type_topic(domain, name)?.publisher()?;
     if let Err(e) = p.send(interface) {
         tracing::warn!(name, error = %e, "the interface was not announced");
     }
@@ -104,12 +108,10 @@ pub(crate) fn announce(
 pub fn interface(domain: u32, name: &str) -> Option<Interface> {
     let topic = type_topic(name);
     registry::list(domain).iter().find(|t| t.name == topic)?;
-    let t = Topic::<Msgpack<Interface>>::builder(&topic)
-        .domain(domain)
-        .latest_only()
-        .open()
+    let mut sub = open_type_topic(domain, name)
+        .ok()?
+        .subscriber_with_history(1)
         .ok()?;
-    let mut sub = t.subscriber_with_history(1).ok()?;
     sub.try_recv().ok().flatten()
 }
 
@@ -166,7 +168,13 @@ pub fn services(domain: u32) -> Vec<ServiceInfo> {
         if t.type_name != ServerRecord::TYPE_NAME || t.error.is_some() {
             continue;
         }
-        let record = server_record(domain, name);
+        // A record without a live publisher is a stopped or dead server; opening it then would
+        // remove it (the transport's clean-up of stale topics), and the service with it.
+        let record = if t.publishers() > 0 {
+            server_record(domain, name)
+        } else {
+            None
+        };
         let action = ["/goal", "/cancel", "/status"]
             .iter()
             .filter_map(|s| name.strip_suffix(s))
@@ -189,7 +197,10 @@ pub fn services(domain: u32) -> Vec<ServiceInfo> {
 /// Every action of `domain`, by name.
 pub fn actions(domain: u32) -> Vec<ActionInfo> {
     let services = services(domain);
-    let mut names: Vec<&str> = services.iter().filter_map(|s| s.action.as_deref()).collect();
+    let mut names: Vec<&str> = services
+        .iter()
+        .filter_map(|s| s.action.as_deref())
+        .collect();
     names.sort_unstable();
     names.dedup();
     names

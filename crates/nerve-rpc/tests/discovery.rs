@@ -58,7 +58,10 @@ fn services_and_actions_are_found_with_their_types() {
     assert_eq!(i.kind, "service");
     assert!(i.part("request").unwrap().type_name.ends_with("Plan"));
     let fields = field_names(i, "request");
-    assert!(fields.contains("goal") && fields.contains("speed"), "{fields}");
+    assert!(
+        fields.contains("goal") && fields.contains("speed"),
+        "{fields}"
+    );
     assert_eq!(services[5].action.as_deref(), Some("fib"));
 
     let actions = discovery::actions(d);
@@ -88,5 +91,8 @@ fn services_and_actions_are_found_with_their_types() {
     drop(server);
     let after = discovery::services(d);
     let arm = after.iter().find(|s| s.name == "arm/plan");
-    assert!(arm.is_none_or(|a| a.server_pid.is_none()), "a stopped server is down: {arm:?}");
+    assert!(
+        arm.is_none_or(|a| a.server_pid.is_none()),
+        "a stopped server is down: {arm:?}"
+    );
 }

@@ -31,12 +31,12 @@ use nerve_transport::time::duration_ns;
 
 pub use builder::{NodeEntry, SchedulerBuilder};
 
+use crate::announce::Announcer;
 use builder::Options;
 use idle::IdlePollers;
 use lane::Lane;
 use run::{wait_for_end, LaneThreads, RunGuards};
 use watchdog::Watchdog;
-use crate::announce::Announcer;
 
 use crate::error::{BuildError, RunError, StopReason};
 use crate::estop::EStop;

@@ -149,6 +149,12 @@ impl ParamValue {
         }
     }
 
+    /// From text as typed on a command line, read as YAML (`30`, `0.5`, `true`, `hello`,
+    /// `[1, 2]`); `None` for what no parameter holds (a map, a mixed list).
+    pub fn parse(text: &str) -> Option<ParamValue> {
+        ParamValue::from_yaml(&serde_yaml::from_str(text).ok()?)
+    }
+
     /// From a YAML value (no maps).
     pub fn from_yaml(v: &serde_yaml::Value) -> Option<ParamValue> {
         use serde_yaml::Value as Y;
@@ -214,7 +220,8 @@ impl fmt::Display for ParamValue {
         match self {
             ParamValue::Bool(v) => write!(f, "{v}"),
             ParamValue::Int(v) => write!(f, "{v}"),
-            ParamValue::Float(v) => write!(f, "{v}"),
+            // `{:?}` keeps a float a float: 3.0, not 3 (what a YAML reader takes for an int).
+            ParamValue::Float(v) => write!(f, "{v:?}"),
             ParamValue::String(v) => write!(f, "{v:?}"),
             ParamValue::Bytes(v) => write!(f, "{} bytes", v.len()),
             ParamValue::BoolArray(v) => write!(f, "{v:?}"),

@@ -31,8 +31,8 @@ use serde::Serialize;
 
 pub use self::client::{Client, RawClient};
 pub use self::config::ServiceConfig;
-pub(crate) use self::watch::ServerWatch;
 pub use self::server::{Failure, RawHandler, RawResult, Server, ServerBuilder, ServerStats};
+pub(crate) use self::watch::ServerWatch;
 use crate::error::CallError;
 
 /// A typed service: requests `Req`, responses `Resp`, both carried as MessagePack (named

@@ -224,7 +224,9 @@ impl Server {
         });
         let interface = config.interface.as_ref().and_then(|i| {
             discovery::announce(config.domain, &config.name, i)
-                .map_err(|e| tracing::warn!(service = %config.name, error = %e, "types not announced"))
+                .map_err(
+                    |e| tracing::warn!(service = %config.name, error = %e, "types not announced"),
+                )
                 .ok()
         });
         tracing::debug!(service = %config.name, workers, "server up");

@@ -1,0 +1,31 @@
+//! What the CLI test programs share: running the built `nerve` as a user does.
+
+use std::process::{Command, Stdio};
+
+pub const NERVE: &str = env!("CARGO_BIN_EXE_nerve");
+
+/// `nerve args` in `domain`: (status, stdout, stderr).
+pub fn nerve(domain: u32, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(NERVE)
+        .args(args)
+        .env("NERVE_DOMAIN", domain.to_string())
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run nerve");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Asserts that `nerve args` failed with one error line (status 1) containing `says`.
+pub fn assert_fails(domain: u32, args: &[&str], says: &str) {
+    let (code, out, err) = nerve(domain, args);
+    assert_eq!(code, 1, "{args:?} should fail: {out}{err}");
+    assert!(
+        err.contains(says) && err.lines().count() == 1,
+        "{args:?}: expected one line with {says:?}, got: {err}"
+    );
+}
