@@ -63,7 +63,7 @@ def futex_only(variant: str | None) -> bool:
     return variant is not None and "futex-only" in variant
 
 
-BASE = dict(transport="cross-process", topology="1:1", metric="one_way_ns")
+BASE = {"transport": "cross-process", "topology": "1:1", "metric": "one_way_ns"}
 
 
 def p50(run, system, mode, message, payload, variant=plain, **extra) -> float | None:
@@ -124,7 +124,7 @@ def main(paths: list[str]) -> None:
         print(f"| {size} B | " + " | ".join(cells) + " |")
 
     print("\n**Seed message types, cross-process 1:1 one-way p50, busy-poll**\n")
-    print(f"| message | size | nerve | iceoryx2 |\n|---|---|---|---|")
+    print("| message | size | nerve | iceoryx2 |\n|---|---|---|---|")
     for msg in ["CmdVel", "BatteryState", "Imu", "Odometry", "LaserScan"]:
         r0 = one(runs[0], **dict(BASE, system="nerve", mode="poll", message=msg))
         size = r0["payload_bytes"] if r0 else None
@@ -133,11 +133,11 @@ def main(paths: list[str]) -> None:
         print(f"| {msg} | {size} B | {n} | {i} |")
 
     print("\n**Topologies, 16 B, one-way p50, busy-poll (P publishers : S subscribers)**\n")
-    print(f"| topology | transport | nerve | iceoryx2 |\n|---|---|---|---|")
+    print("| topology | transport | nerve | iceoryx2 |\n|---|---|---|---|")
     for topo in ["1:1", "3:1", "1:3", "3:3"]:
         for tr in ["cross-thread", "cross-process"]:
-            def get(s, r):
-                want = dict(system=s, transport=tr, topology=topo, mode="poll", metric="one_way_ns", payload_bytes=16, message="bytes")
+            def get(s, r, tr=tr, topo=topo):
+                want = {"system": s, "transport": tr, "topology": topo, "mode": "poll", "metric": "one_way_ns", "payload_bytes": 16, "message": "bytes"}
                 if s == "nerve":
                     want["variant"] = plain
                 if topo == "1:1":
@@ -147,7 +147,7 @@ def main(paths: list[str]) -> None:
             print(f"| {topo} | {tr} | " + " / ".join(fmt_ns(get("nerve", r)) for r in runs) + " | " + " / ".join(fmt_ns(get("iceoryx2", r)) for r in runs) + " |")
 
     print("\n**Topic scaling: 16 B cross-process 1:1 p50 with N topics alive**\n")
-    print(f"| topics | nerve | iceoryx2 |\n|---|---|---|")
+    print("| topics | nerve | iceoryx2 |\n|---|---|---|")
     for n in [1, 10, 100, 1000]:
         cells = []
         for s in ["nerve", "iceoryx2"]:

@@ -16,4 +16,4 @@ py="$root/.venv/bin/python"
 (cd "$here" && "$root/.venv/bin/maturin" develop --release -q)
 "$py" -m pytest -q "$here/tests"
 (cd "$here" && "$py" -m mypy.stubtest nerve._nerve nerve.msgs --allowlist stubtest-allowlist.txt)
-"$root/.venv/bin/ruff" check "$here" "$root/examples/python"
+"$root/.venv/bin/ruff" check "$here" "$root/examples/python" "$root/benches"

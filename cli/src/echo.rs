@@ -23,12 +23,21 @@ pub struct EchoArgs {
     /// Print only this field (`header.stamp_ns`, `twist.linear.x`, `data.0`).
     #[arg(long, value_name = "PATH")]
     field: Option<String>,
-    /// One JSON object per line instead of YAML-like blocks.
-    #[arg(long)]
+    /// YAML blocks separated by `---` (the default).
+    #[arg(long, conflicts_with_all = ["json", "csv"])]
+    yaml: bool,
+    /// One JSON object per line.
+    #[arg(long, conflicts_with = "csv")]
     json: bool,
-    /// Print whole arrays (default: the first 16 elements of a chunked message's data).
+    /// One CSV row per message, after a header row naming each field (`twist.linear.x`).
     #[arg(long)]
+    csv: bool,
+    /// Print whole arrays (default: the first 16 elements of a chunked message's data).
+    #[arg(long, conflicts_with = "no_arr")]
     full: bool,
+    /// Print arrays as their length only (`<9 elements>`); decodes no element.
+    #[arg(long = "no-arr")]
+    no_arr: bool,
     /// Start with the last N messages the topic still holds (default: only new ones).
     #[arg(long, value_name = "N", default_value_t = 0)]
     history: u64,
@@ -48,7 +57,12 @@ pub fn echo(domain: u32, args: EchoArgs) -> anyhow::Result<()> {
         .subscriber(args.history)
         .with_context(|| format!("cannot subscribe to topic '{name}'"))?;
     let wanted = if args.once { Some(1) } else { args.count };
-    let max = if args.full { usize::MAX } else { SHOWN };
+    let max = match (args.full, args.no_arr) {
+        (true, _) => usize::MAX,
+        (_, true) => 0,
+        _ => SHOWN,
+    };
+    let mut header_done = false;
     let mut shown = 0u64;
     let mut last = Instant::now();
     while wanted.is_none_or(|w| shown < w) {
@@ -76,8 +90,23 @@ pub fn echo(domain: u32, args: EchoArgs) -> anyhow::Result<()> {
                 )
             })?,
         };
+        let value = if args.no_arr {
+            lengths_only(value)
+        } else {
+            value
+        };
         if args.json {
             outln!("{}", serde_json::to_string(&value)?)?;
+        } else if args.csv {
+            let mut row = Vec::new();
+            flatten("", &value, &mut row);
+            if !header_done {
+                let names: Vec<String> = row.iter().map(|(k, _)| csv_cell(k)).collect();
+                outln!("{}", names.join(","))?;
+                header_done = true;
+            }
+            let cells: Vec<String> = row.iter().map(|(_, v)| csv_cell(v)).collect();
+            outln!("{}", cells.join(","))?;
         } else {
             let mut text = String::new();
             yaml(&value, 0, &mut text);
@@ -86,6 +115,68 @@ pub fn echo(domain: u32, args: EchoArgs) -> anyhow::Result<()> {
         shown += 1;
     }
     Ok(())
+}
+
+/// `v` with every array replaced by its length (`--no-arr`); a chunked message's elements,
+/// not decoded, by the `data_len` the decoder reports.
+fn lengths_only(v: Value) -> Value {
+    match v {
+        Value::Struct(fields) => {
+            let len = fields.iter().find_map(|(k, x)| match (k.as_str(), x) {
+                (nerve::msgs::dynamic::DATA_LEN, Value::UInt(n)) => Some(*n),
+                _ => None,
+            });
+            Value::Struct(
+                fields
+                    .into_iter()
+                    .filter(|(k, _)| k != nerve::msgs::dynamic::DATA_LEN)
+                    .map(|(k, x)| match (k.as_str(), len) {
+                        (nerve::msgs::dynamic::DATA, Some(n)) => {
+                            (k, Value::Text(format!("<{n} elements>")))
+                        }
+                        _ => (k, lengths_only(x)),
+                    })
+                    .collect(),
+            )
+        }
+        Value::List(items) => Value::Text(format!("<{} elements>", items.len())),
+        Value::Bytes(b) => Value::Text(format!("<{} bytes>", b.len())),
+        other => other,
+    }
+}
+
+/// `v`'s leaves as (dotted path, text) pairs, in order (`--csv`).
+fn flatten(path: &str, v: &Value, out: &mut Vec<(String, String)>) {
+    let join = |k: &str| {
+        if path.is_empty() {
+            k.to_owned()
+        } else {
+            format!("{path}.{k}")
+        }
+    };
+    match v {
+        Value::Struct(fields) => {
+            for (k, x) in fields {
+                flatten(&join(k), x, out);
+            }
+        }
+        Value::List(items) => {
+            for (i, x) in items.iter().enumerate() {
+                flatten(&join(&i.to_string()), x, out);
+            }
+        }
+        Value::Text(t) => out.push((path.to_owned(), t.clone())),
+        other => out.push((path.to_owned(), scalar(other))),
+    }
+}
+
+/// A CSV cell: quoted when it holds a comma, a quote or a line break.
+fn csv_cell(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_owned()
+    }
 }
 
 /// `v` as indented YAML-like lines.

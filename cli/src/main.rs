@@ -8,10 +8,12 @@
 mod output;
 mod args;
 mod demo;
+mod doctor;
 mod echo;
 mod exit;
 mod node_cmd;
 mod publish;
+mod rates;
 mod rpc_cmd;
 mod topic_cmd;
 
@@ -38,6 +40,8 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run the demo robot graph: sensor, controller and monitor in separate processes.
+    ///
+    /// Example: `nerve demo --duration 10`, `nerve demo --rt`
     Demo(demo::DemoArgs),
     /// Inspect topics.
     #[command(subcommand)]
@@ -58,7 +62,21 @@ enum Command {
     #[command(subcommand)]
     Param(node_cmd::ParamCommand),
     /// Remove shared-memory segments no live process uses (and corrupt ones).
+    ///
+    /// Example: `nerve clean --domain 7`
     Clean,
+    /// Check this machine for what nerve needs: /dev/shm, memlock and rtprio limits,
+    /// SCHED_FIFO, membarrier, stale or foreign segments; each finding with what to do.
+    ///
+    /// Example: `nerve doctor`
+    Doctor,
+    /// Print a shell completion script.
+    ///
+    /// Example: `nerve completions bash > ~/.local/share/bash-completion/completions/nerve`
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
     /// One process of the demo graph, started by `nerve demo`.
     #[command(hide = true, name = "__demo-role")]
     DemoRole {
@@ -74,6 +92,8 @@ enum Command {
 #[derive(Subcommand)]
 enum InterfaceCommand {
     /// Every standard message type, its kind and its ROS 2 counterpart.
+    ///
+    /// Example: `nerve interface list | grep sensor_msgs`
     List,
     /// The fields of a type (`Imu`, `nerve/Imu` or `sensor_msgs/msg/Imu`), with units and docs.
     ///
@@ -114,6 +134,17 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Interface(InterfaceCommand::List) => echo::list(),
         Command::Interface(InterfaceCommand::Show { name, topic }) => {
             echo::show(domain, &name, topic)
+        }
+        Command::Doctor => doctor::doctor(domain),
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(
+                shell,
+                &mut <Cli as clap::CommandFactory>::command(),
+                "nerve",
+                &mut out,
+            );
+            outln!("{}", String::from_utf8_lossy(&out).trim_end())
         }
         Command::Clean => {
             let r = nerve::registry::clean(domain).with_context(|| {

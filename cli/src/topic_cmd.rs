@@ -1,22 +1,46 @@
 //! `nerve topic list | info | type | find | hz | echo | pub`.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use clap::Subcommand;
 use nerve::registry::{self, TopicInfo};
 use nerve::TransportPath;
 
 use crate::args;
+use crate::rates::find;
 
 #[derive(Subcommand)]
 pub enum TopicCommand {
-    /// List topics with type, endpoints, path and owners.
-    List,
-    /// Everything about one topic, endpoint by endpoint.
-    Info { name: String },
+    /// The topics of the domain (names; `-t` with types, `-v` a table of everything).
+    ///
+    /// Example: `nerve topic list -t`
+    List {
+        /// Show each topic's type.
+        #[arg(short = 't', long = "show-types")]
+        types: bool,
+        /// A table: type, publishers, subscribers, QoS, where it lives, messages, pids.
+        #[arg(short, long)]
+        verbose: bool,
+        /// Include nerve's own plumbing (services' topics, node records, type announcements).
+        #[arg(short, long)]
+        all: bool,
+    },
+    /// Everything about one topic, endpoint by endpoint (`-v`: with its type's fields).
+    ///
+    /// Example: `nerve topic info imu -v`
+    Info {
+        name: String,
+        /// Also print the type's fields.
+        #[arg(short, long)]
+        verbose: bool,
+    },
     /// The message type of a topic.
+    ///
+    /// Example: `nerve topic type imu`
     Type { name: String },
     /// The topics that carry a type (`Imu`, `nerve/Imu` or `sensor_msgs/msg/Imu`).
+    ///
+    /// Example: `nerve topic find sensor_msgs/msg/Imu`
     Find {
         #[arg(value_name = "TYPE")]
         ty: String,
@@ -31,13 +55,28 @@ pub enum TopicCommand {
     /// Example: `nerve topic pub cmd_vel CmdVel "{linear: 0.5}" -r 10`, `nerve topic pub odom "{twist: {linear: {x: 1}}}" --once`
     Pub(crate::publish::PubArgs),
     /// Publish rate of a topic, measured without subscribing (from its sequence counter).
-    Hz {
-        name: String,
-        /// Seconds to measure, in one-second windows (1 to 604800; default: until Ctrl-C).
-        #[arg(long, value_name = "SECONDS", value_parser = args::window_seconds,
-          allow_hyphen_values = true)]
-        duration: Option<Duration>,
-    },
+    ///
+    /// Example: `nerve topic hz imu --duration 5`
+    Hz(Measure),
+    /// Bandwidth of a topic: bytes per second and message sizes (subscribes).
+    ///
+    /// Example: `nerve topic bw camera/image`
+    Bw(Measure),
+    /// Delay from each message's stamp (`header.stamp_ns`, taken with nerve::time::now_ns)
+    /// to its receipt here.
+    ///
+    /// Example: `nerve topic delay imu`
+    Delay(Measure),
+}
+
+/// A topic measured in one-second windows.
+#[derive(clap::Args)]
+pub struct Measure {
+    name: String,
+    /// Seconds to measure, in one-second windows (1 to 604800; default: until Ctrl-C).
+    #[arg(long, value_name = "SECONDS", value_parser = args::window_seconds,
+      allow_hyphen_values = true)]
+    duration: Option<Duration>,
 }
 
 fn path(p: &TransportPath) -> &'static str {
@@ -47,88 +86,18 @@ fn path(p: &TransportPath) -> &'static str {
     }
 }
 
-fn find(domain: u32, name: &str) -> anyhow::Result<TopicInfo> {
-    let name = nerve::name::canonical(name);
-    registry::list(domain)
-        .into_iter()
-        .find(|t| t.name == name)
-        .ok_or_else(|| {
-            anyhow::anyhow!("no topic '{name}' in domain {domain} (see `nerve topic list`)")
-        })
-}
-
-/// How many messages topic `name` has published; an error if it is gone or damaged.
-fn published(domain: u32, name: &str) -> anyhow::Result<u64> {
-    let t = find(domain, name)?;
-    match t.error {
-        Some(e) => anyhow::bail!(
-            "topic '{name}' in domain {domain} is damaged ({e}); stop its processes and run `nerve clean`"
-        ),
-        None => Ok(t.published),
-    }
-}
-
 pub fn run(domain: u32, cmd: TopicCommand) -> anyhow::Result<()> {
     match cmd {
-        TopicCommand::List => {
-            let topics = registry::list(domain);
-            outln!(
-                "{:<32} {:<20} {:>4} {:>4} {:<5} {:>10}  pids",
-                "topic",
-                "type",
-                "pubs",
-                "subs",
-                "path",
-                "published"
-            )?;
-            for t in &topics {
-                if let Some(e) = &t.error {
-                    outln!("{:<32} CORRUPT: {e}", t.name)?;
-                    continue;
-                }
-                let pids: Vec<String> = t.pids().iter().map(u32::to_string).collect();
-                outln!(
-                    "{:<32} {:<20} {:>4} {:>4} {:<5} {:>10}  {}",
-                    t.name,
-                    t.type_name,
-                    t.publishers(),
-                    t.subscribers(),
-                    path(&t.path),
-                    t.published,
-                    pids.join(",")
-                )?;
-            }
-            if topics.is_empty() {
-                outln!(
-                    "(no topics in domain {domain}: {})",
-                    registry::domain_dir(domain).display()
-                )?;
-            }
-        }
-        TopicCommand::Info { name } => {
-            let t = find(domain, &name)?;
-            if let Some(e) = &t.error {
-                return outln!(
-                    "topic      {}\ndamaged    {e} (stop its processes and run `nerve clean`)",
-                    t.name
-                );
-            }
-            outln!("topic      {}\ntype       {}\npath       {:?}\nqos        {:?}, depth {}\npublished  {}\nclaims     {} (solo: one publisher, plain stores; locked: several publishers or threads)", t.name, t.type_name, t.path, t.reliability, t.depth, t.published, t.claims)?;
-            for e in &t.endpoints {
-                outln!(
-                    "  {:<10} pid {:<8} {:<5} {} {:>10}  {} {}",
-                    if e.publisher {
-                        "publisher"
-                    } else {
-                        "subscriber"
-                    },
-                    e.pid,
-                    if e.alive { "alive" } else { "DEAD" },
-                    if e.publisher { "sent" } else { "recv" },
-                    e.count,
-                    if e.publisher { "full" } else { "lost" },
-                    e.lost
-                )?;
+        TopicCommand::List {
+            types,
+            verbose,
+            all,
+        } => list(domain, types, verbose, all)?,
+        TopicCommand::Info { name, verbose } => {
+            info(domain, &name)?;
+            if verbose {
+                outln!("message type:")?;
+                crate::echo::show(domain, &name, true)?;
             }
         }
         TopicCommand::Type { name } => {
@@ -145,26 +114,121 @@ pub fn run(domain: u32, cmd: TopicCommand) -> anyhow::Result<()> {
         }
         TopicCommand::Echo(args) => crate::echo::echo(domain, args)?,
         TopicCommand::Pub(args) => crate::publish::publish(domain, args)?,
-        TopicCommand::Hz { name, duration } => {
-            let start = Instant::now();
-            let mut last = (Instant::now(), published(domain, &name)?);
-            loop {
-                std::thread::sleep(Duration::from_secs(1));
-                let now = (Instant::now(), published(domain, &name)?);
-                match now.1.checked_sub(last.1) {
-                    Some(n) => {
-                        let hz = n as f64 / (now.0 - last.0).as_secs_f64();
-                        outln!("{name}: {hz:.1} Hz")?;
-                    }
-                    // The count went down: the topic was removed and created again.
-                    None => outln!("{name}: the topic was created again; measuring anew")?,
-                }
-                last = now;
-                if duration.is_some_and(|d| start.elapsed() >= d) {
-                    return Ok(());
-                }
-            }
+        TopicCommand::Hz(m) => crate::rates::hz(domain, &m.name, m.duration)?,
+        TopicCommand::Bw(m) => crate::rates::bw(domain, &m.name, m.duration)?,
+        TopicCommand::Delay(m) => crate::rates::delay(domain, &m.name, m.duration)?,
+    }
+    Ok(())
+}
+
+/// Where a topic lives, for people: shared memory, or the heap of process `pid`.
+fn place(t: &TopicInfo) -> String {
+    match (&t.path, t.owner) {
+        (TransportPath::Heap, Some(pid)) => format!("in-process (pid {pid})"),
+        (p, _) => path(p).to_owned(),
+    }
+}
+
+fn list(domain: u32, types: bool, verbose: bool, all: bool) -> anyhow::Result<()> {
+    let topics: Vec<TopicInfo> = registry::list(domain)
+        .into_iter()
+        .filter(|t| all || !hidden(t))
+        .collect();
+    if topics.is_empty() {
+        return outln!(
+            "(no topics in domain {domain}: {})",
+            registry::domain_dir(domain).display()
+        );
+    }
+    if verbose {
+        outln!(
+            "{:<32} {:<24} {:>4} {:>4} {:<11} {:>5} {:<20} {:>10}  pids",
+            "topic",
+            "type",
+            "pubs",
+            "subs",
+            "qos",
+            "depth",
+            "where",
+            "published"
+        )?;
+    }
+    for t in &topics {
+        if let Some(e) = &t.error {
+            outln!(
+                "{:<32} CORRUPT: {e} (stop its processes and run `nerve clean`)",
+                t.name
+            )?;
+            continue;
         }
+        if verbose {
+            let pids: Vec<String> = t.pids().iter().map(u32::to_string).collect();
+            outln!(
+                "{:<32} {:<24} {:>4} {:>4} {:<11} {:>5} {:<20} {:>10}  {}",
+                t.name,
+                t.type_name,
+                t.publishers(),
+                t.subscribers(),
+                format!("{:?}", t.reliability),
+                t.depth,
+                place(t),
+                t.published,
+                pids.join(",")
+            )?;
+        } else if types {
+            outln!("{} [{}]", t.name, t.type_name)?;
+        } else {
+            outln!("{}", t.name)?;
+        }
+    }
+    Ok(())
+}
+
+/// nerve's own topics, left out of `topic list` unless `-a`.
+fn hidden(t: &TopicInfo) -> bool {
+    nerve::rpc::discovery::is_plumbing(t)
+        || t.name.starts_with(nerve::exec::announce::NODE_TOPIC_PREFIX)
+}
+
+fn info(domain: u32, name: &str) -> anyhow::Result<()> {
+    let t = find(domain, name)?;
+    if let Some(e) = &t.error {
+        return outln!(
+            "topic      {}\ndamaged    {e} (stop its processes and run `nerve clean`)",
+            t.name
+        );
+    }
+    outln!(
+        "topic      {}\ntype       {}\nwhere      {}\nqos        {:?}, depth {}\npublished  {}",
+        t.name,
+        t.type_name,
+        place(&t),
+        t.reliability,
+        t.depth,
+        t.published
+    )?;
+    if let Some((used, pool)) = t.chunks {
+        outln!("chunks     {used} of {pool} in use")?;
+    }
+    outln!(
+        "claims     {} (solo: one publisher, plain stores; locked: several publishers or threads)",
+        t.claims
+    )?;
+    for e in &t.endpoints {
+        outln!(
+            "  {:<10} pid {:<8} {:<5} {} {:>10}  {} {}",
+            if e.publisher {
+                "publisher"
+            } else {
+                "subscriber"
+            },
+            e.pid,
+            if e.alive { "alive" } else { "DEAD" },
+            if e.publisher { "sent" } else { "recv" },
+            e.count,
+            if e.publisher { "full" } else { "lost" },
+            e.lost
+        )?;
     }
     Ok(())
 }

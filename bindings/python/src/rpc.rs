@@ -104,6 +104,19 @@ fn config(name: &str, domain: Option<&Bound<'_, PyAny>>) -> PyResult<ServiceConf
     Ok(c.build().config().clone())
 }
 
+/// What a Python server announces: any value, as MessagePack.
+fn python_interface() -> nerve::rpc::discovery::Interface {
+    let part = |role: &str| nerve::rpc::discovery::InterfacePart {
+        role: role.to_owned(),
+        type_name: "any Python value (MessagePack)".to_owned(),
+        doc: Vec::new(),
+    };
+    nerve::rpc::discovery::Interface {
+        kind: "service".to_owned(),
+        parts: vec![part("request"), part("response")],
+    }
+}
+
 /// Most handler threads one server runs.
 const MAX_WORKERS: usize = 1024;
 
@@ -223,7 +236,10 @@ impl RawServiceServer {
                     "service '{name}': workers must be from 1 to {MAX_WORKERS}, got {workers}"
                 )));
             }
-            let c = config(name, domain)?;
+            let mut c = config(name, domain)?;
+            // Python values have no declared type: say so, so `nerve service list -t` and
+            // `service type` name the server's language rather than nothing.
+            c.interface = Some(python_interface());
             let raw = move |data: &[u8]| -> Result<Vec<u8>, Failure> {
                 attach_server_thread(|py| {
                     let out = handler

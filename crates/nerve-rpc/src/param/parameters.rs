@@ -186,7 +186,7 @@ impl Parameters {
     /// the keys `/node`, `node` and `/**` match). Declared parameters are validated and set;
     /// others are kept for their declaration. Stops at the first invalid value.
     pub fn load_yaml_str(&self, yaml: &str) -> Result<usize, ParamError> {
-        let flat = parse_yaml(&self.node, yaml)?;
+        let flat = super::yaml::parse(&self.node, yaml)?;
         let n = flat.len();
         for (name, value) in flat {
             let declared = lock(&self.store).declared.contains_key(&name);
@@ -212,7 +212,7 @@ impl Parameters {
     /// The declared parameters as YAML: `node: {ros__parameters: {name: value}}` (dotted names
     /// nest, as ROS 2 writes them).
     pub fn dump_yaml(&self) -> String {
-        dump_yaml(&self.node, &self.list())
+        super::yaml::dump(&self.node, &self.list())
     }
 
     /// Serves `<node>/param/get`, `<node>/param/set` and `<node>/param/list` until the returned
@@ -230,90 +230,5 @@ impl Parameters {
         let p = self.clone();
         let list = list.server().serve(move |_: ()| Ok(p.list()))?;
         Ok(ParamServer::new([get, set, list]))
-    }
-}
-
-/// The parameters for `node` in a YAML document (the keys `/node`, `node` and `/**` match;
-/// `ros__parameters` is optional; dotted names nest), flattened to dotted names.
-pub(crate) fn parse_yaml(node: &str, yaml: &str) -> Result<Vec<(String, ParamValue)>, ParamError> {
-    let yaml_err = |reason: String| ParamError::Yaml {
-        node: node.to_owned(),
-        reason,
-    };
-    let doc: serde_yaml::Value = serde_yaml::from_str(yaml).map_err(|e| yaml_err(e.to_string()))?;
-    let Some(nodes) = doc.as_mapping() else {
-        return Err(yaml_err(
-            "the top level must map node names to parameters".into(),
-        ));
-    };
-    let mut flat = Vec::new();
-    for (key, body) in nodes {
-        let key = key.as_str().unwrap_or("").trim_start_matches('/');
-        if key != node && key != "**" {
-            continue;
-        }
-        let body = body.get("ros__parameters").unwrap_or(body);
-        flatten("", body, &mut flat).map_err(yaml_err)?;
-    }
-    Ok(flat)
-}
-
-/// `params` of `node` as YAML: `node: {ros__parameters: {name: value}}` (dotted names nest,
-/// as ROS 2 writes them).
-pub(crate) fn dump_yaml(node: &str, params: &[ParamInfo]) -> String {
-    use serde_yaml::{Mapping, Value as Y};
-    let mut root = Mapping::new();
-    for info in params {
-        let mut map = &mut root;
-        let parts: Vec<&str> = info.descriptor.name.split('.').collect();
-        for part in &parts[..parts.len() - 1] {
-            let key = Y::String((*part).to_owned());
-            if !matches!(map.get(&key), Some(Y::Mapping(_))) {
-                map.insert(key.clone(), Y::Mapping(Mapping::new()));
-            }
-            map = match map.get_mut(&key) {
-                Some(Y::Mapping(m)) => m,
-                _ => unreachable!("inserted above"),
-            };
-        }
-        map.insert(
-            Y::String(parts[parts.len() - 1].to_owned()),
-            info.value.to_yaml(),
-        );
-    }
-    let mut body = Mapping::new();
-    body.insert(Y::String("ros__parameters".into()), Y::Mapping(root));
-    let mut doc = Mapping::new();
-    doc.insert(Y::String(node.to_owned()), Y::Mapping(body));
-    serde_yaml::to_string(&Y::Mapping(doc)).expect("YAML of plain values")
-}
-
-fn flatten(
-    prefix: &str,
-    v: &serde_yaml::Value,
-    out: &mut Vec<(String, ParamValue)>,
-) -> Result<(), String> {
-    match v {
-        serde_yaml::Value::Mapping(m) => {
-            for (k, v) in m {
-                let k = k
-                    .as_str()
-                    .ok_or_else(|| format!("parameter names must be strings, found {k:?}"))?;
-                let name = if prefix.is_empty() {
-                    k.to_owned()
-                } else {
-                    format!("{prefix}.{k}")
-                };
-                flatten(&name, v, out)?;
-            }
-            Ok(())
-        }
-        other => {
-            let value = ParamValue::from_yaml(other).ok_or_else(|| {
-                format!("parameter '{prefix}': unsupported value {other:?} (use a bool, number, string or a list of one of them)")
-            })?;
-            out.push((prefix.to_owned(), value));
-            Ok(())
-        }
     }
 }

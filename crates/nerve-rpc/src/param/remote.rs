@@ -95,17 +95,14 @@ impl ParamClient {
     /// The node's parameters as YAML (`node: {ros__parameters: {...}}`), what
     /// [`load_yaml_str`](Self::load_yaml_str) and `Parameters::load_yaml_file` read back.
     pub fn dump_yaml(&self, timeout: Duration) -> Result<String, ParamError> {
-        Ok(super::parameters::dump_yaml(
-            &self.node,
-            &self.list(timeout)?,
-        ))
+        Ok(super::yaml::dump(&self.node, &self.list(timeout)?))
     }
 
     /// Sets the parameters for this node found in a YAML document (the shape
     /// [`dump_yaml`](Self::dump_yaml) writes, `ros__parameters` optional), in order; stops at
     /// the first the node refuses. Returns how many were set.
     pub fn load_yaml_str(&self, yaml: &str, timeout: Duration) -> Result<usize, ParamError> {
-        let params = super::parameters::parse_yaml(&self.node, yaml)?;
+        let params = super::yaml::parse(&self.node, yaml)?;
         for (name, value) in &params {
             self.set(name, value.clone(), timeout)
                 .map_err(|e| match e {

@@ -1,0 +1,212 @@
+//! `nerve doctor`: what on this machine keeps nerve from its promises, each finding with what
+//! to do about it. Exit status 1 when anything needs attention.
+
+use nerve::registry;
+
+/// A finding: fine, or a problem and its remedy.
+struct Finding {
+    ok: bool,
+    what: String,
+    fix: String,
+}
+
+fn fine(what: String) -> Finding {
+    Finding {
+        ok: true,
+        what,
+        fix: String::new(),
+    }
+}
+
+fn problem(what: String, fix: &str) -> Finding {
+    Finding {
+        ok: false,
+        what,
+        fix: fix.to_owned(),
+    }
+}
+
+const MIB: u64 = 1 << 20;
+
+fn shm() -> Finding {
+    let mut s = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: the path is a NUL-terminated literal and `s` is a valid place for the result.
+    let rc = unsafe { libc::statvfs(c"/dev/shm".as_ptr(), s.as_mut_ptr()) };
+    if rc != 0 {
+        return problem(
+            format!(
+                "/dev/shm cannot be read: {}",
+                std::io::Error::last_os_error()
+            ),
+            "mount a tmpfs on /dev/shm (nerve's topics live there)",
+        );
+    }
+    // SAFETY: statvfs returned 0, so it filled `s`.
+    let s = unsafe { s.assume_init() };
+    let block = s.f_frsize;
+    let (size, free) = (s.f_blocks * block, s.f_bavail * block);
+    let what = format!("/dev/shm: {} MiB, {} MiB free", size / MIB, free / MIB);
+    if size < 512 * MIB {
+        problem(what, "too small for camera or point-cloud topics: in Docker run with --shm-size=2g; elsewhere `sudo mount -o remount,size=2G /dev/shm`")
+    } else if free < 128 * MIB {
+        problem(what, "nearly full: `nerve clean` removes the segments no process uses; `nerve topic list -v` shows the large ones")
+    } else {
+        fine(what)
+    }
+}
+
+fn limit(resource: libc::__rlimit_resource_t) -> Option<u64> {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `r` is a valid rlimit to fill.
+    (unsafe { libc::getrlimit(resource, &mut r) } == 0).then_some(r.rlim_cur)
+}
+
+fn memlock() -> Finding {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        return fine("memlock: root (no limit applies)".into());
+    }
+    match limit(libc::RLIMIT_MEMLOCK) {
+        Some(libc::RLIM_INFINITY) => fine("memlock: unlimited".into()),
+        Some(n) if n >= 256 * MIB => fine(format!("memlock: {} MiB", n / MIB)),
+        Some(n) => problem(
+            format!("memlock: {} KiB", n / 1024),
+            "real-time lanes lock the process's memory (no page faults mid-tick) and will run without: `ulimit -l unlimited`, or `@robot - memlock unlimited` in /etc/security/limits.conf, or LimitMEMLOCK=infinity in a systemd unit",
+        ),
+        None => problem("memlock: unknown".into(), "getrlimit failed"),
+    }
+}
+
+fn rtprio() -> Finding {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    match limit(libc::RLIMIT_RTPRIO) {
+        _ if root => fine("rtprio: root (any priority)".into()),
+        Some(n) if n > 0 => fine(format!("rtprio: up to {n}")),
+        _ => problem(
+            "rtprio: 0".into(),
+            "real-time lanes cannot take SCHED_FIFO: `@robot - rtprio 90` in /etc/security/limits.conf, or LimitRTPRIO=90 in a systemd unit, or `sudo setcap cap_sys_nice+ep` on the binary",
+        ),
+    }
+}
+
+/// Whether this thread may take SCHED_FIFO (tried on a short-lived thread, then dropped).
+fn sched_fifo() -> Finding {
+    let allowed = std::thread::spawn(|| {
+        let p = libc::sched_param { sched_priority: 1 };
+        // SAFETY: pthread_self is this thread; `p` is a valid parameter.
+        unsafe { libc::pthread_setschedparam(libc::pthread_self(), libc::SCHED_FIFO, &p) == 0 }
+    })
+    .join()
+    .unwrap_or(false);
+    if allowed {
+        fine("SCHED_FIFO: permitted".into())
+    } else {
+        problem(
+            "SCHED_FIFO: refused".into(),
+            "nodes in the RT class run without a real-time priority (the scheduler says so in its RT report); grant rtprio (see above) or run in a container with --cap-add=SYS_NICE",
+        )
+    }
+}
+
+fn membarrier() -> Finding {
+    const QUERY: libc::c_long = 0;
+    const GLOBAL_EXPEDITED: libc::c_long = 1 << 1;
+    // SAFETY: membarrier takes (cmd, flags, cpu_id) integers and touches no user memory.
+    let mask = unsafe {
+        libc::syscall(
+            libc::SYS_membarrier,
+            QUERY,
+            0 as libc::c_long,
+            0 as libc::c_long,
+        )
+    };
+    if mask >= 0 && mask & GLOBAL_EXPEDITED != 0 {
+        fine(
+            "membarrier: global expedited available (single-publisher topics use plain stores)"
+                .into(),
+        )
+    } else {
+        problem(
+            "membarrier: not available".into(),
+            "single-publisher topics fall back to locked claims (correct, some ns slower): a kernel ≥ 4.16, and a seccomp profile that allows membarrier",
+        )
+    }
+}
+
+fn segments(domain: u32) -> Vec<Finding> {
+    let topics = registry::list(domain);
+    let mut stale = Vec::new();
+    let mut foreign = Vec::new();
+    let mut corrupt = Vec::new();
+    for t in &topics {
+        match &t.error {
+            Some(e) if e.contains("layout version") => foreign.push(t.name.clone()),
+            Some(_) => corrupt.push(t.name.clone()),
+            None if !t.endpoints.is_empty() && t.endpoints.iter().all(|e| !e.alive) => {
+                stale.push(t.name.clone())
+            }
+            None => {}
+        }
+    }
+    let dir = registry::domain_dir(domain);
+    let mut out = vec![fine(format!(
+        "domain {domain}: {} topics in {}",
+        topics.len(),
+        dir.display()
+    ))];
+    let list = |v: &[String]| {
+        let mut s = v.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
+        if v.len() > 5 {
+            s.push_str(&format!(" and {} more", v.len() - 5));
+        }
+        s
+    };
+    if !stale.is_empty() {
+        out.push(problem(
+            format!(
+                "{} stale topics (every process using them died): {}",
+                stale.len(),
+                list(&stale)
+            ),
+            "`nerve clean` removes them",
+        ));
+    }
+    if !foreign.is_empty() {
+        out.push(problem(
+            format!(
+                "{} topics from another nerve version's layout: {}",
+                foreign.len(),
+                list(&foreign)
+            ),
+            "stop the processes of the other version, then `nerve clean`",
+        ));
+    }
+    if !corrupt.is_empty() {
+        out.push(problem(
+            format!("{} damaged topics: {}", corrupt.len(), list(&corrupt)),
+            "stop their processes and run `nerve clean`; `nerve topic info NAME` says what is wrong",
+        ));
+    }
+    out
+}
+
+pub fn doctor(domain: u32) -> anyhow::Result<()> {
+    let mut findings = vec![shm(), memlock(), rtprio(), sched_fifo(), membarrier()];
+    findings.extend(segments(domain));
+    let problems = findings.iter().filter(|f| !f.ok).count();
+    for f in &findings {
+        if f.ok {
+            outln!("ok    {}", f.what)?;
+        } else {
+            outln!("FIX   {}\n      → {}", f.what, f.fix)?;
+        }
+    }
+    if problems > 0 {
+        anyhow::bail!("{problems} findings need attention (see above)");
+    }
+    outln!("all good")
+}

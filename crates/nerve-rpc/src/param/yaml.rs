@@ -1,0 +1,91 @@
+//! Parameters in YAML files, the shape ROS 2 uses: `node: {ros__parameters: {name: value}}`
+//! (dotted names nest), read into flat (name, value) pairs and written back.
+
+use super::descriptor::ParamInfo;
+use super::value::ParamValue;
+use crate::error::ParamError;
+
+/// The parameters for `node` in a YAML document (the keys `/node`, `node` and `/**` match;
+/// `ros__parameters` is optional; dotted names nest), flattened to dotted names.
+pub(crate) fn parse(node: &str, yaml: &str) -> Result<Vec<(String, ParamValue)>, ParamError> {
+    let yaml_err = |reason: String| ParamError::Yaml {
+        node: node.to_owned(),
+        reason,
+    };
+    let doc: serde_yaml::Value = serde_yaml::from_str(yaml).map_err(|e| yaml_err(e.to_string()))?;
+    let Some(nodes) = doc.as_mapping() else {
+        return Err(yaml_err(
+            "the top level must map node names to parameters".into(),
+        ));
+    };
+    let mut flat = Vec::new();
+    for (key, body) in nodes {
+        let key = key.as_str().unwrap_or("").trim_start_matches('/');
+        if key != node && key != "**" {
+            continue;
+        }
+        let body = body.get("ros__parameters").unwrap_or(body);
+        flatten("", body, &mut flat).map_err(yaml_err)?;
+    }
+    Ok(flat)
+}
+
+/// `params` of `node` as YAML: `node: {ros__parameters: {name: value}}` (dotted names nest,
+/// as ROS 2 writes them).
+pub(crate) fn dump(node: &str, params: &[ParamInfo]) -> String {
+    use serde_yaml::{Mapping, Value as Y};
+    let mut root = Mapping::new();
+    for info in params {
+        let mut map = &mut root;
+        let parts: Vec<&str> = info.descriptor.name.split('.').collect();
+        for part in &parts[..parts.len() - 1] {
+            let key = Y::String((*part).to_owned());
+            if !matches!(map.get(&key), Some(Y::Mapping(_))) {
+                map.insert(key.clone(), Y::Mapping(Mapping::new()));
+            }
+            map = match map.get_mut(&key) {
+                Some(Y::Mapping(m)) => m,
+                _ => unreachable!("inserted above"),
+            };
+        }
+        map.insert(
+            Y::String(parts[parts.len() - 1].to_owned()),
+            info.value.to_yaml(),
+        );
+    }
+    let mut body = Mapping::new();
+    body.insert(Y::String("ros__parameters".into()), Y::Mapping(root));
+    let mut doc = Mapping::new();
+    doc.insert(Y::String(node.to_owned()), Y::Mapping(body));
+    serde_yaml::to_string(&Y::Mapping(doc)).expect("YAML of plain values")
+}
+
+fn flatten(
+    prefix: &str,
+    v: &serde_yaml::Value,
+    out: &mut Vec<(String, ParamValue)>,
+) -> Result<(), String> {
+    match v {
+        serde_yaml::Value::Mapping(m) => {
+            for (k, v) in m {
+                let k = k
+                    .as_str()
+                    .ok_or_else(|| format!("parameter names must be strings, found {k:?}"))?;
+                let name = if prefix.is_empty() {
+                    k.to_owned()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                flatten(&name, v, out)?;
+            }
+            Ok(())
+        }
+        other => {
+            let value = ParamValue::from_yaml(other).ok_or_else(|| {
+                format!("parameter '{prefix}': unsupported value {other:?} (use a bool, number, string or a list of one of them)")
+            })?;
+            out.push((prefix.to_owned(), value));
+            Ok(())
+        }
+    }
+}
