@@ -11,6 +11,10 @@ use common::{assert_fails, nerve, NERVE};
 use nerve::prelude::*;
 use nerve_testing::{domain, process};
 
+/// The timing tests take turns: on a two-core machine, 180 MB/s of images beside a 1 kHz
+/// publisher would measure the machine, not the command.
+static TIMED: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Frames and clouds the camera sends: 5 s at 30 Hz.
 const FRAMES: u64 = 150;
 
@@ -218,6 +222,7 @@ fn echo(d: u32, name: &str) -> std::process::Child {
 
 #[test]
 fn echo_keeps_up_with_1080p_images_and_100k_point_clouds_at_30_hz() {
+    let _turn = TIMED.lock().unwrap_or_else(|e| e.into_inner());
     let (d, _g) = domain();
     let mut camera = process::spawn_self("child_entry", "camera", d, &[]);
     camera.wait_line("READY");
@@ -245,6 +250,7 @@ fn echo_keeps_up_with_1080p_images_and_100k_point_clouds_at_30_hz() {
 
 #[test]
 fn pub_holds_1000_hz_within_one_percent() {
+    let _turn = TIMED.lock().unwrap_or_else(|e| e.into_inner());
     let (d, _g) = domain();
     let topic = Topic::<CmdVel>::builder("t/rate")
         .domain(d)
