@@ -231,11 +231,42 @@ fn started_pids(line: &str) -> Vec<u32> {
 /// The demo's report says what the graph does: every topic at its rate (within a generous
 /// slack for a loaded machine: the best second at least half the rate, no second more than
 /// 30 % over it), and what it published at shutdown.
+/// Demos take turns: each measures the machine it runs on, and two-core machines have no
+/// room for two demos at once.
+static ONE_DEMO: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_demo() -> std::sync::MutexGuard<'static, ()> {
+    ONE_DEMO.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn assert_truthful_demo(t: &Transcript) {
     assert!(t.status.success(), "{t}");
     assert!(t.stdout.contains("demo stopped cleanly"), "{t}");
     assert!(!t.stderr.contains("error:"), "{t}");
     assert!(!t.stderr.contains("panicked"), "{t}");
+    // The floor the table is read against, measured on this machine before and shown again
+    // after the table: a busy-polling receiver well under a sleeping one.
+    let floors: Vec<f64> = t
+        .stdout
+        .split("a busy-polling receiver in ")
+        .nth(1)
+        .map(|rest| {
+            rest.split(" µs")
+                .take(3)
+                .filter_map(|p| p.rsplit(' ').next()?.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(floors.len(), 3, "the machine's floors are printed: {t}");
+    assert!(
+        floors[0] < floors[1] && floors[1] <= floors[2] * 1.5,
+        "{floors:?}: {t}"
+    );
+    assert_eq!(
+        t.stdout.matches("a busy-polling receiver in").count(),
+        2,
+        "{t}"
+    );
     let rates = rates(&t.stdout);
     for (topic, hz) in [
         ("demo/imu", 1000.0),
@@ -265,6 +296,7 @@ fn assert_truthful_demo(t: &Transcript) {
 
 #[test]
 fn demo_runs_for_its_duration_and_reports_true_rates() {
+    let _turn = one_demo();
     let (d, _guard) = domain();
     let started = Instant::now();
     let t = nerve(
@@ -361,6 +393,7 @@ fn start_demo(domain: u32, first_report: bool) -> (ChildGuard, Vec<(u32, u64)>) 
 
 #[test]
 fn kill_9_of_the_demo_takes_its_children_and_the_domain_starts_again() {
+    let _turn = one_demo();
     let (d, _guard) = domain();
     // Killed while the graph runs, then right after it started its children (before they
     // may have asked to end with it: the race end_with_parent() closes).
@@ -385,6 +418,7 @@ fn kill_9_of_the_demo_takes_its_children_and_the_domain_starts_again() {
 
 #[test]
 fn sigterm_stops_the_demo_and_its_children_cleanly() {
+    let _turn = one_demo();
     let (d, _guard) = domain();
     let (mut demo, children) = start_demo(d, true);
     demo.signal(libc::SIGTERM);
@@ -408,6 +442,7 @@ fn sigterm_stops_the_demo_and_its_children_cleanly() {
 
 #[test]
 fn demo_with_closed_stdout_stops_its_children_and_ends_quietly() {
+    let _turn = one_demo();
     let (d, _guard) = domain();
     let mut child = command(d, &["demo"], &[])
         .stdout(Stdio::piped())

@@ -10,6 +10,7 @@
 //! The sensor and the controller end with this process however it ends: asked (Ctrl-C,
 //! SIGTERM, `--duration`), failing, or killed (`kill -9`): see `children`.
 
+mod calibrate;
 mod children;
 mod graph;
 mod monitor;
@@ -85,6 +86,9 @@ pub fn run(domain: u32, args: DemoArgs) -> anyhow::Result<()> {
         "nerve demo: domain {domain}, shared memory in {}",
         nerve::registry::domain_dir(domain).display()
     )?;
+    // Before any demo process runs: what the machine allows, to read the table by.
+    let floor = calibrate::measure(domain)?;
+    outln!("{}", floor.explain())?;
     // Subscribe before the sensor starts so the monitor sees the first messages.
     let mut monitor = Monitor::new(domain)?;
     let mut children = Children::new();
@@ -112,6 +116,7 @@ pub fn run(domain: u32, args: DemoArgs) -> anyhow::Result<()> {
     watched?;
     stopped?;
     listed?;
+    outln!("\n{}", floor.explain())?;
     outln!("demo stopped cleanly")
 }
 
@@ -152,7 +157,8 @@ fn watch(
 fn list_topics(domain: u32) -> anyhow::Result<()> {
     outln!("\ndemo topics at shutdown:")?;
     for t in nerve::registry::list(domain) {
-        if !(t.name.starts_with("demo/") || t.name.starts_with("nerve/")) {
+        let ours = t.name.starts_with("demo/") || t.name.starts_with("nerve/");
+        if !ours || t.name.starts_with(nerve::exec::announce::NODE_TOPIC_PREFIX) {
             continue;
         }
         let path = if matches!(t.path, TransportPath::Shm(_)) {
