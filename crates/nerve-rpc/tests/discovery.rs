@@ -96,3 +96,30 @@ fn services_and_actions_are_found_with_their_types() {
         "a stopped server is down: {arm:?}"
     );
 }
+
+#[test]
+fn a_leading_slash_names_the_same_service_action_and_node() {
+    let (d, _g) = domain();
+    let add = Service::<(i64, i64), i64>::builder("/math/add")
+        .domain(d)
+        .build();
+    let _server = add.server().serve(|(a, b)| Ok(a + b)).unwrap();
+    let client = Service::<(i64, i64), i64>::builder("math/add")
+        .domain(d)
+        .build()
+        .client()
+        .unwrap();
+    let t = std::time::Duration::from_secs(2);
+    assert_eq!(client.call(&(2, 3), t).unwrap(), 5);
+    let _fib = ActionServer::<u32, u32, u64>::builder("/fib")
+        .domain(d)
+        .serve(|_| Ok(()), |_, n| GoalOutcome::Succeeded(u64::from(n)))
+        .unwrap();
+    let names: Vec<String> = discovery::actions(d).into_iter().map(|a| a.name).collect();
+    assert_eq!(names, ["fib"]);
+    let params = Parameters::with_domain("/camera", d);
+    params.declare(ParamDescriptor::new("fps", 30)).unwrap();
+    let _served = params.serve().unwrap();
+    let remote = nerve_rpc::ParamClient::with_domain("camera", d).unwrap();
+    assert_eq!(remote.get("fps", t).unwrap().as_int(), Some(30));
+}

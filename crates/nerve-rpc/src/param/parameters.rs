@@ -48,7 +48,7 @@ impl Parameters {
     /// Parameters of node `node` in `domain`.
     pub fn with_domain(node: &str, domain: u32) -> Self {
         Parameters {
-            node: node.trim_start_matches('/').to_owned(),
+            node: nerve_transport::name::canonical(node).to_owned(),
             domain,
             store: Arc::default(),
         }

@@ -38,7 +38,8 @@ pub struct ServiceConfig {
 impl ServiceConfig {
     pub(crate) fn new(name: &str) -> Self {
         ServiceConfig {
-            name: name.to_owned(),
+            // `/arm/plan` names the same service as `arm/plan`, as for topics.
+            name: nerve_transport::name::canonical(name).to_owned(),
             domain: nerve_transport::default_domain(),
             request_depth: DEFAULT_REQUEST_DEPTH,
             response_depth: DEFAULT_RESPONSE_DEPTH,
