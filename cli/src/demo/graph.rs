@@ -1,7 +1,8 @@
 //! The two processes of the demo graph that `nerve demo` starts: the **sensor** (Imu at
 //! 1 kHz, LaserScan at 10 Hz, a 640×480 rgb8 Image at 30 Hz, each a node on the scheduler)
 //! and the **controller** (an event node woken by each Imu message, publishing CmdVel at a
-//! tenth of its rate). The scheduler handles SIGINT/SIGTERM in these processes: every node's
+//! tenth of its rate, its top speed and stop distance parameters anyone can set while it
+//! runs). The scheduler handles SIGINT/SIGTERM in these processes: every node's
 //! shutdown runs.
 
 use std::time::Duration;
@@ -9,6 +10,7 @@ use std::time::Duration;
 use nerve::exec::prelude::*;
 use nerve::exec::{Inbox, TopicSource};
 use nerve::msgs::{CmdVel, Encoding, Header, Image, ImageHeader, Imu, LaserScan, LaserScanHeader};
+use nerve::rpc::{ParamDescriptor, Parameters};
 use nerve::time::now_ns;
 use nerve::Topic;
 
@@ -39,6 +41,7 @@ pub fn sensor(domain: u32, rt: bool) -> anyhow::Result<()> {
         seq: 0,
     };
     let mut b = Scheduler::builder()
+        .domain(domain)
         .estop_topic(Some(domain))
         .node(imu)
         .rate(1000.0)
@@ -181,7 +184,21 @@ pub fn controller(domain: u32) -> anyhow::Result<()> {
         .open()?
         .subscriber()?;
     let (source, inbox) = TopicSource::new(imu_sub, 64);
+    // Tunable while the robot runs: `nerve param set controller max_speed 0.3`.
+    let params = Parameters::with_domain("controller", domain);
+    params.declare(
+        ParamDescriptor::new("max_speed", 1.0)
+            .float_range(0.0, 2.0)
+            .description("top speed, m/s"),
+    )?;
+    params.declare(
+        ParamDescriptor::new("stop_distance", 0.8)
+            .float_range(0.1, 5.0)
+            .description("distance to the nearest obstacle at which the robot stops, m"),
+    )?;
+    let _served = params.serve()?;
     let node = Controller {
+        params,
         imu: inbox,
         scan: Topic::<LaserScan>::builder("demo/scan")
             .domain(domain)
@@ -196,6 +213,7 @@ pub fn controller(domain: u32) -> anyhow::Result<()> {
         imus: 0,
     };
     let mut sched = Scheduler::builder()
+        .domain(domain)
         .estop_topic(Some(domain))
         .node(node)
         .wake_on(source)
@@ -204,6 +222,7 @@ pub fn controller(domain: u32) -> anyhow::Result<()> {
 }
 
 struct Controller {
+    params: Parameters,
     imu: Inbox<Imu>,
     scan: nerve::Subscriber<LaserScan>,
     cmd: nerve::Publisher<CmdVel>,
@@ -229,11 +248,18 @@ impl Node for Controller {
             if !self.imus.is_multiple_of(10) {
                 continue;
             }
+            let param = |name: &str, default: f64| {
+                self.params
+                    .get(name)
+                    .and_then(|v| v.as_float())
+                    .unwrap_or(default) as f32
+            };
+            let (max_speed, stop) = (param("max_speed", 1.0), param("stop_distance", 0.8));
             let (linear, angular) = if ctx.in_safe_state() {
                 (0.0, 0.0)
             } else {
                 (
-                    (0.5 * (self.nearest - 0.8)).clamp(0.0, 1.0),
+                    (0.5 * (self.nearest - stop)).clamp(0.0, max_speed),
                     -0.5 * imu.angular_velocity.z as f32,
                 )
             };

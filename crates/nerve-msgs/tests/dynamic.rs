@@ -84,7 +84,14 @@ fn every_standard_type_round_trips_through_values_and_json() {
                 encode(&doc, &value).unwrap_or_else(|e| panic!("{}: {e}", schema.name));
             assert_eq!(fixed.len(), schema.size as usize);
             let back = decode(&doc, &fixed, &payload, usize::MAX).unwrap();
-            assert_eq!(back, value, "{}", schema.name);
+            // f32s come back as the f64 that prints the same (3007.6719, not 3007.671875):
+            // the same f32 again, so the same bytes.
+            assert_eq!(
+                encode(&doc, &back).unwrap(),
+                (fixed.clone(), payload.clone()),
+                "{}: {back:?} from {value:?}",
+                schema.name
+            );
             // Through JSON and back to the same bytes.
             let json = serde_json::to_string(&back).unwrap();
             let parsed: Value = serde_json::from_str(&json).unwrap();
@@ -277,4 +284,17 @@ proptest! {
             prop_assert!(decode(&doc, &fixed, &payload, usize::MAX).is_ok());
         }
     }
+}
+
+#[test]
+fn an_f32_decodes_as_the_number_it_prints() {
+    let doc = TypeDoc::of(STANDARD.iter().find(|s| s.name == "nerve/CmdVel").unwrap());
+    let value: Value =
+        serde_json::from_str(r#"{"stamp_ns": 1, "linear": 0.3, "angular": -1e-3}"#).unwrap();
+    let (fixed, payload) = encode(&doc, &value).unwrap();
+    let back = decode(&doc, &fixed, &payload, 0).unwrap();
+    assert_eq!(
+        serde_json::to_string(&back).unwrap(),
+        r#"{"stamp_ns":1,"linear":0.3,"angular":-0.001}"#
+    );
 }

@@ -45,7 +45,7 @@ impl InterfacePart {
     pub fn of<T: DeserializeOwned + 'static>(role: &str) -> Self {
         InterfacePart {
             role: role.to_owned(),
-            type_name: std::any::type_name::<T>().to_owned(),
+            type_name: short_type_name(std::any::type_name::<T>()),
             doc: SerdeDoc::bytes_of::<T>(),
         }
     }
@@ -72,6 +72,28 @@ impl Interface {
     pub fn part(&self, role: &str) -> Option<&InterfacePart> {
         self.parts.iter().find(|p| p.role == role)
     }
+}
+
+/// A Rust type name without module paths, as a reader names it:
+/// `alloc::vec::Vec<my_robot::Plan>` → `Vec<Plan>`.
+pub fn short_type_name(full: &str) -> String {
+    let mut out = String::with_capacity(full.len());
+    let mut word = String::new();
+    let mut chars = full.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == ':' && chars.peek() == Some(&':') {
+            chars.next();
+            word.clear(); // a module path segment: dropped
+        } else if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            out.push_str(&word);
+            word.clear();
+            out.push(c);
+        }
+    }
+    out.push_str(&word);
+    out
 }
 
 /// The topic an interface is announced on.

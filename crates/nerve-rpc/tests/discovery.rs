@@ -56,7 +56,12 @@ fn services_and_actions_are_found_with_their_types() {
     assert_eq!(arm.action, None);
     let i = arm.interface.as_ref().expect("types announced");
     assert_eq!(i.kind, "service");
-    assert!(i.part("request").unwrap().type_name.ends_with("Plan"));
+    assert_eq!(i.part("request").unwrap().type_name, "Plan");
+    assert_eq!(i.part("response").unwrap().type_name, "Vec<[f64; 2]>");
+    assert_eq!(
+        discovery::short_type_name("core::result::Result<(), alloc::string::String>"),
+        "Result<(), String>"
+    );
     let fields = field_names(i, "request");
     assert!(
         fields.contains("goal") && fields.contains("speed"),

@@ -100,7 +100,7 @@ fn decode_type(doc: &TypeDoc, t: &TypeRef, b: &[u8], path: &str) -> Result<Value
         TypeRef::I32 => Value::Int(i32::from_le_bytes(le(b)).into()),
         TypeRef::U64 => Value::UInt(u64::from_le_bytes(le(b))),
         TypeRef::I64 => Value::Int(i64::from_le_bytes(le(b))),
-        TypeRef::F32 => Value::Float(f32::from_le_bytes(le(b)).into()),
+        TypeRef::F32 => Value::Float(widen(f32::from_le_bytes(le(b)))),
         TypeRef::F64 => Value::Float(f64::from_le_bytes(le(b))),
         TypeRef::Text { .. } => {
             let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
@@ -135,4 +135,15 @@ fn decode_type(doc: &TypeDoc, t: &TypeRef, b: &[u8], path: &str) -> Result<Value
             decode_struct(doc, s, b, &format!("{path}."))?
         }
     })
+}
+
+/// An `f32` as the `f64` that prints the same (0.3f32 as 0.3, not 0.30000001192092896): the
+/// shortest decimal that reads back as the `f32`, parsed as an `f64`. Infinities and NaN
+/// keep their value.
+fn widen(v: f32) -> f64 {
+    if v.is_finite() {
+        v.to_string().parse().unwrap_or(f64::from(v))
+    } else {
+        f64::from(v)
+    }
 }
