@@ -172,16 +172,11 @@ fn info(domain: u32, name: &str) -> anyhow::Result<()> {
             .iter()
             .filter(move |s| s.server_pid == Some(r.pid) && s.action.is_some() == action)
     };
-    outln!("services it serves:")?;
-    for s in served(false) {
-        outln!("  {}", s.name)?;
-    }
-    outln!("actions it serves:")?;
+    let names: Vec<&str> = served(false).map(|s| s.name.as_str()).collect();
+    outln!("services it serves:\n{}", listing(&names))?;
     let mut actions: Vec<&str> = served(true).filter_map(|s| s.action.as_deref()).collect();
     actions.dedup();
-    for a in actions {
-        outln!("  {a}")?;
-    }
+    outln!("actions it serves:\n{}", listing(&actions))?;
     if let Ok(client) = param_client(domain, name) {
         outln!("parameters:")?;
         for p in client.list(PARAM_TIMEOUT)? {
@@ -189,6 +184,18 @@ fn info(domain: u32, name: &str) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Names one per line, indented; `(none)` for none.
+fn listing(names: &[&str]) -> String {
+    if names.is_empty() {
+        return "  (none)".into();
+    }
+    names
+        .iter()
+        .map(|n| format!("  {n}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A client of `node`'s parameters, if it serves them (nothing is created otherwise).
