@@ -248,7 +248,7 @@ fn assert_truthful_demo(t: &Transcript) {
     // after the table: a busy-polling receiver well under a sleeping one.
     let floors: Vec<f64> = t
         .stdout
-        .split("a busy-polling receiver in ")
+        .split("a busy-polling receiver on another core in ")
         .nth(1)
         .map(|rest| {
             rest.split(" µs")
@@ -263,7 +263,7 @@ fn assert_truthful_demo(t: &Transcript) {
         "{floors:?}: {t}"
     );
     assert_eq!(
-        t.stdout.matches("a busy-polling receiver in").count(),
+        t.stdout.matches("a busy-polling receiver on").count(),
         2,
         "{t}"
     );
