@@ -134,6 +134,27 @@ fn type_names(i: Option<&Interface>, roles: &[&str]) -> String {
     }
 }
 
+/// One line per service or action: name, server pid (or `down`), and with `roles` its types.
+fn print_rows<'a>(
+    rows: impl Iterator<Item = (&'a str, Option<u32>, Option<&'a Interface>)>,
+    roles: Option<&[&str]>,
+    what: &str,
+    domain: u32,
+) -> anyhow::Result<()> {
+    let mut any = false;
+    for (name, pid, interface) in rows {
+        any = true;
+        let t = roles.map_or(String::new(), |r| {
+            format!("  [{}]", type_names(interface, r))
+        });
+        outln!("{name:<32} {:<10}{t}", pid_or_down(pid))?;
+    }
+    if !any {
+        outln!("(no {what} in domain {domain})")?;
+    }
+    Ok(())
+}
+
 /// Each part of an interface: role, type, and its fields when it was traced.
 fn print_interface(i: &Interface) -> anyhow::Result<()> {
     for p in &i.parts {
@@ -154,18 +175,11 @@ pub fn service(domain: u32, cmd: ServiceCommand) -> anyhow::Result<()> {
                 .into_iter()
                 .filter(|s| all || s.action.is_none())
                 .collect();
-            for s in &services {
-                let t = if types {
-                    let names = type_names(s.interface.as_ref(), &["request", "response"]);
-                    format!("  [{names}]")
-                } else {
-                    String::new()
-                };
-                outln!("{:<32} {:<10}{t}", s.name, pid_or_down(s.server_pid))?;
-            }
-            if services.is_empty() {
-                outln!("(no services in domain {domain})")?;
-            }
+            let rows = services
+                .iter()
+                .map(|s| (s.name.as_str(), s.server_pid, s.interface.as_ref()));
+            let roles: &[&str] = &["request", "response"];
+            print_rows(rows, types.then_some(roles), "services", domain)?;
         }
         ServiceCommand::Type { name } => {
             let s = find_service(domain, &name)?;
@@ -204,18 +218,11 @@ pub fn action(domain: u32, cmd: ActionCommand) -> anyhow::Result<()> {
     match cmd {
         ActionCommand::List { types } => {
             let actions = discovery::actions(domain);
-            for a in &actions {
-                let t = if types {
-                    let names = type_names(a.interface.as_ref(), &["goal", "feedback", "result"]);
-                    format!("  [{names}]")
-                } else {
-                    String::new()
-                };
-                outln!("{:<32} {:<10}{t}", a.name, pid_or_down(a.server_pid))?;
-            }
-            if actions.is_empty() {
-                outln!("(no actions in domain {domain})")?;
-            }
+            let rows = actions
+                .iter()
+                .map(|a| (a.name.as_str(), a.server_pid, a.interface.as_ref()));
+            let roles: &[&str] = &["goal", "feedback", "result"];
+            print_rows(rows, types.then_some(roles), "actions", domain)?;
         }
         ActionCommand::Info { name } => {
             let a = find_action(domain, &name)?;

@@ -5,7 +5,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{assert_fails, nerve};
+use common::{assert_fails, nerve, ok};
 use nerve::prelude::*;
 use nerve_testing::{domain, process};
 
@@ -118,8 +118,7 @@ fn echo_prints_any_topic_from_the_description_it_carries() {
         let (code, out, _) = nerve(d, &["topic", "find", ty]);
         assert_eq!((code, out.as_str()), (0, "cli/imu\n"), "{ty}");
     }
-    let (code, out, _) = nerve(d, &["topic", "find", "test/Wheel"]);
-    assert_eq!((code, out.as_str()), (0, "cli/wheel\n"));
+    assert_eq!(ok(d, &["topic", "find", "test/Wheel"]), "cli/wheel\n");
     let (code, out, _) = nerve(d, &["topic", "type", "cli/wheel"]);
     assert_eq!((code, out.trim()), (0, "test/Wheel"));
     let (code, out, err) = nerve(d, &["interface", "show", "--topic", "cli/wheel"]);

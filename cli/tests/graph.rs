@@ -6,7 +6,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{assert_fails, nerve};
+use common::{assert_fails, ok};
 use nerve::exec::{Context, Node, Scheduler};
 use nerve::prelude::*;
 use nerve::rpc::{ActionServer, GoalOutcome, ParamDescriptor, Parameters, Service};
@@ -93,12 +93,6 @@ fn until(what: &str, mut ok: impl FnMut() -> bool) {
         assert!(Instant::now() < end, "timed out waiting for {what}");
         std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-fn ok(d: u32, args: &[&str]) -> String {
-    let (code, out, err) = nerve(d, args);
-    assert_eq!(code, 0, "{args:?}: {err}");
-    out
 }
 
 #[test]

@@ -7,7 +7,7 @@ mod common;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{assert_fails, nerve, NERVE};
+use common::{assert_fails, nerve, ok, NERVE};
 use nerve::prelude::*;
 use nerve_testing::{domain, process};
 
@@ -89,12 +89,6 @@ fn child_entry() {
         }
         other => panic!("unknown role {other}"),
     }
-}
-
-fn ok(d: u32, args: &[&str]) -> String {
-    let (code, out, err) = nerve(d, args);
-    assert_eq!(code, 0, "{args:?}: {err}");
-    out
 }
 
 #[test]

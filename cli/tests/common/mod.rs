@@ -29,3 +29,10 @@ pub fn assert_fails(domain: u32, args: &[&str], says: &str) {
         "{args:?}: expected one line with {says:?}, got: {err}"
     );
 }
+
+/// `nerve args` in `domain`, which must succeed: its stdout.
+pub fn ok(domain: u32, args: &[&str]) -> String {
+    let (code, out, err) = nerve(domain, args);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    out
+}
