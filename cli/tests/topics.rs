@@ -117,6 +117,18 @@ fn list_info_bw_delay_and_echo_formats() {
         assert!(out.contains(want), "{want:?} in {out}");
     }
 
+    let out = ok(d, &["topic", "hz", "/t/imu", "--duration", "2"]);
+    let rates: Vec<f64> = out
+        .lines()
+        .map(|l| {
+            l.trim_start_matches("/t/imu: ")
+                .trim_start_matches("t/imu: ")
+        })
+        .filter_map(|l| l.strip_suffix(" Hz")?.parse().ok())
+        .collect();
+    assert_eq!(rates.len(), 2, "{out}");
+    // About 200 Hz (5 ms sleeps: a little less).
+    assert!(rates.iter().all(|r| (120.0..=210.0).contains(r)), "{out}");
     let out = ok(d, &["topic", "bw", "t/cloud", "--duration", "2"]);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 2, "{out}");
