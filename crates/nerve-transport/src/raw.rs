@@ -29,7 +29,7 @@ use nerve_shm::Reliability;
 pub use nerve_shm::StoredType;
 
 pub use crate::loan::{ChunkPin, MappingGuard, RawLoan};
-pub use crate::sample::RawSample;
+pub use crate::sample::{chunk_data_offset, RawSample};
 
 use crate::endpoint::Endpoint;
 use crate::error::{OpenError, RecvError, SendError};
@@ -79,6 +79,14 @@ impl RawTopicBuilder {
     /// can decode its messages). It must describe the stored type: checked at `open`.
     pub fn description(mut self, doc: &TypeDoc) -> Self {
         self.spec.schema = doc.to_bytes();
+        self
+    }
+
+    /// The type's description as a topic carries it ([`RawTopic::description_bytes`]): a
+    /// layout description, a MessagePack type's fields, or empty. What a recorder replays;
+    /// checked against the stored type at `open`.
+    pub fn description_bytes(mut self, bytes: Vec<u8>) -> Self {
+        self.spec.schema = bytes;
         self
     }
 
@@ -172,6 +180,11 @@ impl RawTopic {
     /// damaged or does not describe the stored type.
     pub fn description(&self) -> Result<Option<TypeDoc>, DocError> {
         self.shared.description()
+    }
+    /// The description bytes the topic carries, as stored (empty when its creator gave none):
+    /// what [`RawTopicBuilder::description_bytes`] takes to create its twin elsewhere.
+    pub fn description_bytes(&self) -> Vec<u8> {
+        self.shared.schema_bytes()
     }
     /// The fields of a MessagePack topic's values (`Ok(None)` for other topics, and for one
     /// created by a program that gave none: Python's dicts, an untraceable serde type); an

@@ -138,4 +138,23 @@ impl RawSample {
         // SAFETY: as for header; `bytes` fit in the chunk (validated in read_chunk).
         unsafe { std::slice::from_raw_parts(self.data_ptr(), self.bytes) }
     }
+    /// The message as it lies in the chunk: the header, zero or more padding bytes up to the
+    /// next multiple of 64, then the payload (what a recorder writes without copying it
+    /// first; [`chunk_data_offset`] says where the payload starts).
+    pub fn chunk_bytes(&self) -> &[u8] {
+        // SAFETY: the header starts the chunk and the payload, at `data_offset(header)`, fits
+        // in it (validated in read_chunk): the whole span lies in the pinned chunk.
+        unsafe {
+            std::slice::from_raw_parts(
+                self.header_ptr(),
+                crate::shared::data_offset(self.header) + self.bytes,
+            )
+        }
+    }
+}
+
+/// Where a chunked message's payload starts after a header of `header` bytes (the next
+/// multiple of 64): the layout of [`RawSample::chunk_bytes`].
+pub const fn chunk_data_offset(header: usize) -> usize {
+    crate::shared::data_offset(header)
 }

@@ -1,0 +1,257 @@
+//! Replaying a recording: each topic created again as it was (type, description, QoS), each
+//! message published at its recorded time (scaled by the rate), a simulated clock on the clock
+//! topic if asked.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use mcap::read::MessageStream;
+use nerve::msgs::Clock;
+use nerve::msgs::MessageKind;
+use nerve::raw::{chunk_data_offset, RawPublisher, RawTopic};
+use nerve::Topic;
+
+use crate::{mcap_err, BagError, TopicMeta, MESSAGE_ENCODING, SCHEMA_ENCODING};
+
+/// How to play.
+#[derive(Clone, Debug)]
+pub struct PlayOptions {
+    /// The domain to publish in.
+    pub domain: u32,
+    /// Speed: 1 is as recorded, 2 twice as fast (more than 0).
+    pub rate: f64,
+    /// Start again from the beginning at the end, until stopped.
+    pub repeat: bool,
+    /// Skip this much of the recording's beginning.
+    pub start_offset: Duration,
+    /// Only these topics (all when empty).
+    pub topics: Vec<String>,
+    /// Publish the recording's time on the topic `clock` (`nerve/Clock`) this many times a
+    /// second.
+    pub clock_hz: Option<f64>,
+}
+
+impl Default for PlayOptions {
+    fn default() -> Self {
+        PlayOptions {
+            domain: nerve::default_domain(),
+            rate: 1.0,
+            repeat: false,
+            start_offset: Duration::ZERO,
+            topics: Vec::new(),
+            clock_hz: None,
+        }
+    }
+}
+
+/// Where playback is, for a progress display.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Messages published so far (all passes).
+    pub published: u64,
+    /// Position in the recording (from its start).
+    pub position: Duration,
+    /// The recording's length.
+    pub length: Duration,
+}
+
+/// What the caller says after each message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Control {
+    /// Go on.
+    Continue,
+    /// Stop now.
+    Stop,
+}
+
+struct Channel {
+    meta: TopicMeta,
+    publisher: RawPublisher,
+}
+
+/// Plays `path`; `progress` is called after every message and may stop playback. Returns the
+/// messages published.
+pub fn play(
+    path: &Path,
+    opts: &PlayOptions,
+    mut progress: impl FnMut(Progress) -> Control,
+) -> Result<u64, BagError> {
+    if !(opts.rate > 0.0 && opts.rate.is_finite()) {
+        return Err(BagError::Unreadable {
+            path: path.to_owned(),
+            reason: format!("rate {} must be a number greater than 0", opts.rate),
+        });
+    }
+    let buf = std::fs::read(path).map_err(|source| BagError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let (first, last) = span(path, &buf)?;
+    let length = Duration::from_nanos(last.saturating_sub(first));
+    let clock = match opts.clock_hz {
+        Some(_) => Some(
+            Topic::<Clock>::builder("clock")
+                .domain(opts.domain)
+                .latest_only()
+                .open()?
+                .publisher()?,
+        ),
+        None => None,
+    };
+    let clock_every = opts.clock_hz.map(|hz| Duration::from_secs_f64(1.0 / hz));
+    let wanted = |topic: &str| {
+        opts.topics.is_empty()
+            || opts
+                .topics
+                .iter()
+                .any(|t| nerve::name::canonical(t) == topic)
+    };
+    let mut channels: BTreeMap<u16, Channel> = BTreeMap::new();
+    let mut published = 0u64;
+    let start_ns = first.saturating_add(opts.start_offset.as_nanos() as u64);
+    loop {
+        let wall = Instant::now();
+        let mut next_clock = wall;
+        for m in MessageStream::new(&buf).map_err(|e| mcap_err(path, e))? {
+            let m = m.map_err(|e| mcap_err(path, e))?;
+            if m.log_time < start_ns || !wanted(&m.channel.topic) {
+                continue;
+            }
+            let due = wall + Duration::from_nanos(m.log_time - start_ns).div_f64(opts.rate);
+            // Sleep until the message is due, ticking the clock on the way.
+            loop {
+                let now = Instant::now();
+                if let (Some(c), Some(every)) = (&clock, clock_every) {
+                    if now >= next_clock {
+                        let played = now.duration_since(wall).mul_f64(opts.rate);
+                        let sim_ns = start_ns + played.as_nanos() as u64;
+                        let _ = c.send(&Clock {
+                            sim_ns,
+                            real_time_factor: opts.rate,
+                        });
+                        next_clock += every;
+                    }
+                }
+                if now >= due {
+                    break;
+                }
+                let wake = if clock.is_some() {
+                    due.min(next_clock)
+                } else {
+                    due
+                };
+                std::thread::sleep(wake.saturating_duration_since(now));
+            }
+            let ch = match channels.entry(m.channel.id) {
+                std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::btree_map::Entry::Vacant(v) => {
+                    v.insert(open_channel(path, &m.channel, opts.domain)?)
+                }
+            };
+            send(path, &m.channel.topic, ch, &m.data)?;
+            published += 1;
+            let p = Progress {
+                published,
+                position: Duration::from_nanos(m.log_time - first),
+                length,
+            };
+            if progress(p) == Control::Stop {
+                return Ok(published);
+            }
+        }
+        if !opts.repeat {
+            return Ok(published);
+        }
+    }
+}
+
+/// Log times of the first and last message.
+fn span(path: &Path, buf: &[u8]) -> Result<(u64, u64), BagError> {
+    if let Some(stats) = mcap::Summary::read(buf)
+        .map_err(|e| mcap_err(path, e))?
+        .and_then(|s| s.stats)
+    {
+        return Ok((stats.message_start_time, stats.message_end_time));
+    }
+    let mut span = (u64::MAX, 0);
+    for m in MessageStream::new(buf).map_err(|e| mcap_err(path, e))? {
+        let t = m.map_err(|e| mcap_err(path, e))?.log_time;
+        span = (span.0.min(t), span.1.max(t));
+    }
+    Ok((span.0.min(span.1), span.1))
+}
+
+fn open_channel(path: &Path, c: &mcap::Channel<'_>, domain: u32) -> Result<Channel, BagError> {
+    let bad = |reason: String| BagError::Unreadable {
+        path: path.to_owned(),
+        reason: format!("topic '{}': {reason}", c.topic),
+    };
+    if c.message_encoding != MESSAGE_ENCODING {
+        return Err(bad(format!(
+            "messages in {:?}, not nerve's own encoding: this nerve replays only what it recorded",
+            c.message_encoding
+        )));
+    }
+    let meta = TopicMeta::from_metadata(&c.metadata).map_err(bad)?;
+    let description = match &c.schema {
+        Some(s) if s.encoding == SCHEMA_ENCODING => s.data.to_vec(),
+        _ => Vec::new(),
+    };
+    // A topic that exists (a running graph's) is joined as it is, if it carries the same type;
+    // otherwise it is created as it was recorded.
+    let topic = match RawTopic::join(&c.topic, domain) {
+        Ok(t) if *t.stored_type() == meta.stored_type => t,
+        Ok(t) => {
+            return Err(bad(format!(
+                "it carries {} here, the recording {}",
+                t.stored_type().describe(),
+                meta.stored_type.describe()
+            )))
+        }
+        Err(nerve::OpenError::NotFound { .. }) => {
+            RawTopic::builder(&c.topic, meta.stored_type.clone())
+                .domain(domain)
+                .description_bytes(description)
+                .reliability(meta.reliability)
+                .depth(u32::try_from(meta.depth).unwrap_or(u32::MAX))
+                .max_message_bytes(meta.max_payload_bytes.max(1))
+                .open()?
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let publisher = topic.publisher()?;
+    Ok(Channel { meta, publisher })
+}
+
+fn send(path: &Path, topic: &str, ch: &Channel, data: &[u8]) -> Result<(), BagError> {
+    let t = &ch.meta.stored_type;
+    let bad = |reason: String| BagError::Unreadable {
+        path: path.to_owned(),
+        reason: format!("topic '{topic}': {reason}"),
+    };
+    let sent = if MessageKind::from_raw(t.kind) == Some(MessageKind::Fixed) {
+        ch.publisher.send_bytes(data)
+    } else {
+        let header = t.size as usize;
+        let offset = if header == 0 {
+            0
+        } else {
+            chunk_data_offset(header)
+        };
+        if data.len() < offset {
+            return Err(bad(format!(
+                "a recorded message of {} bytes is shorter than its {header}-byte header",
+                data.len()
+            )));
+        }
+        let mut loan = ch
+            .publisher
+            .loan(header, data.len() - offset)
+            .map_err(|e| bad(e.to_string()))?;
+        loan.header_mut().copy_from_slice(&data[..header]);
+        loan.data_mut().copy_from_slice(&data[offset..]);
+        loan.send()
+    };
+    sent.map_err(|e| bad(e.to_string()))
+}

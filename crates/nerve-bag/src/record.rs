@@ -1,0 +1,336 @@
+//! The recorder: an ordinary subscriber of every selected topic (it never slows a best-effort
+//! publisher; what it misses is counted and written into the file), following the domain's
+//! topic watch so topics that appear later are recorded too. Chunks are flushed at least once
+//! a second, so a recorder killed with `kill -9` leaves a file whose complete chunks
+//! `nerve bag recover` restores.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use mcap::records::{MessageHeader, Metadata};
+use mcap::{Compression, WriteOptions, Writer};
+use nerve::raw::{RawMessage, RawSubscriber, RawTopic};
+use nerve::registry::{self, Event, Watch};
+
+use crate::{
+    mcap_err, BagError, TopicMeta, LOSS_METADATA, MESSAGE_ENCODING, PROFILE, SCHEMA_ENCODING,
+};
+
+/// Which topics to record.
+#[derive(Clone, Debug)]
+pub enum Selection {
+    /// Every topic of the domain (nerve's own plumbing left out).
+    All,
+    /// These topics (leading `/` accepted), when they exist or once they appear.
+    Topics(Vec<String>),
+    /// Topics whose name matches.
+    Matching(regex::Regex),
+}
+
+impl Selection {
+    fn wants(&self, name: &str) -> bool {
+        match self {
+            Selection::All => !plumbing(name),
+            Selection::Topics(t) => t.iter().any(|x| nerve::name::canonical(x) == name),
+            Selection::Matching(r) => r.is_match(name) && !plumbing(name),
+        }
+    }
+}
+
+/// nerve's own topics: a recording of "everything" leaves them out (name them to record them).
+fn plumbing(name: &str) -> bool {
+    name.starts_with("nerve/node/")
+        || name.ends_with("/type")
+        || name.ends_with("/server")
+        || name.ends_with("/request")
+        || name.contains("/response/")
+}
+
+/// How to record.
+#[derive(Clone, Debug)]
+pub struct RecordOptions {
+    /// The domain.
+    pub domain: u32,
+    /// What to record.
+    pub selection: Selection,
+    /// The file (with a split, `NAME_0.mcap`, `NAME_1.mcap`, ...).
+    pub output: PathBuf,
+    /// zstd (default), lz4 or none.
+    pub compression: Option<Compression>,
+    /// Start a new file once this many bytes were written to one.
+    pub split_bytes: Option<u64>,
+    /// Start a new file after this long.
+    pub split_duration: Option<Duration>,
+}
+
+/// What a recording holds so far.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RecordStats {
+    /// Topics recorded.
+    pub topics: usize,
+    /// Messages written.
+    pub messages: u64,
+    /// Message bytes written (before compression).
+    pub bytes: u64,
+    /// Messages the recorder missed (overwritten before it read them), all topics.
+    pub lost: u64,
+    /// The files written (one unless split).
+    pub files: Vec<PathBuf>,
+}
+
+struct Recorded {
+    sub: RawSubscriber,
+    meta: TopicMeta,
+    schema: Vec<u8>,
+    /// The channel in the current file.
+    channel: Option<u16>,
+    messages: u64,
+    lost: u64,
+}
+
+/// A running recording; [`Recorder::poll`] drains the topics into the file.
+pub struct Recorder {
+    opts: RecordOptions,
+    watch: Watch,
+    topics: BTreeMap<String, Recorded>,
+    writer: Option<Writer<BufWriter<File>>>,
+    path: PathBuf,
+    file_started: Instant,
+    file_bytes: u64,
+    last_flush: Instant,
+    stats: RecordStats,
+    sequence: u32,
+}
+
+/// How long a chunk may stay in memory before it is written (what a `kill -9` can lose).
+const FLUSH_EVERY: Duration = Duration::from_secs(1);
+
+impl Recorder {
+    /// Starts recording: opens the first file and subscribes to the selected topics that exist.
+    pub fn start(opts: RecordOptions) -> Result<Self, BagError> {
+        let watch = registry::watch(opts.domain).map_err(|e| BagError::Unreadable {
+            path: opts.output.clone(),
+            reason: format!("cannot watch domain {}: {e}", opts.domain),
+        })?;
+        let mut r = Recorder {
+            path: PathBuf::new(),
+            watch,
+            topics: BTreeMap::new(),
+            writer: None,
+            file_started: Instant::now(),
+            file_bytes: 0,
+            last_flush: Instant::now(),
+            stats: RecordStats::default(),
+            sequence: 0,
+            opts,
+        };
+        r.open_file()?;
+        Ok(r)
+    }
+
+    fn file_path(&self) -> PathBuf {
+        let split = self.opts.split_bytes.is_some() || self.opts.split_duration.is_some();
+        if !split {
+            return self.opts.output.clone();
+        }
+        let stem = self.opts.output.with_extension("");
+        PathBuf::from(format!(
+            "{}_{}.mcap",
+            stem.display(),
+            self.stats.files.len()
+        ))
+    }
+
+    fn open_file(&mut self) -> Result<(), BagError> {
+        let path = self.file_path();
+        let file = File::create(&path).map_err(|source| BagError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let writer = WriteOptions::new()
+            .profile(PROFILE)
+            .library(concat!("nerve ", env!("CARGO_PKG_VERSION")))
+            .compression(self.opts.compression)
+            .create(BufWriter::with_capacity(1 << 20, file))
+            .map_err(|e| mcap_err(&path, e))?;
+        for t in self.topics.values_mut() {
+            t.channel = None;
+        }
+        self.writer = Some(writer);
+        self.stats.files.push(path.clone());
+        self.path = path;
+        self.file_started = Instant::now();
+        self.file_bytes = 0;
+        Ok(())
+    }
+
+    fn add_topic(&mut self, name: &str) {
+        if self.topics.contains_key(name) || !self.opts.selection.wants(name) {
+            return;
+        }
+        let topic = match RawTopic::join(name, self.opts.domain) {
+            Ok(t) => t,
+            Err(e) => return tracing::warn!(topic = name, error = %e, "not recorded"),
+        };
+        let sub = match topic.subscriber(0) {
+            Ok(s) => s,
+            Err(e) => return tracing::warn!(topic = name, error = %e, "not recorded"),
+        };
+        self.topics.insert(
+            name.to_owned(),
+            Recorded {
+                sub,
+                meta: TopicMeta::of(&topic),
+                schema: topic.description_bytes(),
+                channel: None,
+                messages: 0,
+                lost: 0,
+            },
+        );
+        self.stats.topics = self.topics.len();
+    }
+
+    /// Picks up new topics, then writes every message waiting on every topic. Returns how many
+    /// it wrote (0: the caller may sleep a little).
+    pub fn poll(&mut self) -> Result<usize, BagError> {
+        while let Some(event) = self.watch.try_next() {
+            if let Event::TopicAppeared(info) = event {
+                self.add_topic(&info.name);
+            }
+        }
+        let mut written = 0;
+        let names: Vec<String> = self.topics.keys().cloned().collect();
+        for name in names {
+            written += self.drain(&name)?;
+        }
+        let split_now = self.opts.split_bytes.is_some_and(|b| self.file_bytes >= b)
+            || self
+                .opts
+                .split_duration
+                .is_some_and(|d| self.file_started.elapsed() >= d);
+        if split_now {
+            self.close_file()?;
+            self.open_file()?;
+        } else if self.last_flush.elapsed() >= FLUSH_EVERY {
+            self.last_flush = Instant::now();
+            if let Some(w) = self.writer.as_mut() {
+                w.flush().map_err(|e| mcap_err(&self.path, e))?;
+            }
+        }
+        Ok(written)
+    }
+
+    /// Writes the messages waiting on topic `name`.
+    fn drain(&mut self, name: &str) -> Result<usize, BagError> {
+        let Some(t) = self.topics.get_mut(name) else {
+            return Ok(0);
+        };
+        let writer = self
+            .writer
+            .as_mut()
+            .expect("a file is open while recording");
+        let channel = match t.channel {
+            Some(c) => c,
+            None => {
+                let schema = writer
+                    .add_schema(&t.meta.stored_type.name, SCHEMA_ENCODING, &t.schema)
+                    .map_err(|e| mcap_err(&self.path, e))?;
+                let c = writer
+                    .add_channel(schema, name, MESSAGE_ENCODING, &t.meta.to_metadata())
+                    .map_err(|e| mcap_err(&self.path, e))?;
+                t.channel = Some(c);
+                c
+            }
+        };
+        let mut n = 0;
+        loop {
+            let msg = match t.sub.try_recv() {
+                Ok(Some(m)) => m,
+                Ok(None) => break,
+                Err(e) => {
+                    tracing::warn!(topic = name, error = %e, "a message could not be read");
+                    break;
+                }
+            };
+            let time = now_ns();
+            let bytes = match &msg {
+                RawMessage::Fixed(b) => *b,
+                RawMessage::Chunk(s) => s.chunk_bytes(),
+            };
+            let header = MessageHeader {
+                channel_id: channel,
+                sequence: self.sequence,
+                log_time: time,
+                publish_time: time,
+            };
+            writer
+                .write_to_known_channel(&header, bytes)
+                .map_err(|e| mcap_err(&self.path, e))?;
+            self.sequence = self.sequence.wrapping_add(1);
+            self.file_bytes += bytes.len() as u64;
+            self.stats.bytes += bytes.len() as u64;
+            self.stats.messages += 1;
+            t.messages += 1;
+            n += 1;
+        }
+        let st = t.sub.stats();
+        let lost = st.lost + st.dropped;
+        self.stats.lost += lost - t.lost;
+        t.lost = lost;
+        Ok(n)
+    }
+
+    /// What was recorded so far.
+    pub fn stats(&self) -> &RecordStats {
+        &self.stats
+    }
+
+    /// Messages recorded and lost so far, by topic.
+    pub fn per_topic(&self) -> Vec<(String, u64, u64)> {
+        self.topics
+            .iter()
+            .map(|(n, t)| (n.clone(), t.messages, t.lost))
+            .collect()
+    }
+
+    fn close_file(&mut self) -> Result<(), BagError> {
+        let Some(mut w) = self.writer.take() else {
+            return Ok(());
+        };
+        let loss: BTreeMap<String, String> = self
+            .topics
+            .iter()
+            .map(|(n, t)| (n.clone(), t.lost.to_string()))
+            .collect();
+        w.write_metadata(&Metadata {
+            name: LOSS_METADATA.to_owned(),
+            metadata: loss,
+        })
+        .map_err(|e| mcap_err(&self.path, e))?;
+        w.finish().map_err(|e| mcap_err(&self.path, e))?;
+        Ok(())
+    }
+
+    /// Writes what is still waiting, the loss counts and the file's summary (a valid, indexed
+    /// file). Returns what was recorded.
+    pub fn finish(mut self) -> Result<RecordStats, BagError> {
+        self.poll()?;
+        self.close_file()?;
+        Ok(self.stats.clone())
+    }
+}
+
+/// Nanoseconds since the Unix epoch (MCAP's log time).
+fn now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// Whether `path` looks like an MCAP file by its name.
+pub fn is_mcap(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "mcap")
+}
