@@ -7,6 +7,7 @@
 #[macro_use]
 mod output;
 mod args;
+mod bag_cmd;
 mod demo;
 mod doctor;
 mod echo;
@@ -15,6 +16,7 @@ mod node_cmd;
 mod publish;
 mod rates;
 mod rpc_cmd;
+mod signals;
 mod topic_cmd;
 
 use std::process::ExitCode;
@@ -61,6 +63,17 @@ enum Command {
     /// A node's parameters: list, get, set, describe, dump, load.
     #[command(subcommand)]
     Param(node_cmd::ParamCommand),
+    /// Record topics into an MCAP file (Ctrl-C ends it with a complete file).
+    ///
+    /// Example: `nerve record -a -o field_test.mcap`, `nerve record imu odom --split-size 500`
+    Record(bag_cmd::RecordArgs),
+    /// Play a recording back: its topics, at the recorded timing.
+    ///
+    /// Example: `nerve play field_test.mcap --rate 0.5 --topics imu`
+    Play(bag_cmd::PlayArgs),
+    /// Recordings: what one holds, restoring one a killed recorder left.
+    #[command(subcommand)]
+    Bag(bag_cmd::BagCommand),
     /// Remove shared-memory segments no live process uses (and corrupt ones).
     ///
     /// Example: `nerve clean --domain 7`
@@ -135,6 +148,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Interface(InterfaceCommand::Show { name, topic }) => {
             echo::show(domain, &name, topic)
         }
+        Command::Record(a) => bag_cmd::record(domain, a),
+        Command::Play(a) => bag_cmd::play_file(domain, a),
+        Command::Bag(cmd) => bag_cmd::bag(cmd),
         Command::Doctor => doctor::doctor(domain),
         Command::Completions { shell } => {
             let mut out = Vec::new();

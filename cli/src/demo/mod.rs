@@ -15,7 +15,6 @@ mod children;
 mod graph;
 mod monitor;
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
@@ -57,19 +56,6 @@ impl Role {
 /// more than the scheduler's own bound on a shutdown (2 s).
 const GRACE: Duration = Duration::from_secs(3);
 
-static STOP: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_signal(_: libc::c_int) {
-    STOP.store(true, Ordering::Relaxed);
-}
-
-fn install_signal_handlers() {
-    for sig in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
-        unsafe { libc::signal(sig, on_signal as *const () as libc::sighandler_t) };
-    }
-}
-
 /// Sleeps until `t` (absolute, so the reports never drift).
 fn sleep_until(t: Instant) {
     let now = Instant::now();
@@ -79,7 +65,7 @@ fn sleep_until(t: Instant) {
 }
 
 pub fn run(domain: u32, args: DemoArgs) -> anyhow::Result<()> {
-    install_signal_handlers();
+    crate::signals::install();
     let exe = std::env::current_exe()
         .context("cannot find the nerve executable to start the demo processes")?;
     outln!(
@@ -144,7 +130,7 @@ fn watch(
         }
         // The stop first: on Ctrl-C the terminal signals the children too, and their end is
         // then no surprise.
-        if STOP.load(Ordering::Relaxed) || end.is_some_and(|e| now >= e) {
+        if crate::signals::stopped() || end.is_some_and(|e| now >= e) {
             return Ok(());
         }
         if let Some(why) = children.ended_early() {

@@ -48,27 +48,42 @@ pub struct BagInfo {
     pub complete: bool,
 }
 
-fn read_file(path: &Path) -> Result<Vec<u8>, BagError> {
-    std::fs::read(path).map_err(|source| BagError::Io {
+/// The file's bytes, if it starts as an MCAP file does.
+pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, BagError> {
+    let buf = std::fs::read(path).map_err(|source| BagError::Io {
         path: path.to_owned(),
         source,
-    })
+    })?;
+    if !buf.starts_with(mcap::MAGIC) {
+        return Err(BagError::Unreadable {
+            path: path.to_owned(),
+            reason: "not an MCAP file (it does not start with MCAP's magic bytes)".into(),
+        });
+    }
+    Ok(buf)
 }
 
 /// Reads `path` whole: every message (for sizes), the summary (chunks, compression) and the
 /// recorder's loss record.
 pub fn info(path: &Path) -> Result<BagInfo, BagError> {
     let buf = read_file(path)?;
-    let summary = mcap::Summary::read(&buf).map_err(|e| mcap_err(path, e))?;
+    // No summary, or an unreadable end: a file whose recorder did not finish (read what it has).
+    let summary = mcap::Summary::read(&buf).ok().flatten();
     let mut info = BagInfo {
         file_bytes: buf.len() as u64,
         complete: summary.is_some(),
         ..BagInfo::default()
     };
     let mut topics: BTreeMap<String, TopicSummary> = BTreeMap::new();
-    let stream = MessageStream::new(&buf).map_err(|e| mcap_err(path, e))?;
+    let stream = MessageStream::new_with_options(&buf, Options::IgnoreEndMagic.into())
+        .map_err(|e| mcap_err(path, e))?;
     for m in stream {
-        let m = m.map_err(|e| mcap_err(path, e))?;
+        let m = match m {
+            Ok(m) => m,
+            // An unfinished file ends in a half-written chunk.
+            Err(_) if !info.complete => break,
+            Err(e) => return Err(mcap_err(path, e)),
+        };
         let t = topics
             .entry(m.channel.topic.clone())
             .or_insert_with(|| TopicSummary {

@@ -18,6 +18,9 @@ pub mod inspect;
 pub mod play;
 pub mod record;
 
+/// Chunk compression of a recording (zstd, lz4; `None`: none).
+pub use mcap::Compression;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -83,10 +83,7 @@ pub fn play(
             reason: format!("rate {} must be a number greater than 0", opts.rate),
         });
     }
-    let buf = std::fs::read(path).map_err(|source| BagError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
+    let buf = crate::inspect::read_file(path)?;
     let (first, last) = span(path, &buf)?;
     let length = Duration::from_nanos(last.saturating_sub(first));
     let clock = match opts.clock_hz {
