@@ -9,6 +9,11 @@ export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-2}"
 [ -x "$root/.venv/bin/python" ] || python3 -m venv "$root/.venv"
 py="$root/.venv/bin/python"
 "$py" -m pip install -q maturin numpy msgpack pytest mypy ruff pandas pillow
+# The reference readers recordings are checked with: the mcap reader with its ROS 2 decoder, and
+# rosbags (pure Python, from PyPI).
+"$py" -m pip install -q mcap mcap-ros2-support rosbags==0.11.9
+# The ROS 2 definitions nerve-bag carries are generated from that rosbags: still current?
+"$py" "$root/crates/nerve-bag/ros2/gen_defs.py" --check
 # JAX's CPU wheel is on PyPI (~100 MB, seconds to install): its tests run when it installs.
 # PyTorch's Linux wheel there pulls gigabytes of CUDA libraries: not installed here (its tests
 # say so when they skip; nerve-bench python covers it in its own environment).
@@ -16,4 +21,4 @@ py="$root/.venv/bin/python"
 (cd "$here" && "$root/.venv/bin/maturin" develop --release -q)
 "$py" -m pytest -q "$here/tests"
 (cd "$here" && "$py" -m mypy.stubtest nerve._nerve nerve.msgs --allowlist stubtest-allowlist.txt)
-"$root/.venv/bin/ruff" check "$here" "$root/examples/python" "$root/benches"
+"$root/.venv/bin/ruff" check "$here" "$root/examples/python" "$root/benches" "$root/crates/nerve-bag/ros2"

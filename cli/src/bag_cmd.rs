@@ -54,6 +54,11 @@ pub struct RecordArgs {
     /// Chunk compression.
     #[arg(long, value_enum, default_value = "zstd")]
     compression: CompressionArg,
+    /// Write standard types in nerve's own encoding too (exact bytes, `header.seq` included;
+    /// only nerve replays them). Default: as their ROS 2 counterparts, which Foxglove and the
+    /// ROS 2 tools read.
+    #[arg(long)]
+    native: bool,
     /// Stop after this many seconds (default: at Ctrl-C).
     #[arg(long, value_name = "SECONDS", value_parser = args::run_seconds,
           allow_hyphen_values = true)]
@@ -171,6 +176,7 @@ pub fn record(domain: u32, a: RecordArgs) -> anyhow::Result<()> {
         compression: a.compression.get(),
         split_bytes: a.split_size,
         split_duration: a.split_duration,
+        native: a.native,
     })
     .map_err(anyhow::Error::new)?;
     let live = std::io::stderr().is_terminal();

@@ -32,6 +32,15 @@ def py_peer() -> Path:
     return exe
 
 
+@pytest.fixture(scope="session")
+def nerve_cli() -> str:
+    """The `nerve` binary, built (release, as `make test` builds it: up to date, this is
+    quick)."""
+    subprocess.run(["cargo", "build", "-j", "2", "--release", "-p", "nerve-cli"], cwd=REPO,
+                   check=True)
+    return str(REPO / "target" / "release" / "nerve")
+
+
 def run_python(code: str, *args: str) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-c", code, *args],

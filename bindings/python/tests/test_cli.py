@@ -10,17 +10,6 @@ import time
 from typing import Annotated
 
 import nerve
-import pytest
-from conftest import REPO
-
-
-@pytest.fixture(scope="session")
-def nerve_cli() -> str:
-    """The `nerve` binary, built (release, as `make test` builds it: up to date, this is
-    quick)."""
-    subprocess.run(["cargo", "build", "-j", "2", "--release", "-p", "nerve-cli"], cwd=REPO,
-                   check=True)
-    return str(REPO / "target" / "release" / "nerve")
 
 
 def run(cli: str, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:

@@ -8,8 +8,9 @@
 //! and all, by a process that was never compiled against it. Messages are written in
 //! [`MESSAGE_ENCODING`]: a fixed message's bytes; a chunked message as it lies in its chunk,
 //! header, zero padding to the next multiple of 64, payload (written straight from shared
-//! memory). ROS 2 encodings (`ros2msg` schemas, CDR payloads) for the standard set come next
-//! (see `docs/design/record.md`).
+//! memory). Standard types are written as their ROS 2 counterparts instead (`ros2msg` schema,
+//! CDR payload: [`ros2`]), unless asked for nerve's own encoding, so other tools decode them;
+//! the channel metadata still says which nerve type they are.
 //!
 //! Files: `record.rs` ([`record::Recorder`]), `play.rs` ([`play::Player`]), `inspect.rs`
 //! ([`inspect::info`], [`inspect::recover`]).
@@ -17,6 +18,7 @@
 pub mod inspect;
 pub mod play;
 pub mod record;
+pub mod ros2;
 
 /// Chunk compression of a recording (zstd, lz4; `None`: none).
 pub use mcap::Compression;
@@ -31,6 +33,10 @@ use nerve::Reliability;
 pub const SCHEMA_ENCODING: &str = "nerve.description";
 /// The message encoding of a nerve channel (see the crate docs).
 pub const MESSAGE_ENCODING: &str = "nerve";
+/// The schema encoding of a standard type written as ROS 2 (`ros2msg`, well known to MCAP).
+pub const ROS2_SCHEMA_ENCODING: &str = "ros2msg";
+/// The message encoding of a standard type written as ROS 2.
+pub const CDR: &str = "cdr";
 /// The MCAP profile nerve writes.
 pub const PROFILE: &str = "nerve";
 /// The metadata record that holds, per topic, the messages the recorder lost.

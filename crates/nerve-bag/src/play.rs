@@ -12,7 +12,9 @@ use nerve::msgs::MessageKind;
 use nerve::raw::{chunk_data_offset, RawPublisher, RawTopic};
 use nerve::Topic;
 
-use crate::{mcap_err, BagError, TopicMeta, MESSAGE_ENCODING, SCHEMA_ENCODING};
+use crate::ros2::Ros2Type;
+use crate::{mcap_err, BagError, TopicMeta, CDR, MESSAGE_ENCODING, SCHEMA_ENCODING};
+use nerve::msgs::described::TypeDoc;
 
 /// How to play.
 #[derive(Clone, Debug)]
@@ -68,6 +70,8 @@ pub enum Control {
 struct Channel {
     meta: TopicMeta,
     publisher: RawPublisher,
+    /// A standard type written as ROS 2: its conversion back.
+    ros2: Option<(Ros2Type, TypeDoc)>,
 }
 
 /// Plays `path`; `progress` is called after every message and may stop playback. Returns the
@@ -184,13 +188,23 @@ fn open_channel(path: &Path, c: &mcap::Channel<'_>, domain: u32) -> Result<Chann
         path: path.to_owned(),
         reason: format!("topic '{}': {reason}", c.topic),
     };
-    if c.message_encoding != MESSAGE_ENCODING {
-        return Err(bad(format!(
-            "messages in {:?}, not nerve's own encoding: this nerve replays only what it recorded",
-            c.message_encoding
-        )));
-    }
     let meta = TopicMeta::from_metadata(&c.metadata).map_err(bad)?;
+    let ros2 = match c.message_encoding.as_str() {
+        MESSAGE_ENCODING => None,
+        CDR => {
+            let t = &meta.stored_type;
+            let standard = nerve::msgs::standard(&t.name, t.layout_hash)
+                .ok_or_else(|| bad(format!("{} is not a standard type of this nerve", t.name)))?;
+            let r = Ros2Type::of(&t.name)
+                .ok_or_else(|| bad(format!("{} has no ROS 2 form in this nerve", t.name)))?;
+            Some((r, TypeDoc::of(standard)))
+        }
+        other => {
+            return Err(bad(format!(
+                "messages in {other:?}: this nerve replays its own recordings (nerve or cdr)"
+            )))
+        }
+    };
     let description = match &c.schema {
         Some(s) if s.encoding == SCHEMA_ENCODING => s.data.to_vec(),
         _ => Vec::new(),
@@ -218,7 +232,11 @@ fn open_channel(path: &Path, c: &mcap::Channel<'_>, domain: u32) -> Result<Chann
         Err(e) => return Err(e.into()),
     };
     let publisher = topic.publisher()?;
-    Ok(Channel { meta, publisher })
+    Ok(Channel {
+        meta,
+        publisher,
+        ros2,
+    })
 }
 
 fn send(path: &Path, topic: &str, ch: &Channel, data: &[u8]) -> Result<(), BagError> {
@@ -227,6 +245,21 @@ fn send(path: &Path, topic: &str, ch: &Channel, data: &[u8]) -> Result<(), BagEr
         path: path.to_owned(),
         reason: format!("topic '{topic}': {reason}"),
     };
+    if let Some((r, doc)) = &ch.ros2 {
+        let (fixed, payload) = r.to_nerve(doc, data).map_err(&bad)?;
+        let sent = if MessageKind::from_raw(t.kind) == Some(MessageKind::Fixed) {
+            ch.publisher.send_bytes(&fixed)
+        } else {
+            ch.publisher
+                .loan(fixed.len(), payload.len())
+                .and_then(|mut loan| {
+                    loan.header_mut().copy_from_slice(&fixed);
+                    loan.data_mut().copy_from_slice(&payload);
+                    loan.send()
+                })
+        };
+        return sent.map_err(|e| bad(e.to_string()));
+    }
     let sent = if MessageKind::from_raw(t.kind) == Some(MessageKind::Fixed) {
         ch.publisher.send_bytes(data)
     } else {

@@ -15,8 +15,12 @@ use mcap::{Compression, WriteOptions, Writer};
 use nerve::raw::{RawMessage, RawSubscriber, RawTopic};
 use nerve::registry::{self, Event, Watch};
 
+use nerve::values::ValueCodec;
+
+use crate::ros2::Ros2Type;
 use crate::{
-    mcap_err, BagError, TopicMeta, LOSS_METADATA, MESSAGE_ENCODING, PROFILE, SCHEMA_ENCODING,
+    mcap_err, BagError, TopicMeta, CDR, LOSS_METADATA, MESSAGE_ENCODING, PROFILE,
+    ROS2_SCHEMA_ENCODING, SCHEMA_ENCODING,
 };
 
 /// Which topics to record.
@@ -64,6 +68,9 @@ pub struct RecordOptions {
     pub split_bytes: Option<u64>,
     /// Start a new file after this long.
     pub split_duration: Option<Duration>,
+    /// Write every topic in nerve's own encoding, standard types included (exact bytes, for
+    /// replay into nerve only; default: standard types as their ROS 2 counterparts).
+    pub native: bool,
 }
 
 /// What a recording holds so far.
@@ -83,12 +90,16 @@ pub struct RecordStats {
 
 struct Recorded {
     sub: RawSubscriber,
+    /// For a standard type written as ROS 2: its decoder and its ROS 2 form.
+    ros2: Option<(ValueCodec, Ros2Type)>,
     meta: TopicMeta,
     schema: Vec<u8>,
     /// The channel in the current file.
     channel: Option<u16>,
     messages: u64,
     lost: u64,
+    /// Messages that could not be written as ROS 2 (counted in `lost`).
+    lost_conversions: u64,
 }
 
 /// A running recording; [`Recorder::poll`] drains the topics into the file.
@@ -128,6 +139,11 @@ impl Recorder {
             opts,
         };
         r.open_file()?;
+        // Topics there now: from their next message on. Topics that appear later are read
+        // from their first message (what they hold when the recorder joins them).
+        for t in registry::list(r.opts.domain) {
+            r.add_topic(&t.name, false);
+        }
         Ok(r)
     }
 
@@ -167,7 +183,7 @@ impl Recorder {
         Ok(())
     }
 
-    fn add_topic(&mut self, name: &str) {
+    fn add_topic(&mut self, name: &str, from_first: bool) {
         if self.topics.contains_key(name) || !self.opts.selection.wants(name) {
             return;
         }
@@ -175,19 +191,29 @@ impl Recorder {
             Ok(t) => t,
             Err(e) => return tracing::warn!(topic = name, error = %e, "not recorded"),
         };
-        let sub = match topic.subscriber(0) {
+        let history = if from_first { topic.depth() } else { 0 };
+        let sub = match topic.subscriber(history) {
             Ok(s) => s,
             Err(e) => return tracing::warn!(topic = name, error = %e, "not recorded"),
+        };
+        let t = topic.stored_type();
+        let standard = nerve::msgs::standard(&t.name, t.layout_hash).is_some();
+        let ros2 = if self.opts.native || !standard {
+            None
+        } else {
+            Ros2Type::of(&t.name).and_then(|r| Some((ValueCodec::of(&topic).ok()?, r)))
         };
         self.topics.insert(
             name.to_owned(),
             Recorded {
                 sub,
+                ros2,
                 meta: TopicMeta::of(&topic),
                 schema: topic.description_bytes(),
                 channel: None,
                 messages: 0,
                 lost: 0,
+                lost_conversions: 0,
             },
         );
         self.stats.topics = self.topics.len();
@@ -198,7 +224,7 @@ impl Recorder {
     pub fn poll(&mut self) -> Result<usize, BagError> {
         while let Some(event) = self.watch.try_next() {
             if let Event::TopicAppeared(info) = event {
-                self.add_topic(&info.name);
+                self.add_topic(&info.name, true);
             }
         }
         let mut written = 0;
@@ -235,11 +261,20 @@ impl Recorder {
         let channel = match t.channel {
             Some(c) => c,
             None => {
+                let (schema_name, encoding, data, message_encoding) = match &t.ros2 {
+                    Some((_, r)) => (r.name, ROS2_SCHEMA_ENCODING, r.schema.as_bytes(), CDR),
+                    None => (
+                        t.meta.stored_type.name.as_str(),
+                        SCHEMA_ENCODING,
+                        t.schema.as_slice(),
+                        MESSAGE_ENCODING,
+                    ),
+                };
                 let schema = writer
-                    .add_schema(&t.meta.stored_type.name, SCHEMA_ENCODING, &t.schema)
+                    .add_schema(schema_name, encoding, data)
                     .map_err(|e| mcap_err(&self.path, e))?;
                 let c = writer
-                    .add_channel(schema, name, MESSAGE_ENCODING, &t.meta.to_metadata())
+                    .add_channel(schema, name, message_encoding, &t.meta.to_metadata())
                     .map_err(|e| mcap_err(&self.path, e))?;
                 t.channel = Some(c);
                 c
@@ -256,9 +291,38 @@ impl Recorder {
                 }
             };
             let time = now_ns();
-            let bytes = match &msg {
-                RawMessage::Fixed(b) => *b,
-                RawMessage::Chunk(s) => s.chunk_bytes(),
+            let cdr;
+            let bytes = match (&t.ros2, &msg) {
+                (Some((codec, r)), m) => {
+                    let value = codec
+                        .decode(m, usize::MAX)
+                        .map_err(|e| BagError::Unreadable {
+                            path: self.path.clone(),
+                            reason: format!("topic '{name}': {e}"),
+                        });
+                    match value.and_then(|v| {
+                        r.encode(&v).map_err(|reason| BagError::Unreadable {
+                            path: self.path.clone(),
+                            reason: format!("topic '{name}' as {}: {reason}", r.name),
+                        })
+                    }) {
+                        Ok(b) => {
+                            cdr = b;
+                            cdr.as_slice()
+                        }
+                        Err(e) => {
+                            // A message that does not convert (a code ROS 2 has no name for):
+                            // counted as lost, said once per topic.
+                            if t.lost_conversions == 0 {
+                                tracing::warn!(error = %e, "a message could not be written as ROS 2");
+                            }
+                            t.lost_conversions += 1;
+                            continue;
+                        }
+                    }
+                }
+                (None, RawMessage::Fixed(b)) => *b,
+                (None, RawMessage::Chunk(s)) => s.chunk_bytes(),
             };
             let header = MessageHeader {
                 channel_id: channel,
@@ -277,7 +341,7 @@ impl Recorder {
             n += 1;
         }
         let st = t.sub.stats();
-        let lost = st.lost + st.dropped;
+        let lost = st.lost + st.dropped + t.lost_conversions;
         self.stats.lost += lost - t.lost;
         t.lost = lost;
         Ok(n)
