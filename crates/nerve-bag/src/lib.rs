@@ -19,6 +19,7 @@ pub mod inspect;
 pub mod play;
 pub mod record;
 pub mod ros2;
+pub mod sim;
 
 /// Chunk compression of a recording (zstd, lz4; `None`: none).
 pub use mcap::Compression;

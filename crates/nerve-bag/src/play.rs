@@ -67,7 +67,7 @@ pub enum Control {
     Stop,
 }
 
-struct Channel {
+pub(crate) struct Channel {
     meta: TopicMeta,
     publisher: RawPublisher,
     /// A standard type written as ROS 2: its conversion back.
@@ -183,7 +183,11 @@ fn span(path: &Path, buf: &[u8]) -> Result<(u64, u64), BagError> {
     Ok((span.0.min(span.1), span.1))
 }
 
-fn open_channel(path: &Path, c: &mcap::Channel<'_>, domain: u32) -> Result<Channel, BagError> {
+pub(crate) fn open_channel(
+    path: &Path,
+    c: &mcap::Channel<'_>,
+    domain: u32,
+) -> Result<Channel, BagError> {
     let bad = |reason: String| BagError::Unreadable {
         path: path.to_owned(),
         reason: format!("topic '{}': {reason}", c.topic),
@@ -239,7 +243,7 @@ fn open_channel(path: &Path, c: &mcap::Channel<'_>, domain: u32) -> Result<Chann
     })
 }
 
-fn send(path: &Path, topic: &str, ch: &Channel, data: &[u8]) -> Result<(), BagError> {
+pub(crate) fn send(path: &Path, topic: &str, ch: &Channel, data: &[u8]) -> Result<(), BagError> {
     let t = &ch.meta.stored_type;
     let bad = |reason: String| BagError::Unreadable {
         path: path.to_owned(),
