@@ -2,7 +2,7 @@
 //! drives an estimator to bit-identical outputs on every replay, equal to the same estimator
 //! fed the live messages in order.
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -56,7 +56,7 @@ impl Node for Estimator {
 }
 
 /// Replays `path` into a fresh domain under a deterministic scheduler; the estimate.
-fn replay(path: &PathBuf) -> (u64, usize) {
+fn replay(path: &Path) -> (u64, usize) {
     let (d, _g) = domain();
     let sub = Topic::<Imu>::builder("sim/imu")
         .domain(d)
