@@ -30,6 +30,7 @@
 mod action;
 mod args;
 mod arrays;
+mod bag;
 mod buffer;
 mod chunk;
 mod declared;
@@ -49,6 +50,7 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Rust `tracing`/`log` records go to Python's `logging` (logger names = Rust targets).
     let _ = pyo3_log::try_init();
     m.add_class::<topic::Topic>()?;
+    bag::register(m)?;
     m.add_class::<publisher::Publisher>()?;
     m.add_class::<subscriber::Subscriber>()?;
     m.add_class::<chunk::Loan>()?;

@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from . import _nerve, codec, custom, frameworks, msgs
+from . import bag as bag  # recordings: nerve.bag.Reader, nerve.bag.Writer
 from ._nerve import (
     Busy,
     Corrupt,
