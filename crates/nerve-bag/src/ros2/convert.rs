@@ -21,6 +21,7 @@ const RENAMES: &[(&str, &str, &str)] = &[
     ("nerve/Odometry", "pose.covariance", "pose_covariance"),
     ("nerve/Odometry", "twist.twist", "twist"),
     ("nerve/Odometry", "twist.covariance", "twist_covariance"),
+    ("nerve/Marker", "type", "marker_type"),
 ];
 
 /// (nerve type, ROS 2 path): where a chunked message's elements go when ROS 2 does not call
@@ -92,6 +93,19 @@ pub fn codes_of(doc: &TypeDoc) -> Codes {
     let mut out = Codes::new();
     walk(doc, doc.root(), "", &mut out, 0);
     out
+}
+
+/// [`codes_of`], also under the ROS 2 path of each renamed field of `nerve_type`.
+pub fn codes_of_renamed(doc: &TypeDoc, nerve_type: &str) -> Codes {
+    let mut codes = codes_of(doc);
+    for (t, ros, ours) in RENAMES {
+        if *t == nerve_type {
+            if let Some(c) = codes.get(*ours).cloned() {
+                codes.insert((*ros).to_owned(), c);
+            }
+        }
+    }
+    codes
 }
 
 /// `a.0.b` → `a.b`.

@@ -9,22 +9,12 @@ pub mod cdr;
 pub mod convert;
 pub mod defs;
 pub mod msgdef;
+pub mod special;
 
 use msgdef::Registry;
 use nerve::msgs::described::TypeDoc;
 use nerve::msgs::dynamic::Value;
 
-/// Standard types whose ROS 2 counterpart needs more than the rules of `convert.rs` (lists
-/// split per element, codes that become field lists): recorded in nerve's own encoding until
-/// their conversions are written.
-pub const NATIVE: &[&str] = &[
-    "nerve/JointState",
-    "nerve/BatteryState",
-    "nerve/PointCloud",
-    "nerve/DiagnosticArray",
-    "nerve/Marker",
-    "nerve/CameraInfo",
-];
 
 /// How one standard type is written as ROS 2.
 pub struct Ros2Type {
@@ -40,9 +30,6 @@ pub struct Ros2Type {
 impl Ros2Type {
     /// The ROS 2 form of the standard type `nerve_type`, if it is written as ROS 2.
     pub fn of(nerve_type: &str) -> Option<Ros2Type> {
-        if NATIVE.contains(&nerve_type) {
-            return None;
-        }
         let standard = nerve::msgs::STANDARD
             .iter()
             .find(|s| s.name == nerve_type)?;
@@ -54,13 +41,14 @@ impl Ros2Type {
             schema,
             registry,
             nerve_type: nerve_type.to_owned(),
-            codes: convert::codes_of(&TypeDoc::of(standard)),
+            codes: convert::codes_of_renamed(&TypeDoc::of(standard), nerve_type),
         })
     }
 
     /// A decoded nerve message as CDR bytes.
     pub fn encode(&self, v: &Value) -> Result<Vec<u8>, String> {
-        let ros = convert::to_ros(&self.registry, self.name, &self.nerve_type, &self.codes, v)?;
+        let v = special::to_ros_shape(&self.nerve_type, v);
+        let ros = convert::to_ros(&self.registry, self.name, &self.nerve_type, &self.codes, &v)?;
         cdr::encode(&self.registry, self.name, &ros)
     }
 
@@ -72,7 +60,7 @@ impl Ros2Type {
     /// CDR bytes back as the nerve message: its fixed part and its payload (empty for a fixed
     /// message), what a publisher sends.
     pub fn to_nerve(&self, doc: &TypeDoc, bytes: &[u8]) -> Result<(Vec<u8>, Vec<u8>), String> {
-        let ros = self.decode(bytes)?;
+        let ros = special::to_nerve_shape(&self.nerve_type, &self.decode(bytes)?);
         let v = convert::from_ros(doc, &self.nerve_type, &ros);
         nerve::msgs::dynamic::encode(doc, &v).map_err(|e| e.to_string())
     }
