@@ -11,14 +11,40 @@ import re
 import sys
 from pathlib import Path
 
-from rosbags.typesys import Stores, get_typestore
+from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 
 ROOT = Path(__file__).resolve().parents[3]
 OUT = ROOT / "crates/nerve-bag/src/ros2/defs.rs"
 
 
+# vision_msgs (4.x, as in ROS 2 Humble) is not in rosbags' store: its definitions, from the
+# package's .msg files.
+VISION_MSGS = {
+    "vision_msgs/msg/Point2D": "float64 x\nfloat64 y\n",
+    "vision_msgs/msg/Pose2D": "vision_msgs/Point2D position\nfloat64 theta\n",
+    "vision_msgs/msg/BoundingBox2D": "vision_msgs/Pose2D center\nfloat64 size_x\n"
+                                     "float64 size_y\n",
+    "vision_msgs/msg/BoundingBox3D": "geometry_msgs/Pose center\ngeometry_msgs/Vector3 size\n",
+    "vision_msgs/msg/ObjectHypothesis": "string class_id\nfloat64 score\n",
+    "vision_msgs/msg/ObjectHypothesisWithPose": "vision_msgs/ObjectHypothesis hypothesis\n"
+                                                "geometry_msgs/PoseWithCovariance pose\n",
+    "vision_msgs/msg/Detection2D": "std_msgs/Header header\n"
+                                   "vision_msgs/ObjectHypothesisWithPose[] results\n"
+                                   "vision_msgs/BoundingBox2D bbox\nstring id\n",
+    "vision_msgs/msg/Detection2DArray": "std_msgs/Header header\n"
+                                        "vision_msgs/Detection2D[] detections\n",
+    "vision_msgs/msg/Detection3D": "std_msgs/Header header\n"
+                                   "vision_msgs/ObjectHypothesisWithPose[] results\n"
+                                   "vision_msgs/BoundingBox3D bbox\nstring id\n",
+    "vision_msgs/msg/Detection3DArray": "std_msgs/Header header\n"
+                                        "vision_msgs/Detection3D[] detections\n",
+}
+
+
 def main() -> int:
     ts = get_typestore(Stores.ROS2_HUMBLE)
+    for name, text in VISION_MSGS.items():
+        ts.register(get_types_from_msg(text, name))
     doc = (ROOT / "docs/messages.md").read_text()
     names = sorted(set(re.findall(r"^## `nerve/\w+` ↔ `(\w+/msg/\w+)`", doc, re.MULTILINE)))
     known = [n for n in names if n in ts.fielddefs]

@@ -68,7 +68,11 @@ fn every_standard_type_round_trips_through_cdr() {
         );
         checked.push(schema.name);
     }
-    assert!(checked.len() >= 80, "{} types checked: {checked:?}", checked.len());
+    assert!(
+        checked.len() >= 80,
+        "{} types checked: {checked:?}",
+        checked.len()
+    );
     for shaped in [
         "nerve/JointState",
         "nerve/BatteryState",

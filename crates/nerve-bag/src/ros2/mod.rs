@@ -15,7 +15,6 @@ use msgdef::Registry;
 use nerve::msgs::described::TypeDoc;
 use nerve::msgs::dynamic::Value;
 
-
 /// How one standard type is written as ROS 2.
 pub struct Ros2Type {
     /// The ROS 2 type (`sensor_msgs/msg/Imu`).

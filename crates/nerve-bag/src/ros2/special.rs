@@ -44,10 +44,61 @@ fn point_fields(format: &str) -> &'static [(&'static str, u64)] {
 /// sensor_msgs PointField's FLOAT32.
 const FLOAT32: u64 = 7;
 
+/// Every nerve `BoundingBox2D` in `v` (`center_x`, `center_y`, `theta`) as vision_msgs has it
+/// (`center.position.x`, `center.position.y`, `center.theta`), or back (`to_ros` false).
+fn boxes_2d(v: &mut Value, to_ros: bool) {
+    match v {
+        Value::Struct(fields) => {
+            let flat = fields.iter().any(|(k, _)| k == "center_x");
+            let nested = fields
+                .iter()
+                .any(|(k, x)| k == "center" && x.get("theta").is_some());
+            if to_ros && flat {
+                let get = |k: &str| fields.iter().find(|(n, _)| n == k).map(|(_, x)| x.clone());
+                let zero = Value::Float(0.0);
+                let center = Value::Struct(vec![
+                    (
+                        "position".into(),
+                        Value::Struct(vec![
+                            ("x".into(), get("center_x").unwrap_or(zero.clone())),
+                            ("y".into(), get("center_y").unwrap_or(zero.clone())),
+                        ]),
+                    ),
+                    ("theta".into(), get("theta").unwrap_or(zero)),
+                ]);
+                fields.retain(|(k, _)| !matches!(k.as_str(), "center_x" | "center_y" | "theta"));
+                fields.insert(0, ("center".into(), center));
+            } else if !to_ros && nested {
+                let center = fields
+                    .iter()
+                    .find(|(k, _)| k == "center")
+                    .map(|(_, c)| c.clone())
+                    .unwrap_or(Value::Null);
+                let pos = |k: &str| center.path(&format!("position.{k}")).cloned();
+                fields.retain(|(k, _)| k != "center");
+                fields.push(("center_x".into(), pos("x").unwrap_or(Value::Float(0.0))));
+                fields.push(("center_y".into(), pos("y").unwrap_or(Value::Float(0.0))));
+                fields.push((
+                    "theta".into(),
+                    center.get("theta").cloned().unwrap_or(Value::Float(0.0)),
+                ));
+            }
+            for (_, x) in fields.iter_mut() {
+                boxes_2d(x, to_ros);
+            }
+        }
+        Value::List(items) => items.iter_mut().for_each(|x| boxes_2d(x, to_ros)),
+        _ => {}
+    }
+}
+
 /// A nerve value with the fields its ROS 2 counterpart has and it does not.
 pub fn to_ros_shape(nerve_type: &str, v: &Value) -> Value {
     let mut v = v.clone();
     match nerve_type {
+        "nerve/BoundingBox2D" | "nerve/Detection2D" | "nerve/Detection2DArray" => {
+            boxes_2d(&mut v, true);
+        }
         "nerve/CameraInfo" => {
             if text(v.get("distortion_model")) == "none" {
                 set(&mut v, "distortion_model", Value::Text(String::new()));
@@ -160,6 +211,9 @@ pub fn to_ros_shape(nerve_type: &str, v: &Value) -> Value {
 pub fn to_nerve_shape(nerve_type: &str, ros: &Value) -> Value {
     let mut r = ros.clone();
     match nerve_type {
+        "nerve/BoundingBox2D" | "nerve/Detection2D" | "nerve/Detection2DArray" => {
+            boxes_2d(&mut r, false);
+        }
         "nerve/CameraInfo" => {
             if text(r.get("distortion_model")).is_empty() {
                 set(&mut r, "distortion_model", Value::Text("none".into()));
