@@ -99,10 +99,8 @@ pub fn to_ros_shape(nerve_type: &str, v: &Value) -> Value {
         "nerve/BoundingBox2D" | "nerve/Detection2D" | "nerve/Detection2DArray" => {
             boxes_2d(&mut v, true);
         }
-        "nerve/CameraInfo" => {
-            if text(v.get("distortion_model")) == "none" {
-                set(&mut v, "distortion_model", Value::Text(String::new()));
-            }
+        "nerve/CameraInfo" if text(v.get("distortion_model")) == "none" => {
+            set(&mut v, "distortion_model", Value::Text(String::new()));
         }
         "nerve/BatteryState" => {
             // One voltage per cell: the lowest first, the others at the highest (the count,
@@ -214,10 +212,8 @@ pub fn to_nerve_shape(nerve_type: &str, ros: &Value) -> Value {
         "nerve/BoundingBox2D" | "nerve/Detection2D" | "nerve/Detection2DArray" => {
             boxes_2d(&mut r, false);
         }
-        "nerve/CameraInfo" => {
-            if text(r.get("distortion_model")).is_empty() {
-                set(&mut r, "distortion_model", Value::Text("none".into()));
-            }
+        "nerve/CameraInfo" if text(r.get("distortion_model")).is_empty() => {
+            set(&mut r, "distortion_model", Value::Text("none".into()));
         }
         "nerve/BatteryState" => {
             let cells: Vec<f64> = list(r.get("cell_voltage"))
