@@ -7,7 +7,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::Context as _;
 use nerve_bag::inspect::{info, recover};
-use nerve_bag::play::{play, Control, PlayOptions};
+use nerve_bag::play::{play, Control, PlayControl, PlayOptions};
 use nerve_bag::record::{RecordOptions, Recorder, Selection};
 
 use crate::args;
@@ -220,8 +220,66 @@ pub fn record(domain: u32, a: RecordArgs) -> anyhow::Result<()> {
     )
 }
 
+/// The terminal in raw mode (keys arrive one by one, unechoed) while it lives.
+struct RawTerminal(libc::termios);
+
+impl RawTerminal {
+    fn enter() -> Option<RawTerminal> {
+        // SAFETY: a zeroed termios is a valid place for tcgetattr to fill; fd 0 is stdin.
+        let mut t: libc::termios = unsafe { std::mem::zeroed() };
+        // SAFETY: as above.
+        if unsafe { libc::tcgetattr(0, &mut t) } != 0 {
+            return None;
+        }
+        let saved = t;
+        // Keys one at a time, not echoed; Ctrl-C still signals (ISIG stays).
+        t.c_lflag &= !(libc::ICANON | libc::ECHO);
+        // SAFETY: `t` is a valid termios for stdin.
+        (unsafe { libc::tcsetattr(0, libc::TCSANOW, &t) } == 0).then_some(RawTerminal(saved))
+    }
+}
+
+impl Drop for RawTerminal {
+    fn drop(&mut self) {
+        // SAFETY: restores the settings read in `enter`.
+        unsafe { libc::tcsetattr(0, libc::TCSANOW, &self.0) };
+    }
+}
+
+/// Space pauses and resumes, → publishes one message while paused.
+fn keys(control: PlayControl) {
+    use std::io::Read;
+    let mut stdin = std::io::stdin();
+    let mut b = [0u8; 1];
+    let mut escape = 0;
+    while stdin.read(&mut b).is_ok_and(|n| n == 1) {
+        match (escape, b[0]) {
+            (_, b' ') => {
+                control.toggle();
+                escape = 0;
+            }
+            (0, 0x1b) => escape = 1,
+            (1, b'[') => escape = 2,
+            (2, b'C') => {
+                control.step();
+                escape = 0;
+            }
+            _ => escape = 0,
+        }
+    }
+}
+
 pub fn play_file(domain: u32, a: PlayArgs) -> anyhow::Result<()> {
     crate::signals::install();
+    let control = PlayControl::default();
+    let _raw = if std::io::stdin().is_terminal() {
+        let raw = RawTerminal::enter();
+        let c = control.clone();
+        std::thread::spawn(move || keys(c));
+        raw
+    } else {
+        None
+    };
     let opts = PlayOptions {
         domain,
         rate: a.rate,
@@ -229,6 +287,7 @@ pub fn play_file(domain: u32, a: PlayArgs) -> anyhow::Result<()> {
         start_offset: a.start_offset,
         topics: a.topics,
         clock_hz: a.clock,
+        control: control.clone(),
     };
     let bar = std::io::stderr().is_terminal().then(|| {
         let b = indicatif::ProgressBar::new(1000);
@@ -243,10 +302,15 @@ pub fn play_file(domain: u32, a: PlayArgs) -> anyhow::Result<()> {
             let frac = p.position.as_secs_f64() / p.length.as_secs_f64().max(1e-9);
             b.set_position((frac * 1000.0) as u64);
             b.set_message(format!(
-                "{:.1} / {:.1} s, {} messages",
+                "{:.1} / {:.1} s, {} messages{}",
                 p.position.as_secs_f64(),
                 p.length.as_secs_f64(),
-                p.published
+                p.published,
+                if control.is_paused() {
+                    "  PAUSED (space: resume, →: one message)"
+                } else {
+                    "  (space: pause)"
+                }
             ));
         }
         if crate::signals::stopped() {

@@ -4,6 +4,8 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcap::read::MessageStream;
@@ -32,6 +34,54 @@ pub struct PlayOptions {
     /// Publish the recording's time on the topic `clock` (`nerve/Clock`) this many times a
     /// second.
     pub clock_hz: Option<f64>,
+    /// Pause, resume and step from another thread (a terminal's keys).
+    pub control: PlayControl,
+}
+
+/// Pauses and steps a playback from another thread: `nerve play` binds it to the space bar
+/// and the right arrow.
+#[derive(Clone, Debug, Default)]
+pub struct PlayControl {
+    paused: Arc<AtomicBool>,
+    steps: Arc<AtomicU64>,
+}
+
+impl PlayControl {
+    /// Pauses if playing, plays if paused; returns whether it is now paused.
+    pub fn toggle(&self) -> bool {
+        // Relaxed: a request polled by the player; it hands over no data.
+        !self.paused.fetch_xor(true, Relaxed)
+    }
+
+    /// While paused, lets exactly one more message through.
+    pub fn step(&self) {
+        // Relaxed: a count of requests (see `toggle`).
+        self.steps.fetch_add(1, Relaxed);
+    }
+
+    /// Whether playback is paused.
+    pub fn is_paused(&self) -> bool {
+        // Relaxed: see `toggle`.
+        self.paused.load(Relaxed)
+    }
+
+    /// Blocks while paused and no step is pending (a step is consumed); true when it waited
+    /// or stepped (the caller restarts its timeline).
+    fn wait_while_paused(&self) -> bool {
+        let mut waited = false;
+        while self.is_paused() {
+            waited = true;
+            // Relaxed: see `step`; the read-modify-write consumes each step once.
+            let taken = self
+                .steps
+                .fetch_update(Relaxed, Relaxed, |n| n.checked_sub(1));
+            if taken.is_ok() {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        waited
+    }
 }
 
 impl Default for PlayOptions {
@@ -43,6 +93,7 @@ impl Default for PlayOptions {
             start_offset: Duration::ZERO,
             topics: Vec::new(),
             clock_hz: None,
+            control: PlayControl::default(),
         }
     }
 }
@@ -112,14 +163,20 @@ pub fn play(
     let mut published = 0u64;
     let start_ns = first.saturating_add(opts.start_offset.as_nanos() as u64);
     loop {
-        let wall = Instant::now();
+        let mut wall = Instant::now();
         let mut next_clock = wall;
         for m in MessageStream::new(&buf).map_err(|e| mcap_err(path, e))? {
             let m = m.map_err(|e| mcap_err(path, e))?;
             if m.log_time < start_ns || !wanted(&m.channel.topic) {
                 continue;
             }
-            let due = wall + Duration::from_nanos(m.log_time - start_ns).div_f64(opts.rate);
+            let offset = Duration::from_nanos(m.log_time - start_ns).div_f64(opts.rate);
+            // Paused: wait; a step publishes this message now. Either way the timeline
+            // restarts from here, so the messages after it keep their spacing.
+            if opts.control.wait_while_paused() {
+                wall = Instant::now().checked_sub(offset).unwrap_or(wall);
+            }
+            let due = wall + offset;
             // Sleep until the message is due, ticking the clock on the way.
             loop {
                 let now = Instant::now();

@@ -322,3 +322,41 @@ fn a_recorder_killed_mid_write_leaves_a_recoverable_file() {
     assert_eq!(bag.messages, 3 * N);
     assert!(recover(&out_dir().join("nosuch.mcap"), &fixed, None).is_err());
 }
+
+#[test]
+fn paused_playback_publishes_only_its_steps_then_resumes() {
+    let (d, _g) = domain();
+    let path = out_dir().join("paused.mcap");
+    record(d, &path, None, None, true);
+    let (d2, _g2) = domain();
+    let imu = Topic::<Imu>::builder("bag/imu")
+        .domain(d2)
+        .depth(1024)
+        .open()
+        .unwrap();
+    let mut sub = imu.subscriber().unwrap();
+    let control = nerve_bag::play::PlayControl::default();
+    assert!(control.toggle(), "paused before it starts");
+    let opts = PlayOptions {
+        domain: d2,
+        rate: 4.0,
+        topics: vec!["bag/imu".into()],
+        control: control.clone(),
+        ..PlayOptions::default()
+    };
+    let player = std::thread::spawn(move || play(&path, &opts, |_| Control::Continue).unwrap());
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(sub.try_recv().unwrap().is_none(), "nothing while paused");
+    for _ in 0..3 {
+        control.step();
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let stepped: Vec<u64> = std::iter::from_fn(|| sub.try_recv().unwrap())
+        .map(|m| m.header.seq)
+        .collect();
+    assert_eq!(stepped, [0, 1, 2], "three steps, three messages");
+    assert!(!control.toggle(), "resumed");
+    assert_eq!(player.join().unwrap(), N);
+    let rest = std::iter::from_fn(|| sub.try_recv().unwrap()).count() as u64;
+    assert_eq!(rest, N - 3);
+}
