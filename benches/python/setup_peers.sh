@@ -20,7 +20,8 @@ pkgs_for() {
         iceoryx2) echo "iceoryx2" ;;
         zenoh) echo "eclipse-zenoh" ;;
         # rclpy + Fast DDS (without ros-rmw-fastrtps-cpp `import rclpy` fails) + message packages.
-        ros2) echo "ros-rclpy ros-rmw-fastrtps-cpp ros-std-msgs ros-sensor-msgs ros-geometry-msgs" ;;
+        # mcap + mcap-ros2-support: the recorder `nerve-bench record` measures nerve against.
+        ros2) echo "ros-rclpy ros-rmw-fastrtps-cpp ros-std-msgs ros-sensor-msgs ros-geometry-msgs mcap mcap-ros2-support" ;;
         plot) echo "matplotlib" ;;
         *) return 1 ;;
     esac
@@ -31,7 +32,7 @@ check_for() {
         horus) echo "import horus" ;;
         iceoryx2) echo "import iceoryx2" ;;
         zenoh) echo "import zenoh" ;;
-        ros2) echo "import rclpy, std_msgs.msg, sensor_msgs.msg, geometry_msgs.msg" ;;
+        ros2) echo "import rclpy, std_msgs.msg, sensor_msgs.msg, geometry_msgs.msg, mcap_ros2.writer" ;;
         plot) echo "import matplotlib" ;;
     esac
 }

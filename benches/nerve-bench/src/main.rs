@@ -11,6 +11,7 @@ mod ipc;
 mod machine;
 mod pin;
 mod python;
+mod record;
 mod report;
 mod rpc;
 mod sched;
@@ -49,6 +50,27 @@ enum Command {
     /// publishers and subscribers at random; fails if a corrupt message is delivered or a
     /// message is unaccounted for.
     Soak(soak::SoakArgs),
+    /// Recording: nerve's recorder against ROS 2's (rclpy + the mcap writer): loss, recorder
+    /// CPU, MB/s, for 1 kHz Imu + 10 Hz LaserScan + 30 Hz 1080p images and for 1000 topics.
+    Record(report::SuiteArgs),
+    /// Internal: the recorder of a `record` run.
+    #[command(name = "__record-rec", hide = true)]
+    RecordRec {
+        #[arg(long)]
+        domain: u32,
+        #[arg(long)]
+        out: std::path::PathBuf,
+    },
+    /// Internal: the publisher of a `record` run.
+    #[command(name = "__record-pub", hide = true)]
+    RecordPub {
+        #[arg(long)]
+        domain: u32,
+        #[arg(long)]
+        case: String,
+        #[arg(long)]
+        secs: u64,
+    },
     /// Internal: one publisher or subscriber of a `soak` workload.
     #[command(name = "__soak-child", hide = true)]
     SoakChild {
@@ -92,6 +114,9 @@ fn main() -> Result<()> {
         Command::Rpc(args) => ("rpc", rpc::run_suite(&args)),
         Command::Python(args) => ("python", python::run_suite(&args)),
         Command::Soak(args) => ("soak", soak::run_suite(&args)),
+        Command::Record(args) => ("record", record::run_suite(&args)),
+        Command::RecordRec { domain, out } => return record::rec_child(domain, &out),
+        Command::RecordPub { domain, case, secs } => return record::pub_child(domain, &case, secs),
         Command::SoakChild { spec } => return soak::child_main(&spec),
         Command::IpcEcho { spec, core } => return ipc::echo_child_main(&spec, core),
         Command::RpcEcho { domain, core } => return rpc::echo_child_main(domain, core),

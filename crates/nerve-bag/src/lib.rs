@@ -15,6 +15,7 @@
 //! Files: `record.rs` ([`record::Recorder`]), `play.rs` ([`play::Player`]), `inspect.rs`
 //! ([`inspect::info`], [`inspect::recover`]).
 
+mod direct;
 pub mod file;
 pub mod inspect;
 pub mod play;

@@ -5,13 +5,14 @@
 //! `nerve bag recover` restores.
 
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use mcap::records::{MessageHeader, Metadata};
+use mcap::write::NoSeek;
 use mcap::{Compression, WriteOptions, Writer};
+
+use crate::direct::DirectFile;
 use nerve::raw::{RawMessage, RawSubscriber, RawTopic};
 use nerve::registry::{self, Event, Watch};
 
@@ -92,6 +93,8 @@ struct Recorded {
     sub: RawSubscriber,
     /// For a standard type written as ROS 2: its decoder and its ROS 2 form.
     ros2: Option<(ValueCodec, Ros2Type)>,
+    /// The ROS 2 form ends with the chunk's `u8` payload (see `Ros2Type::payload_is_last`).
+    payload_last: bool,
     meta: TopicMeta,
     schema: Vec<u8>,
     /// The channel in the current file.
@@ -107,13 +110,15 @@ pub struct Recorder {
     opts: RecordOptions,
     watch: Watch,
     topics: BTreeMap<String, Recorded>,
-    writer: Option<Writer<BufWriter<File>>>,
+    writer: Option<Writer<NoSeek<DirectFile>>>,
     path: PathBuf,
     file_started: Instant,
     file_bytes: u64,
     last_flush: Instant,
     stats: RecordStats,
     sequence: u32,
+    /// Read every topic's loss counters in this poll (the last one).
+    sweep_losses: bool,
 }
 
 /// How long a chunk may stay in memory before it is written (what a `kill -9` can lose).
@@ -136,6 +141,7 @@ impl Recorder {
             last_flush: Instant::now(),
             stats: RecordStats::default(),
             sequence: 0,
+            sweep_losses: false,
             opts,
         };
         r.open_file()?;
@@ -162,15 +168,17 @@ impl Recorder {
 
     fn open_file(&mut self) -> Result<(), BagError> {
         let path = self.file_path();
-        let file = File::create(&path).map_err(|source| BagError::Io {
+        let file = DirectFile::create(&path).map_err(|source| BagError::Io {
             path: path.clone(),
             source,
         })?;
+        // Written front to back (no seeking back): what lets the file bypass the page cache.
         let writer = WriteOptions::new()
             .profile(PROFILE)
             .library(concat!("nerve ", env!("CARGO_PKG_VERSION")))
             .compression(self.opts.compression)
-            .create(BufWriter::with_capacity(1 << 20, file))
+            .disable_seeking(true)
+            .create(NoSeek::new(file))
             .map_err(|e| mcap_err(&path, e))?;
         for t in self.topics.values_mut() {
             t.channel = None;
@@ -207,6 +215,8 @@ impl Recorder {
             name.to_owned(),
             Recorded {
                 sub,
+                payload_last: ros2.as_ref().is_some_and(|(_, r)| r.payload_is_last())
+                    && topic.stored_type().elem_size == 1,
                 ros2,
                 meta: TopicMeta::of(&topic),
                 schema: topic.description_bytes(),
@@ -227,11 +237,22 @@ impl Recorder {
                 self.add_topic(&info.name, true);
             }
         }
+        // The map is taken out while its topics are drained (each drain writes through the
+        // rest of `self`), and put back whatever happens.
+        let mut topics = std::mem::take(&mut self.topics);
         let mut written = 0;
-        let names: Vec<String> = self.topics.keys().cloned().collect();
-        for name in names {
-            written += self.drain(&name)?;
+        let mut drained = Ok(());
+        for (name, t) in topics.iter_mut() {
+            match self.drain(name, t) {
+                Ok(n) => written += n,
+                Err(e) => {
+                    drained = Err(e);
+                    break;
+                }
+            }
         }
+        self.topics = topics;
+        drained?;
         let split_now = self.opts.split_bytes.is_some_and(|b| self.file_bytes >= b)
             || self
                 .opts
@@ -249,11 +270,8 @@ impl Recorder {
         Ok(written)
     }
 
-    /// Writes the messages waiting on topic `name`.
-    fn drain(&mut self, name: &str) -> Result<usize, BagError> {
-        let Some(t) = self.topics.get_mut(name) else {
-            return Ok(0);
-        };
+    /// Writes the messages waiting on topic `name` (`t`, out of `self.topics` meanwhile).
+    fn drain(&mut self, name: &str, t: &mut Recorded) -> Result<usize, BagError> {
         let writer = self
             .writer
             .as_mut()
@@ -294,14 +312,24 @@ impl Recorder {
             let cdr;
             let bytes = match (&t.ros2, &msg) {
                 (Some((codec, r)), m) => {
+                    // A frame or a map whose bytes end the ROS 2 message: decoded without
+                    // them, then appended straight from the chunk.
+                    let last = match m {
+                        RawMessage::Chunk(s) if t.payload_last => Some(s.data()),
+                        _ => None,
+                    };
                     let value = codec
-                        .decode(m, usize::MAX)
+                        .decode(m, if last.is_some() { 0 } else { usize::MAX })
                         .map_err(|e| BagError::Unreadable {
                             path: self.path.clone(),
                             reason: format!("topic '{name}': {e}"),
                         });
                     match value.and_then(|v| {
-                        r.encode(&v).map_err(|reason| BagError::Unreadable {
+                        let encoded = match last {
+                            Some(payload) => r.encode_header_then(&v, payload),
+                            None => r.encode(&v),
+                        };
+                        encoded.map_err(|reason| BagError::Unreadable {
                             path: self.path.clone(),
                             reason: format!("topic '{name}' as {}: {reason}", r.name),
                         })
@@ -340,10 +368,14 @@ impl Recorder {
             t.messages += 1;
             n += 1;
         }
-        let st = t.sub.stats();
-        let lost = st.lost + st.dropped + t.lost_conversions;
-        self.stats.lost += lost - t.lost;
-        t.lost = lost;
+        // Losses show when messages arrive after them (a subscriber counts the gap then), so
+        // a quiet topic is not asked (1000 topics polled every half millisecond).
+        if n > 0 || self.sweep_losses {
+            let st = t.sub.stats();
+            let lost = st.lost + st.dropped + t.lost_conversions;
+            self.stats.lost += lost - t.lost;
+            t.lost = lost;
+        }
         Ok(n)
     }
 
@@ -375,12 +407,19 @@ impl Recorder {
         })
         .map_err(|e| mcap_err(&self.path, e))?;
         w.finish().map_err(|e| mcap_err(&self.path, e))?;
-        Ok(())
+        w.into_inner()
+            .into_inner()
+            .finish()
+            .map_err(|source| BagError::Io {
+                path: self.path.clone(),
+                source,
+            })
     }
 
     /// Writes what is still waiting, the loss counts and the file's summary (a valid, indexed
     /// file). Returns what was recorded.
     pub fn finish(mut self) -> Result<RecordStats, BagError> {
+        self.sweep_losses = true;
         self.poll()?;
         self.close_file()?;
         Ok(self.stats.clone())

@@ -133,6 +133,11 @@ pub fn to_ros(
         nerve_type,
         codes,
         root: v,
+        // Field paths are only needed to find renames, elements and codes: a type with none
+        // of them skips building them (a string per field per message).
+        paths: !codes.is_empty()
+            || RENAMES.iter().any(|(t, _, _)| *t == nerve_type)
+            || ELEMENTS.iter().any(|(t, _)| *t == nerve_type),
     };
     c.message(ros, Some(v), "")
 }
@@ -142,6 +147,7 @@ struct Conv<'a> {
     nerve_type: &'a str,
     codes: &'a Codes,
     root: &'a Value,
+    paths: bool,
 }
 
 impl Conv<'_> {
@@ -152,7 +158,11 @@ impl Conv<'_> {
             .ok_or_else(|| format!("no definition of {ros}"))?;
         let mut out = Vec::with_capacity(fields.len());
         for (f, ty) in fields {
-            let p = join(path, f);
+            let p = if self.paths {
+                join(path, f)
+            } else {
+                String::new()
+            };
             out.push((f.clone(), self.field(ty, v, f, &p)?));
         }
         Ok(Value::Struct(out))
@@ -217,7 +227,14 @@ impl Conv<'_> {
                     items
                         .iter()
                         .enumerate()
-                        .map(|(i, x)| self.convert(elem, Some(x), &format!("{path}.{i}")))
+                        .map(|(i, x)| {
+                            let p = if self.paths {
+                                format!("{path}.{i}")
+                            } else {
+                                String::new()
+                            };
+                            self.convert(elem, Some(x), &p)
+                        })
                         .collect::<Result<_, _>>()?,
                 )
             }

@@ -51,6 +51,33 @@ impl Ros2Type {
         cdr::encode(&self.registry, self.name, &ros)
     }
 
+    /// Whether a chunked message's `u8` payload is the last field of the ROS 2 message (an
+    /// image's or a map's `data`): then [`Ros2Type::encode_header_then`] writes it without
+    /// decoding it.
+    pub fn payload_is_last(&self) -> bool {
+        let last = self.registry.fields(self.name).and_then(|f| f.last());
+        let at = convert::ELEMENTS
+            .iter()
+            .find(|(t, _)| *t == self.nerve_type)
+            .map_or(nerve::msgs::dynamic::DATA, |(_, r)| *r);
+        matches!(last, Some((name, msgdef::RosType::Seq(e)))
+            if name == at && **e == msgdef::RosType::Prim(msgdef::Prim::U8))
+    }
+
+    /// CDR of a chunked message decoded without its payload (`header`: the decoder's value with
+    /// no element), followed by the `payload` bytes themselves: one copy of a camera frame
+    /// instead of four. Only when [`Ros2Type::payload_is_last`].
+    pub fn encode_header_then(&self, header: &Value, payload: &[u8]) -> Result<Vec<u8>, String> {
+        let mut out = self.encode(header)?;
+        // The encoding ends with the empty sequence's count: the payload's length instead.
+        let n = u32::try_from(payload.len()).map_err(|_| "payload over 4 GiB".to_owned())?;
+        let at = out.len().checked_sub(4).ok_or("a message too short")?;
+        out[at..].copy_from_slice(&n.to_le_bytes());
+        out.reserve_exact(payload.len());
+        out.extend_from_slice(payload);
+        Ok(out)
+    }
+
     /// CDR bytes back as the ROS 2 value.
     pub fn decode(&self, bytes: &[u8]) -> Result<Value, String> {
         cdr::decode(&self.registry, self.name, bytes)

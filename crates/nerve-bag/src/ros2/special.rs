@@ -92,8 +92,29 @@ fn boxes_2d(v: &mut Value, to_ros: bool) {
     }
 }
 
-/// A nerve value with the fields its ROS 2 counterpart has and it does not.
-pub fn to_ros_shape(nerve_type: &str, v: &Value) -> Value {
+/// The types shaped here.
+const SHAPED: &[&str] = &[
+    "nerve/BoundingBox2D",
+    "nerve/Detection2D",
+    "nerve/Detection2DArray",
+    "nerve/CameraInfo",
+    "nerve/BatteryState",
+    "nerve/PointCloud",
+    "nerve/JointState",
+    "nerve/DiagnosticArray",
+    "nerve/Marker",
+];
+
+/// A nerve value with the fields its ROS 2 counterpart has and it does not (the value itself,
+/// uncopied, for the types that need nothing).
+pub fn to_ros_shape<'a>(nerve_type: &str, v: &'a Value) -> std::borrow::Cow<'a, Value> {
+    if !SHAPED.contains(&nerve_type) {
+        return std::borrow::Cow::Borrowed(v);
+    }
+    std::borrow::Cow::Owned(shape_to_ros(nerve_type, v))
+}
+
+fn shape_to_ros(nerve_type: &str, v: &Value) -> Value {
     let mut v = v.clone();
     match nerve_type {
         "nerve/BoundingBox2D" | "nerve/Detection2D" | "nerve/Detection2DArray" => {
