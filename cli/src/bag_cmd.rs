@@ -184,7 +184,7 @@ pub fn record(domain: u32, a: RecordArgs) -> anyhow::Result<()> {
     let mut next_status = start + Duration::from_secs(1);
     while !crate::signals::stopped() && a.duration.is_none_or(|d| start.elapsed() < d) {
         if r.poll().map_err(anyhow::Error::new)? == 0 {
-            std::thread::sleep(Duration::from_micros(500));
+            std::thread::sleep(nerve_bag::record::IDLE_SLEEP);
         }
         if live && Instant::now() >= next_status {
             next_status += Duration::from_secs(1);

@@ -275,7 +275,7 @@ pub fn rec_child(domain: u32, out: &Path) -> Result<()> {
     // Relaxed: see `on_signal`.
     while !STOP.load(std::sync::atomic::Ordering::Relaxed) {
         if r.poll()? == 0 {
-            std::thread::sleep(Duration::from_micros(500));
+            std::thread::sleep(nerve_bag::record::IDLE_SLEEP);
         }
     }
     let s = r.finish()?;

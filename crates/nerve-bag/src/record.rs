@@ -121,6 +121,11 @@ pub struct Recorder {
     sweep_losses: bool,
 }
 
+/// How long a recording loop sleeps when a [`Recorder::poll`] found nothing: long enough that
+/// waking costs little (each wake is a look at every topic), short enough that a 16-deep ring
+/// at 1 kHz never laps the recorder.
+pub const IDLE_SLEEP: Duration = Duration::from_millis(2);
+
 /// How long a chunk may stay in memory before it is written (what a `kill -9` can lose).
 const FLUSH_EVERY: Duration = Duration::from_secs(1);
 
