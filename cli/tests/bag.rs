@@ -72,7 +72,7 @@ fn record_info_recover_and_play() {
     let info = ok(d, &["bag", "info", f]);
     assert!(info.contains("compression  zstd"), "{info}");
     let line = info.lines().find(|l| l.starts_with("bag/cmd")).unwrap();
-    assert!(line.contains("nerve/CmdVel"), "{info}");
+    assert!(line.contains("geometry_msgs/msg/Twist"), "{info}");
     let recorded: u64 = line.split_whitespace().nth(2).unwrap().parse().unwrap();
     assert!(recorded > 100, "{info}");
 
