@@ -41,12 +41,12 @@ impl BagReader {
         })
     }
 
-    fn __len__(&self) -> usize {
-        self.messages.len()
+    fn __len__(&self) -> PyResult<usize> {
+        guard("BagReader.__len__", || Ok(self.messages.len()))
     }
 
-    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
+    fn __iter__(slf: PyRef<'_, Self>) -> PyResult<PyRef<'_, Self>> {
+        guard("BagReader.__iter__", || Ok(slf))
     }
 
     /// `(topic, stored type, description or None, log time ns, fixed bytes, payload bytes)`.
@@ -54,34 +54,40 @@ impl BagReader {
     fn __next__<'py>(
         &mut self,
         py: Python<'py>,
-    ) -> Option<(
-        String,
-        Stored,
-        Option<Bound<'py, PyBytes>>,
-        u64,
-        Bound<'py, PyBytes>,
-        Bound<'py, PyBytes>,
-    )> {
-        let m = self.messages.get(self.next)?;
-        self.next += 1;
-        let t = &m.meta.stored_type;
-        let layout_doc = !m.description.is_empty()
-            && !nerve::msgs::serde_doc::SerdeDoc::is_serde(&m.description);
-        Some((
-            m.topic.clone(),
-            (
-                t.name.clone(),
-                t.kind,
-                t.size,
-                t.align,
-                t.elem_size,
-                t.layout_hash,
-            ),
-            layout_doc.then(|| PyBytes::new(py, &m.description)),
-            m.log_time,
-            PyBytes::new(py, &m.fixed),
-            PyBytes::new(py, &m.payload),
-        ))
+    ) -> PyResult<
+        Option<(
+            String,
+            Stored,
+            Option<Bound<'py, PyBytes>>,
+            u64,
+            Bound<'py, PyBytes>,
+            Bound<'py, PyBytes>,
+        )>,
+    > {
+        guard("BagReader.__next__", || {
+            let Some(m) = self.messages.get(self.next) else {
+                return Ok(None);
+            };
+            self.next += 1;
+            let t = &m.meta.stored_type;
+            let layout_doc = !m.description.is_empty()
+                && !nerve::msgs::serde_doc::SerdeDoc::is_serde(&m.description);
+            Ok(Some((
+                m.topic.clone(),
+                (
+                    t.name.clone(),
+                    t.kind,
+                    t.size,
+                    t.align,
+                    t.elem_size,
+                    t.layout_hash,
+                ),
+                layout_doc.then(|| PyBytes::new(py, &m.description)),
+                m.log_time,
+                PyBytes::new(py, &m.fixed),
+                PyBytes::new(py, &m.payload),
+            )))
+        })
     }
 }
 
