@@ -104,23 +104,10 @@ fn run_nerve(case: &str, secs: u64, dir: &Path) -> Result<Outcome> {
         "--secs",
         &secs.to_string(),
     ])?;
-    let started = Instant::now();
-    let sent: u64 = wait_line(&mut publisher, "SENT")?[0].parse()?;
-    let wall = started.elapsed();
-    publisher.wait()?;
-    std::thread::sleep(Duration::from_millis(300));
-    interrupt(&rec);
-    let words = wait_line(&mut rec, "RECORDED")?;
-    let cpu = wait_cpu(&rec)?;
+    let outcome = measure(&mut rec, &mut publisher, Duration::from_millis(300));
     let _ = std::fs::remove_dir_all(nerve::registry::domain_dir(domain));
     let _ = std::fs::remove_file(&file);
-    Ok(Outcome {
-        sent,
-        written: words[0].parse()?,
-        bytes: words[1].parse()?,
-        cpu,
-        wall,
-    })
+    outcome
 }
 
 /// ROS 2: `benches/python/record_ros2.py` in the ros2 peer's venv (rclpy + mcap).
@@ -146,15 +133,22 @@ fn run_ros2(case: &str, secs: u64, dir: &Path) -> Result<Outcome> {
     let mut rec = spawn(&["rec", "--case", case, "--out", &file.to_string_lossy()])?;
     wait_line(&mut rec, "READY")?;
     let mut publisher = spawn(&["pub", "--case", case, "--secs", &secs.to_string()])?;
+    let outcome = measure(&mut rec, &mut publisher, Duration::from_millis(500));
+    let _ = std::fs::remove_file(&file);
+    outcome
+}
+
+/// Waits for the publisher's run, lets the recorder drain for `settle`, stops it, and
+/// collects what each said and the recorder's CPU time.
+fn measure(rec: &mut Child, publisher: &mut Child, settle: Duration) -> Result<Outcome> {
     let started = Instant::now();
-    let sent: u64 = wait_line(&mut publisher, "SENT")?[0].parse()?;
+    let sent: u64 = wait_line(publisher, "SENT")?[0].parse()?;
     let wall = started.elapsed();
     publisher.wait()?;
-    std::thread::sleep(Duration::from_millis(500));
-    interrupt(&rec);
-    let words = wait_line(&mut rec, "RECORDED")?;
-    let cpu = wait_cpu(&rec)?;
-    let _ = std::fs::remove_file(&file);
+    std::thread::sleep(settle);
+    interrupt(rec);
+    let words = wait_line(rec, "RECORDED")?;
+    let cpu = wait_cpu(rec)?;
     Ok(Outcome {
         sent,
         written: words[0].parse()?,
