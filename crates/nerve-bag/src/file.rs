@@ -15,10 +15,7 @@ use nerve::msgs::MessageKind;
 use nerve::raw::chunk_data_offset;
 
 use crate::ros2::Ros2Type;
-use crate::{
-    mcap_err, BagError, TopicMeta, CDR, MESSAGE_ENCODING, PROFILE, ROS2_SCHEMA_ENCODING,
-    SCHEMA_ENCODING,
-};
+use crate::{mcap_err, BagError, TopicMeta, CDR, MESSAGE_ENCODING, PROFILE, SCHEMA_ENCODING};
 
 /// One message of a recording, in nerve's layout.
 #[derive(Clone, Debug, PartialEq)]
@@ -85,7 +82,10 @@ pub fn read_all(path: &Path) -> Result<Vec<NerveMessage>, BagError> {
         let ch = &channels[&m.channel.id];
         let (fixed, payload) = match &ch.ros2 {
             Some((r, doc)) => r.to_nerve(doc, &m.data).map_err(bad)?,
-            None => split(&ch.meta, &m.data).map_err(bad)?,
+            None => {
+                let (fixed, payload) = split(&ch.meta, &m.data).map_err(bad)?;
+                (fixed.to_vec(), payload.to_vec())
+            }
         };
         out.push(NerveMessage {
             topic: m.channel.topic.clone(),
@@ -99,22 +99,22 @@ pub fn read_all(path: &Path) -> Result<Vec<NerveMessage>, BagError> {
     Ok(out)
 }
 
-/// A message in nerve's own encoding as its fixed part and payload.
-fn split(meta: &TopicMeta, data: &[u8]) -> Result<(Vec<u8>, Vec<u8>), String> {
+/// A message in nerve's own encoding as its fixed part and payload (a chunked one lies as in
+/// its chunk: header, padding to a multiple of 64, payload). Hostile input: lengths checked.
+pub(crate) fn split<'a>(meta: &TopicMeta, data: &'a [u8]) -> Result<(&'a [u8], &'a [u8]), String> {
     let t = &meta.stored_type;
     if MessageKind::from_raw(t.kind) == Some(MessageKind::Fixed) {
-        return Ok((data.to_vec(), Vec::new()));
+        return Ok((data, &[]));
     }
     let header = t.size as usize;
-    let offset = if header == 0 {
-        0
-    } else {
-        chunk_data_offset(header)
-    };
+    let offset = chunk_data_offset(header);
     if data.len() < offset {
-        return Err(format!("{} bytes, shorter than its header", data.len()));
+        return Err(format!(
+            "a recorded message of {} bytes is shorter than its {header}-byte header",
+            data.len()
+        ));
     }
-    Ok((data[..header].to_vec(), data[offset..].to_vec()))
+    Ok((&data[..header], &data[offset..]))
 }
 
 type WrittenChannel = (u16, Option<(Ros2Type, TypeDoc)>, TopicMeta);
@@ -168,22 +168,14 @@ impl BagWriter {
             let t = &meta.stored_type;
             let ros2 = nerve::msgs::standard(&t.name, t.layout_hash)
                 .and_then(|s| Some((Ros2Type::of(&t.name)?, TypeDoc::of(s))));
-            let (name, encoding, data, message_encoding) = match &ros2 {
-                Some((r, _)) => (r.name, ROS2_SCHEMA_ENCODING, r.schema.as_bytes(), CDR),
-                None => (
-                    t.name.as_str(),
-                    SCHEMA_ENCODING,
-                    description,
-                    MESSAGE_ENCODING,
-                ),
-            };
-            let w = &mut self.writer;
-            let schema = w
-                .add_schema(name, encoding, data)
-                .map_err(|e| mcap_err(&path, e))?;
-            let id = w
-                .add_channel(schema, topic, message_encoding, &meta.to_metadata())
-                .map_err(|e| mcap_err(&path, e))?;
+            let id = crate::add_channel(
+                &mut self.writer,
+                topic,
+                meta,
+                description,
+                ros2.as_ref().map(|(r, _)| r),
+            )
+            .map_err(|e| mcap_err(&path, e))?;
             self.channels
                 .insert(topic.to_owned(), (id, ros2, meta.clone()));
         }
@@ -207,11 +199,7 @@ impl BagWriter {
                 fixed.to_vec()
             }
             None => {
-                let offset = if fixed.is_empty() {
-                    0
-                } else {
-                    chunk_data_offset(fixed.len())
-                };
+                let offset = chunk_data_offset(fixed.len());
                 let mut b = fixed.to_vec();
                 b.resize(offset, 0);
                 b.extend_from_slice(payload);

@@ -174,3 +174,26 @@ impl TopicMeta {
         })
     }
 }
+
+/// Adds `topic`'s channel to `w`: a standard type's ROS 2 form (`ros2msg` schema, CDR) when
+/// `ros2` is given, else nerve's own (the description `description`, nerve's encoding); the
+/// metadata is `meta`'s either way.
+pub(crate) fn add_channel<W: std::io::Write + std::io::Seek>(
+    w: &mut mcap::Writer<W>,
+    topic: &str,
+    meta: &TopicMeta,
+    description: &[u8],
+    ros2: Option<&ros2::Ros2Type>,
+) -> mcap::McapResult<u16> {
+    let (name, encoding, data, message_encoding) = match ros2 {
+        Some(r) => (r.name, ROS2_SCHEMA_ENCODING, r.schema.as_bytes(), CDR),
+        None => (
+            meta.stored_type.name.as_str(),
+            SCHEMA_ENCODING,
+            description,
+            MESSAGE_ENCODING,
+        ),
+    };
+    let schema = w.add_schema(name, encoding, data)?;
+    w.add_channel(schema, topic, message_encoding, &meta.to_metadata())
+}

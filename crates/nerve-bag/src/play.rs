@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use mcap::read::MessageStream;
 use nerve::msgs::Clock;
 use nerve::msgs::MessageKind;
-use nerve::raw::{chunk_data_offset, RawPublisher, RawTopic};
+use nerve::raw::{RawPublisher, RawTopic};
 use nerve::Topic;
 
 use crate::ros2::Ros2Type;
@@ -306,43 +306,24 @@ pub(crate) fn send(path: &Path, topic: &str, ch: &Channel, data: &[u8]) -> Resul
         path: path.to_owned(),
         reason: format!("topic '{topic}': {reason}"),
     };
-    if let Some((r, doc)) = &ch.ros2 {
-        let (fixed, payload) = r.to_nerve(doc, data).map_err(&bad)?;
-        let sent = if MessageKind::from_raw(t.kind) == Some(MessageKind::Fixed) {
-            ch.publisher.send_bytes(&fixed)
-        } else {
-            ch.publisher
-                .loan(fixed.len(), payload.len())
-                .and_then(|mut loan| {
-                    loan.header_mut().copy_from_slice(&fixed);
-                    loan.data_mut().copy_from_slice(&payload);
-                    loan.send()
-                })
-        };
-        return sent.map_err(|e| bad(e.to_string()));
-    }
-    let sent = if MessageKind::from_raw(t.kind) == Some(MessageKind::Fixed) {
-        ch.publisher.send_bytes(data)
-    } else {
-        let header = t.size as usize;
-        let offset = if header == 0 {
-            0
-        } else {
-            chunk_data_offset(header)
-        };
-        if data.len() < offset {
-            return Err(bad(format!(
-                "a recorded message of {} bytes is shorter than its {header}-byte header",
-                data.len()
-            )));
+    let converted;
+    let (fixed, payload) = match &ch.ros2 {
+        Some((r, doc)) => {
+            converted = r.to_nerve(doc, data).map_err(&bad)?;
+            (converted.0.as_slice(), converted.1.as_slice())
         }
-        let mut loan = ch
-            .publisher
-            .loan(header, data.len() - offset)
-            .map_err(|e| bad(e.to_string()))?;
-        loan.header_mut().copy_from_slice(&data[..header]);
-        loan.data_mut().copy_from_slice(&data[offset..]);
-        loan.send()
+        None => crate::file::split(&ch.meta, data).map_err(&bad)?,
+    };
+    let sent = if MessageKind::from_raw(t.kind) == Some(MessageKind::Fixed) {
+        ch.publisher.send_bytes(fixed)
+    } else {
+        ch.publisher
+            .loan(fixed.len(), payload.len())
+            .and_then(|mut loan| {
+                loan.header_mut().copy_from_slice(fixed);
+                loan.data_mut().copy_from_slice(payload);
+                loan.send()
+            })
     };
     sent.map_err(|e| bad(e.to_string()))
 }

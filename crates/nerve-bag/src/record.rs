@@ -19,10 +19,7 @@ use nerve::registry::{self, Event, Watch};
 use nerve::values::ValueCodec;
 
 use crate::ros2::Ros2Type;
-use crate::{
-    mcap_err, BagError, TopicMeta, CDR, LOSS_METADATA, MESSAGE_ENCODING, PROFILE,
-    ROS2_SCHEMA_ENCODING, SCHEMA_ENCODING,
-};
+use crate::{mcap_err, BagError, TopicMeta, LOSS_METADATA, PROFILE};
 
 /// Which topics to record.
 #[derive(Clone, Debug)]
@@ -284,21 +281,14 @@ impl Recorder {
         let channel = match t.channel {
             Some(c) => c,
             None => {
-                let (schema_name, encoding, data, message_encoding) = match &t.ros2 {
-                    Some((_, r)) => (r.name, ROS2_SCHEMA_ENCODING, r.schema.as_bytes(), CDR),
-                    None => (
-                        t.meta.stored_type.name.as_str(),
-                        SCHEMA_ENCODING,
-                        t.schema.as_slice(),
-                        MESSAGE_ENCODING,
-                    ),
-                };
-                let schema = writer
-                    .add_schema(schema_name, encoding, data)
-                    .map_err(|e| mcap_err(&self.path, e))?;
-                let c = writer
-                    .add_channel(schema, name, message_encoding, &t.meta.to_metadata())
-                    .map_err(|e| mcap_err(&self.path, e))?;
+                let c = crate::add_channel(
+                    writer,
+                    name,
+                    &t.meta,
+                    &t.schema,
+                    t.ros2.as_ref().map(|(_, r)| r),
+                )
+                .map_err(|e| mcap_err(&self.path, e))?;
                 t.channel = Some(c);
                 c
             }
