@@ -22,7 +22,7 @@ fn bag_err(e: BagError) -> PyErr {
     }
 }
 
-type Stored = (String, u32, u32, u32, u32, u64);
+use crate::topic::StoredTuple as Stored;
 
 /// Every message of a recording, in order (read whole when opened).
 #[pyclass(module = "nerve._nerve")]
@@ -69,19 +69,11 @@ impl BagReader {
                 return Ok(None);
             };
             self.next += 1;
-            let t = &m.meta.stored_type;
             let layout_doc = !m.description.is_empty()
                 && !nerve::msgs::serde_doc::SerdeDoc::is_serde(&m.description);
             Ok(Some((
                 m.topic.clone(),
-                (
-                    t.name.clone(),
-                    t.kind,
-                    t.size,
-                    t.align,
-                    t.elem_size,
-                    t.layout_hash,
-                ),
+                crate::topic::stored_tuple(&m.meta.stored_type),
                 layout_doc.then(|| PyBytes::new(py, &m.description)),
                 m.log_time,
                 PyBytes::new(py, &m.fixed),

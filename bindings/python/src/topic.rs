@@ -156,17 +156,9 @@ impl Topic {
 
     /// The stored type: `(name, kind, size, align, elem_size, layout_hash)`.
     #[getter]
-    fn stored_type(&self) -> PyResult<(String, u32, u32, u32, u32, u64)> {
+    fn stored_type(&self) -> PyResult<StoredTuple> {
         guard("Topic.stored_type", || {
-            let t = self.raw.stored_type();
-            Ok((
-                t.name.clone(),
-                t.kind,
-                t.size,
-                t.align,
-                t.elem_size,
-                t.layout_hash,
-            ))
+            Ok(stored_tuple(self.raw.stored_type()))
         })
     }
 
@@ -282,4 +274,19 @@ pub(crate) fn topics<'py>(
 #[pyfunction]
 pub(crate) fn default_domain() -> PyResult<u32> {
     guard("default_domain", || Ok(nerve::default_domain()))
+}
+
+/// A stored type as Python sees it: `(name, kind, size, align, elem_size, layout_hash)`.
+pub(crate) type StoredTuple = (String, u32, u32, u32, u32, u64);
+
+/// `t` as a [`StoredTuple`].
+pub(crate) fn stored_tuple(t: &nerve::raw::StoredType) -> StoredTuple {
+    (
+        t.name.clone(),
+        t.kind,
+        t.size,
+        t.align,
+        t.elem_size,
+        t.layout_hash,
+    )
 }
