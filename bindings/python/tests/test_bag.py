@@ -1,5 +1,6 @@
 """Recordings read by the reference readers of MCAP: `nerve record` of every standard message
-(published from Rust) and of a type declared in Python, read back with the `mcap` reader, its
+(published from Rust), of standard messages published from Python and of a type declared in
+Python, read back with the `mcap` reader, its
 ROS 2 decoder (`mcap-ros2-support`) and `rosbags`, field by field."""
 
 import json
@@ -135,6 +136,17 @@ def test_standard_messages_are_read_by_the_ros2_readers(domain, py_peer, nerve_c
         samples[s["topic"]] = s
     gripper = nerve.Topic("rs/gripper", Gripper).publisher()
     gripper.send(Gripper(stamp_ns=5, width=0.07, force=2.5, closed=1))
+    # Standard types from a Python publisher: a fixed one and an image loaned from the chunk.
+    py_imu = nerve.Imu()
+    py_imu.header.stamp_ns = 1_700_000_000_123_456_789
+    py_imu.angular_velocity.z = 0.25
+    py_imu.linear_acceleration.x = -9.81
+    imu_pub = nerve.Topic("py/imu", nerve.Imu).publisher()
+    imu_pub.send(py_imu)
+    image_pub = nerve.Topic("py/image", nerve.Image).publisher()
+    loan = image_pub.loan_image(6, 4, "mono8", stamp_ns=42, frame_id="cam")
+    loan.data[:] = np.arange(24, dtype=np.uint8).reshape(4, 6)
+    loan.send()
     time.sleep(1.0)
     rec.send_signal(signal.SIGINT)
     out, err = rec.communicate(timeout=20)
@@ -144,11 +156,15 @@ def test_standard_messages_are_read_by_the_ros2_readers(domain, py_peer, nerve_c
 
     store = typesys.get_typestore(typesys.Stores.ROS2_HUMBLE)
     factory = mcap_ros2.DecoderFactory()
-    seen, native, problems = set(), set(), []
+    seen, native, problems, from_python = set(), set(), [], {}
     with open(path, "rb") as f:
         for schema, channel, message in mcap_reader.make_reader(f).iter_messages():
             short = channel.topic.rsplit("/", 1)[-1]
             seen.add(channel.topic)
+            if channel.topic.startswith("py/"):
+                assert (channel.message_encoding, schema.encoding) == ("cdr", "ros2msg")
+                from_python[channel.topic] = factory.decoder_for("cdr", schema)(message.data)
+                continue
             assert channel.metadata["nerve.type"], channel.topic
             if channel.message_encoding != "cdr":
                 native.add(short)
@@ -183,6 +199,12 @@ def test_standard_messages_are_read_by_the_ros2_readers(domain, py_peer, nerve_c
     assert problems == []
     assert {f"rs/{s.rsplit('/', 1)[-1]}" for s in samples} | {"rs/gripper"} <= seen
     assert native == NATIVE | {"gripper"}, native
+    imu, image = from_python["py/imu"], from_python["py/image"]
+    assert (imu.header.stamp.sec, imu.header.stamp.nanosec) == (1_700_000_000, 123_456_789)
+    assert (imu.angular_velocity.z, imu.linear_acceleration.x) == (0.25, -9.81)
+    assert (image.width, image.height, image.encoding, image.step) == (6, 4, "mono8", 6)
+    assert (image.header.frame_id, image.header.stamp.nanosec) == ("cam", 42)
+    assert bytes(image.data) == bytes(range(24))
     info = subprocess.run([nerve_cli, "bag", "info", str(path)], capture_output=True, text=True,
                           check=True).stdout
     assert "sensor_msgs/msg/Imu" in info and "bagtest/Gripper" in info, info

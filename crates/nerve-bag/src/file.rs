@@ -7,7 +7,6 @@ use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
-use mcap::read::MessageStream;
 use mcap::records::MessageHeader;
 use mcap::{Compression, WriteOptions};
 use nerve::msgs::described::TypeDoc;
@@ -42,10 +41,9 @@ struct ChannelView {
 
 /// Every message of `path`, in the file's order.
 pub fn read_all(path: &Path) -> Result<Vec<NerveMessage>, BagError> {
-    let buf = crate::inspect::read_file(path)?;
     let mut channels: BTreeMap<u16, ChannelView> = BTreeMap::new();
     let mut out = Vec::new();
-    for m in MessageStream::new(&buf).map_err(|e| mcap_err(path, e))? {
+    for m in crate::inspect::messages(path, false)? {
         let m = m.map_err(|e| mcap_err(path, e))?;
         let bad = |reason: String| BagError::Unreadable {
             path: path.to_owned(),

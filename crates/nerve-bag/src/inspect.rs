@@ -3,11 +3,12 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::BufWriter;
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom};
 use std::path::Path;
 
-use mcap::read::{MessageStream, Options};
-use mcap::records::MessageHeader;
+use mcap::records::{MessageHeader, Metadata, MetadataIndex};
+use mcap::sans_io::summary_reader::{SummaryReadEvent, SummaryReader, SummaryReaderOptions};
+use mcap::sans_io::LinearReaderOptions;
 use mcap::{Compression, WriteOptions};
 
 use crate::{mcap_err, BagError, LOSS_METADATA, PROFILE};
@@ -48,35 +49,111 @@ pub struct BagInfo {
     pub complete: bool,
 }
 
-/// The file's bytes, if it starts as an MCAP file does.
-pub(crate) fn read_file(path: &Path) -> Result<Vec<u8>, BagError> {
-    let buf = std::fs::read(path).map_err(|source| BagError::Io {
+/// A recording's messages in file order, read as they come: memory holds one chunk at a time,
+/// never the file. Checks the file starts as MCAP does; a record claiming more than
+/// [`RECORD_LIMIT`] (hostile or damaged) is an error, not an allocation.
+pub(crate) type Messages = mcap::io::MessageReader<BufReader<File>>;
+
+/// The largest record a reader accepts. Not the file's size: a compressed chunk may hold a
+/// message larger than the whole file (a zero image compresses a thousandfold); nerve's
+/// messages are bounded by a shared-memory chunk, far below this.
+pub const RECORD_LIMIT: usize = 4 << 30;
+
+/// Opens `path` for [`Messages`]; `to_damage`: read an unfinished file (no summary, no end
+/// magic) up to where it stops.
+pub(crate) fn messages(path: &Path, to_damage: bool) -> Result<Messages, BagError> {
+    let (file, _) = open(path)?;
+    let options = LinearReaderOptions::default()
+        .with_skip_end_magic(to_damage)
+        .with_record_length_limit(RECORD_LIMIT);
+    Ok(mcap::io::MessageReader::new_with_options(
+        BufReader::with_capacity(1 << 20, file),
+        options,
+    ))
+}
+
+/// `path` opened and its length, if it starts as an MCAP file does.
+fn open(path: &Path) -> Result<(File, u64), BagError> {
+    let io = |source| BagError::Io {
         path: path.to_owned(),
         source,
-    })?;
-    if !buf.starts_with(mcap::MAGIC) {
+    };
+    let mut file = File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    let mut magic = [0u8; 8];
+    let starts = file.read_exact(&mut magic).is_ok() && magic.as_slice() == mcap::MAGIC;
+    if !starts {
         return Err(BagError::Unreadable {
             path: path.to_owned(),
             reason: "not an MCAP file (it does not start with MCAP's magic bytes)".into(),
         });
     }
-    Ok(buf)
+    file.rewind().map_err(io)?;
+    Ok((file, len))
 }
 
-/// Reads `path` whole: every message (for sizes), the summary (chunks, compression) and the
+/// The summary section, read from the file's end (`None`: the file has none, or it is damaged,
+/// as a killed recorder leaves it).
+pub(crate) fn summary(path: &Path) -> Result<Option<mcap::Summary>, BagError> {
+    let (mut file, len) = open(path)?;
+    let mut reader = SummaryReader::new_with_options(
+        SummaryReaderOptions::default()
+            .with_file_size(len)
+            .with_record_length_limit(RECORD_LIMIT),
+    );
+    while let Some(event) = reader.next_event() {
+        let step = match event {
+            Ok(SummaryReadEvent::ReadRequest(need)) => file
+                .read(reader.insert(need))
+                .map(|n| reader.notify_read(n)),
+            Ok(SummaryReadEvent::SeekRequest(to)) => {
+                file.seek(to).map(|pos| reader.notify_seeked(pos))
+            }
+            Err(_) => return Ok(None),
+        };
+        step.map_err(|source| BagError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+    }
+    Ok(reader.finish())
+}
+
+/// The metadata record `index` points at.
+fn metadata(path: &Path, index: &MetadataIndex) -> Result<Metadata, BagError> {
+    let (mut file, len) = open(path)?;
+    if index.offset.saturating_add(index.length) > len {
+        return Err(mcap_err(
+            path,
+            "a metadata index points past the file's end",
+        ));
+    }
+    let mut record = vec![0u8; usize::try_from(index.length).unwrap_or(usize::MAX)];
+    file.seek(SeekFrom::Start(index.offset))
+        .and_then(|_| file.read_exact(&mut record))
+        .map_err(|source| BagError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+    let at_start = MetadataIndex {
+        offset: 0,
+        ..index.clone()
+    };
+    mcap::read::metadata(&record, &at_start).map_err(|e| mcap_err(path, e))
+}
+
+/// Reads every message of `path` (for sizes), the summary (chunks, compression) and the
 /// recorder's loss record.
 pub fn info(path: &Path) -> Result<BagInfo, BagError> {
-    let buf = read_file(path)?;
+    let stream = messages(path, true)?;
     // No summary, or an unreadable end: a file whose recorder did not finish (read what it has).
-    let summary = mcap::Summary::read(&buf).ok().flatten();
+    let summary = summary(path)?;
     let mut info = BagInfo {
-        file_bytes: buf.len() as u64,
+        file_bytes: std::fs::metadata(path).map_or(0, |m| m.len()),
         complete: summary.is_some(),
         ..BagInfo::default()
     };
     let mut topics: BTreeMap<String, TopicSummary> = BTreeMap::new();
-    let stream = MessageStream::new_with_options(&buf, Options::IgnoreEndMagic.into())
-        .map_err(|e| mcap_err(path, e))?;
     for m in stream {
         let m = match m {
             Ok(m) => m,
@@ -118,7 +195,7 @@ pub fn info(path: &Path) -> Result<BagInfo, BagError> {
             .iter()
             .filter(|i| i.name == LOSS_METADATA)
         {
-            let loss = mcap::read::metadata(&buf, index).map_err(|e| mcap_err(path, e))?;
+            let loss = metadata(path, index)?;
             for (topic, n) in loss.metadata {
                 if let Some(t) = topics.get_mut(&topic) {
                     t.lost += n.parse::<u64>().unwrap_or(0);
@@ -146,9 +223,7 @@ pub fn recover(
     output: &Path,
     compression: Option<Compression>,
 ) -> Result<Recovered, BagError> {
-    let buf = read_file(input)?;
-    let stream = MessageStream::new_with_options(&buf, Options::IgnoreEndMagic.into())
-        .map_err(|e| mcap_err(input, e))?;
+    let stream = messages(input, true)?;
     let file = File::create(output).map_err(|source| BagError::Io {
         path: output.to_owned(),
         source,

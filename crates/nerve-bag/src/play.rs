@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcap::read::MessageStream;
 use nerve::msgs::Clock;
 use nerve::msgs::MessageKind;
 use nerve::raw::{RawPublisher, RawTopic};
@@ -138,8 +137,7 @@ pub fn play(
             reason: format!("rate {} must be a number greater than 0", opts.rate),
         });
     }
-    let buf = crate::inspect::read_file(path)?;
-    let (first, last) = span(path, &buf)?;
+    let (first, last) = span(path)?;
     let length = Duration::from_nanos(last.saturating_sub(first));
     let clock = match opts.clock_hz {
         Some(_) => Some(
@@ -165,7 +163,7 @@ pub fn play(
     loop {
         let mut wall = Instant::now();
         let mut next_clock = wall;
-        for m in MessageStream::new(&buf).map_err(|e| mcap_err(path, e))? {
+        for m in crate::inspect::messages(path, false)? {
             let m = m.map_err(|e| mcap_err(path, e))?;
             if m.log_time < start_ns || !wanted(&m.channel.topic) {
                 continue;
@@ -225,15 +223,12 @@ pub fn play(
 }
 
 /// Log times of the first and last message.
-fn span(path: &Path, buf: &[u8]) -> Result<(u64, u64), BagError> {
-    if let Some(stats) = mcap::Summary::read(buf)
-        .map_err(|e| mcap_err(path, e))?
-        .and_then(|s| s.stats)
-    {
+fn span(path: &Path) -> Result<(u64, u64), BagError> {
+    if let Some(stats) = crate::inspect::summary(path)?.and_then(|s| s.stats) {
         return Ok((stats.message_start_time, stats.message_end_time));
     }
     let mut span = (u64::MAX, 0);
-    for m in MessageStream::new(buf).map_err(|e| mcap_err(path, e))? {
+    for m in crate::inspect::messages(path, false)? {
         let t = m.map_err(|e| mcap_err(path, e))?.log_time;
         span = (span.0.min(t), span.1.max(t));
     }

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use mcap::read::MessageStream;
 use nerve::exec::{Context, Node};
 
 use crate::play::{open_channel, send, Channel};
@@ -34,11 +33,10 @@ pub struct ReplayNode {
 impl ReplayNode {
     /// Loads `path` and opens its topics in `domain` (only `topics`, when not empty).
     pub fn open(path: &Path, domain: u32, topics: &[String]) -> Result<Self, BagError> {
-        let buf = crate::inspect::read_file(path)?;
         let mut messages = Vec::new();
         let mut channels = BTreeMap::new();
         let mut start = u64::MAX;
-        for m in MessageStream::new(&buf).map_err(|e| mcap_err(path, e))? {
+        for m in crate::inspect::messages(path, false)? {
             let m = m.map_err(|e| mcap_err(path, e))?;
             let topic = &m.channel.topic;
             if !topics.is_empty() && !topics.iter().any(|t| nerve::name::canonical(t) == topic) {
