@@ -81,7 +81,7 @@ pub fn read_all(path: &Path) -> Result<Vec<NerveMessage>, BagError> {
         let (fixed, payload) = match &ch.ros2 {
             Some((r, doc)) => r.to_nerve(doc, &m.data).map_err(bad)?,
             None => {
-                let (fixed, payload) = split(&ch.meta, &m.data).map_err(bad)?;
+                let (fixed, payload) = ch.meta.split(&m.data).map_err(bad)?;
                 (fixed.to_vec(), payload.to_vec())
             }
         };
@@ -95,24 +95,6 @@ pub fn read_all(path: &Path) -> Result<Vec<NerveMessage>, BagError> {
         });
     }
     Ok(out)
-}
-
-/// A message in nerve's own encoding as its fixed part and payload (a chunked one lies as in
-/// its chunk: header, padding to a multiple of 64, payload). Hostile input: lengths checked.
-pub(crate) fn split<'a>(meta: &TopicMeta, data: &'a [u8]) -> Result<(&'a [u8], &'a [u8]), String> {
-    let t = &meta.stored_type;
-    if MessageKind::from_raw(t.kind) == Some(MessageKind::Fixed) {
-        return Ok((data, &[]));
-    }
-    let header = t.size as usize;
-    let offset = chunk_data_offset(header);
-    if data.len() < offset {
-        return Err(format!(
-            "a recorded message of {} bytes is shorter than its {header}-byte header",
-            data.len()
-        ));
-    }
-    Ok((&data[..header], &data[offset..]))
 }
 
 type WrittenChannel = (u16, Option<(Ros2Type, TypeDoc)>, TopicMeta);

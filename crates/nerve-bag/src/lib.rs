@@ -26,11 +26,7 @@ pub mod sim;
 /// Chunk compression of a recording (zstd, lz4; `None`: none).
 pub use mcap::Compression;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-use nerve::raw::{RawTopic, StoredType};
-use nerve::Reliability;
 
 /// The schema encoding of a nerve channel: the description bytes a topic carries.
 pub const SCHEMA_ENCODING: &str = "nerve.description";
@@ -84,96 +80,8 @@ pub(crate) fn mcap_err(path: &Path, e: impl std::fmt::Display) -> BagError {
     }
 }
 
-/// What a channel's metadata says of its topic: enough to create it again.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TopicMeta {
-    /// The stored type (name, kind, sizes, layout hash).
-    pub stored_type: StoredType,
-    /// Its reliability.
-    pub reliability: Reliability,
-    /// Its ring depth.
-    pub depth: u64,
-    /// Largest payload in bytes (chunked topics).
-    pub max_payload_bytes: usize,
-}
-
-impl TopicMeta {
-    /// The meta of a live topic.
-    pub fn of(topic: &RawTopic) -> Self {
-        TopicMeta {
-            stored_type: topic.stored_type().clone(),
-            reliability: topic.reliability(),
-            depth: topic.depth(),
-            max_payload_bytes: topic.max_payload_bytes(),
-        }
-    }
-
-    /// As MCAP channel metadata.
-    pub fn to_metadata(&self) -> BTreeMap<String, String> {
-        let t = &self.stored_type;
-        let reliability = match self.reliability {
-            Reliability::Reliable => "reliable",
-            Reliability::LatestOnly => "latest_only",
-            _ => "best_effort",
-        };
-        [
-            ("nerve.type", t.name.clone()),
-            ("nerve.kind", t.kind.to_string()),
-            ("nerve.size", t.size.to_string()),
-            ("nerve.align", t.align.to_string()),
-            ("nerve.elem_size", t.elem_size.to_string()),
-            ("nerve.layout_hash", format!("{:#018x}", t.layout_hash)),
-            ("nerve.reliability", reliability.to_owned()),
-            ("nerve.depth", self.depth.to_string()),
-            (
-                "nerve.max_payload_bytes",
-                self.max_payload_bytes.to_string(),
-            ),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), v))
-        .collect()
-    }
-
-    /// From MCAP channel metadata; `None` names the key that is missing or malformed.
-    pub fn from_metadata(m: &BTreeMap<String, String>) -> Result<Self, String> {
-        let get = |k: &str| {
-            m.get(k)
-                .ok_or_else(|| format!("channel metadata has no {k}"))
-        };
-        let num = |k: &str| -> Result<u64, String> {
-            let v = get(k)?;
-            let parsed = match v.strip_prefix("0x") {
-                Some(hex) => u64::from_str_radix(hex, 16),
-                None => v.parse(),
-            };
-            parsed.map_err(|_| format!("channel metadata {k} = {v:?} is not a number"))
-        };
-        let small = |k: &str| -> Result<u32, String> {
-            u32::try_from(num(k)?).map_err(|_| format!("channel metadata {k} is too large"))
-        };
-        let reliability = match get("nerve.reliability")?.as_str() {
-            "reliable" => Reliability::Reliable,
-            "latest_only" => Reliability::LatestOnly,
-            "best_effort" => Reliability::BestEffort,
-            other => return Err(format!("unknown reliability {other:?}")),
-        };
-        Ok(TopicMeta {
-            stored_type: StoredType {
-                name: get("nerve.type")?.clone(),
-                kind: small("nerve.kind")?,
-                size: small("nerve.size")?,
-                align: small("nerve.align")?,
-                elem_size: small("nerve.elem_size")?,
-                layout_hash: num("nerve.layout_hash")?,
-            },
-            reliability,
-            depth: num("nerve.depth")?,
-            max_payload_bytes: usize::try_from(num("nerve.max_payload_bytes")?)
-                .map_err(|_| "max_payload_bytes too large".to_owned())?,
-        })
-    }
-}
+/// What a channel's metadata says of its topic (kept as the channel's metadata).
+pub use nerve::raw::TopicMeta;
 
 /// Adds `topic`'s channel to `w`: a standard type's ROS 2 form (`ros2msg` schema, CDR) when
 /// `ros2` is given, else nerve's own (the description `description`, nerve's encoding); the

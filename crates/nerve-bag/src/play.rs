@@ -9,8 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use nerve::msgs::Clock;
-use nerve::msgs::MessageKind;
-use nerve::raw::{RawPublisher, RawTopic};
+use nerve::raw::RawPublisher;
 use nerve::Topic;
 
 use crate::ros2::Ros2Type;
@@ -267,26 +266,7 @@ pub(crate) fn open_channel(
     };
     // A topic that exists (a running graph's) is joined as it is, if it carries the same type;
     // otherwise it is created as it was recorded.
-    let topic = match RawTopic::join(&c.topic, domain) {
-        Ok(t) if *t.stored_type() == meta.stored_type => t,
-        Ok(t) => {
-            return Err(bad(format!(
-                "it carries {} here, the recording {}",
-                t.stored_type().describe(),
-                meta.stored_type.describe()
-            )))
-        }
-        Err(nerve::OpenError::NotFound { .. }) => {
-            RawTopic::builder(&c.topic, meta.stored_type.clone())
-                .domain(domain)
-                .description_bytes(description)
-                .reliability(meta.reliability)
-                .depth(u32::try_from(meta.depth).unwrap_or(u32::MAX))
-                .max_message_bytes(meta.max_payload_bytes.max(1))
-                .open()?
-        }
-        Err(e) => return Err(e.into()),
-    };
+    let topic = meta.open(&c.topic, domain, description)?;
     let publisher = topic.publisher()?;
     Ok(Channel {
         meta,
@@ -296,7 +276,6 @@ pub(crate) fn open_channel(
 }
 
 pub(crate) fn send(path: &Path, topic: &str, ch: &Channel, data: &[u8]) -> Result<(), BagError> {
-    let t = &ch.meta.stored_type;
     let bad = |reason: String| BagError::Unreadable {
         path: path.to_owned(),
         reason: format!("topic '{topic}': {reason}"),
@@ -307,18 +286,9 @@ pub(crate) fn send(path: &Path, topic: &str, ch: &Channel, data: &[u8]) -> Resul
             converted = r.to_nerve(doc, data).map_err(&bad)?;
             (converted.0.as_slice(), converted.1.as_slice())
         }
-        None => crate::file::split(&ch.meta, data).map_err(&bad)?,
+        None => ch.meta.split(data).map_err(&bad)?,
     };
-    let sent = if MessageKind::from_raw(t.kind) == Some(MessageKind::Fixed) {
-        ch.publisher.send_bytes(fixed)
-    } else {
-        ch.publisher
-            .loan(fixed.len(), payload.len())
-            .and_then(|mut loan| {
-                loan.header_mut().copy_from_slice(fixed);
-                loan.data_mut().copy_from_slice(payload);
-                loan.send()
-            })
-    };
-    sent.map_err(|e| bad(e.to_string()))
+    ch.publisher
+        .send_parts(fixed, payload)
+        .map_err(|e| bad(e.to_string()))
 }

@@ -172,7 +172,9 @@ fn a_compressed_message_larger_than_its_file_reads_back() {
     meta.insert("nerve.max_payload_bytes".into(), (8u64 << 20).to_string());
     let mut w = mcap::WriteOptions::new()
         .compression(Some(mcap::Compression::Zstd))
-        .create(std::io::BufWriter::new(std::fs::File::create(&path).unwrap()))
+        .create(std::io::BufWriter::new(
+            std::fs::File::create(&path).unwrap(),
+        ))
         .unwrap();
     let schema = w.add_schema("big", "nerve.description", &[]).unwrap();
     let channel = w.add_channel(schema, "zeros", "nerve", &meta).unwrap();

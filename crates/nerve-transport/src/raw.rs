@@ -30,6 +30,7 @@ pub use nerve_shm::StoredType;
 
 pub use crate::loan::{ChunkPin, MappingGuard, RawLoan};
 pub use crate::sample::{chunk_data_offset, RawSample};
+pub use crate::topic_meta::TopicMeta;
 
 use crate::endpoint::Endpoint;
 use crate::error::{OpenError, RecvError, SendError};
@@ -300,6 +301,19 @@ impl RawPublisher {
             });
         }
         RawLoan::new(self.core.clone(), header_bytes, payload_bytes, elem)
+    }
+
+    /// Publishes a message given as its fixed part and payload (what
+    /// [`TopicMeta::split`] gives of a recorded or bridged message): a fixed message's bytes
+    /// (`payload` empty), or a chunked one's header and payload, copied into a loaned chunk.
+    pub fn send_parts(&self, fixed: &[u8], payload: &[u8]) -> Result<(), SendError<()>> {
+        if kind_of(&self.shared().params.stored_type) == Some(MessageKind::Fixed) {
+            return self.send_bytes(fixed);
+        }
+        let mut loan = self.loan(fixed.len(), payload.len())?;
+        loan.header_mut().copy_from_slice(fixed);
+        loan.data_mut().copy_from_slice(payload);
+        loan.send()
     }
 
     /// Serializes nothing: publishes `bytes` (already MessagePack) through a chunk.
