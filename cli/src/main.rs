@@ -8,6 +8,7 @@
 mod output;
 mod args;
 mod bag_cmd;
+mod bridge_cmd;
 mod demo;
 mod doctor;
 mod echo;
@@ -74,6 +75,9 @@ enum Command {
     /// Recordings: what one holds, restoring one a killed recorder left.
     #[command(subcommand)]
     Bag(bag_cmd::BagCommand),
+    /// Bridges to other machines.
+    #[command(subcommand)]
+    Bridge(bridge_cmd::BridgeCommand),
     /// Remove shared-memory segments no live process uses (and corrupt ones).
     ///
     /// Example: `nerve clean --domain 7`
@@ -151,6 +155,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Record(a) => bag_cmd::record(domain, a),
         Command::Play(a) => bag_cmd::play_file(domain, a),
         Command::Bag(cmd) => bag_cmd::bag(cmd),
+        Command::Bridge(cmd) => bridge_cmd::bridge(domain, cmd),
         Command::Doctor => doctor::doctor(domain),
         Command::Completions { shell } => {
             let mut out = Vec::new();

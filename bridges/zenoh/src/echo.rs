@@ -1,0 +1,99 @@
+//! No echo loops: a message a bridge brought in from the network is published into the local
+//! topic, where the bridge's own exporter, an ordinary subscriber, sees it again. The importer
+//! notes a hash of each message it publishes; the exporter skips a message whose hash it finds
+//! noted. So every message leaves only from the host where it was published, however many
+//! bridges see each other.
+//!
+//! The exporter reads the topic in order, so the noted hashes come back in the order they were
+//! noted; a message the exporter missed (lapped in the ring) leaves its hash behind, dropped
+//! when a later one matches. A local message identical to a pending imported one, byte for
+//! byte, may be taken for it: then the identical imported one leaves instead (the same bytes
+//! go out once either way).
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+
+/// How many imported messages may wait to be seen by the exporter (more: the oldest notes are
+/// dropped, so a stalled exporter cannot make this grow).
+const MAX_PENDING: usize = 1024;
+
+/// The hashes of messages imported into one topic, not yet seen by its exporter.
+#[derive(Debug, Default)]
+pub struct EchoFilter {
+    pending: Mutex<VecDeque<u64>>,
+}
+
+/// The hash the filter keys messages by (of the bytes as they travel).
+pub fn hash(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(bytes)
+}
+
+impl EchoFilter {
+    /// The importer published a message with this hash.
+    pub fn imported(&self, hash: u64) {
+        let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        if p.len() == MAX_PENDING {
+            p.pop_front();
+        }
+        p.push_back(hash);
+    }
+
+    /// Whether imported messages wait to be seen (if not, the exporter need not hash).
+    pub fn has_pending(&self) -> bool {
+        !self
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_empty()
+    }
+
+    /// The exporter read a message with this hash: true when it was imported (do not send it
+    /// back out).
+    pub fn is_echo(&self, hash: u64) -> bool {
+        let mut p = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        match p.iter().position(|h| *h == hash) {
+            Some(i) => {
+                // The ones before it were imported but never seen (lapped): forget them.
+                p.drain(..=i);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn imported_messages_are_echoes_once_local_ones_are_not() {
+        let f = EchoFilter::default();
+        f.imported(1);
+        f.imported(2);
+        assert!(!f.is_echo(9), "a local message");
+        assert!(f.is_echo(1));
+        assert!(!f.is_echo(1), "an echo is skipped once");
+        assert!(f.is_echo(2));
+    }
+
+    #[test]
+    fn a_lapped_import_is_forgotten_at_the_next_match() {
+        let f = EchoFilter::default();
+        f.imported(1);
+        f.imported(2);
+        f.imported(3);
+        assert!(f.is_echo(3), "1 and 2 were lapped");
+        assert!(!f.is_echo(1) && !f.is_echo(2));
+    }
+
+    #[test]
+    fn pending_notes_are_bounded() {
+        let f = EchoFilter::default();
+        for h in 0..(MAX_PENDING as u64 + 10) {
+            f.imported(h);
+        }
+        assert!(!f.is_echo(0), "the oldest note was dropped");
+        assert!(f.is_echo(MAX_PENDING as u64 + 9));
+    }
+}

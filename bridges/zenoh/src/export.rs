@@ -1,0 +1,239 @@
+//! Local topics out to Zenoh: a topic is exported once a process other than the bridge
+//! publishes on it (so a topic only the bridge publishes, an imported one, is not sent back),
+//! with one thread per topic blocked in its subscriber's `recv`, so a message leaves as soon
+//! as it is published.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::{Arc, Weak};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use nerve::raw::{RawMessage, RawSubscriber, RawTopic, TopicMeta};
+use nerve::registry::{Event, TopicInfo, Watch};
+use nerve::Reliability;
+use zenoh::qos::CongestionControl;
+use zenoh::Wait;
+
+use crate::wire::{self, Attachment, WireMeta};
+use crate::{zerr, BridgeError, Inner, TopicState};
+
+/// How often blocked loops look at their stop flag.
+pub(crate) const POLL: Duration = Duration::from_millis(100);
+
+/// One exported topic.
+pub(crate) struct Export {
+    /// What the meta queryable answers for it.
+    wire_meta: Vec<u8>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+    _token: zenoh::liveliness::LivelinessToken,
+}
+
+impl Drop for Export {
+    fn drop(&mut self) {
+        // Relaxed: a flag the thread polls; the join orders the rest.
+        self.stop.store(true, Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Stops exporting `t` (its token goes: other hosts stop importing it from here).
+pub(crate) fn stop(t: &TopicState) {
+    let e = t.export.lock().unwrap_or_else(|e| e.into_inner()).take();
+    drop(e);
+}
+
+/// Answers other bridges' questions for the meta of a topic exported here.
+pub(crate) fn serve_metas(inner: &Arc<Inner>) -> Result<zenoh::query::Queryable<()>, BridgeError> {
+    let weak: Weak<Inner> = Arc::downgrade(inner);
+    let domain = inner.config.domain;
+    inner
+        .session
+        .declare_queryable(wire::meta_all(domain, &inner.id_str))
+        .callback(move |query| {
+            let Some(inner) = weak.upgrade() else { return };
+            let key = query.key_expr().as_str().to_owned();
+            let Some((_, topic)) = wire::split_key(&key, domain, "meta") else {
+                return;
+            };
+            let state = inner
+                .topics
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(topic)
+                .cloned();
+            let meta = state.and_then(|t| {
+                let e = t.export.lock().unwrap_or_else(|e| e.into_inner());
+                e.as_ref().map(|e| e.wire_meta.clone())
+            });
+            if let Some(m) = meta {
+                if let Err(e) = query.reply(key.as_str(), m).wait() {
+                    tracing::warn!(topic, error = %e, "a topic meta could not be sent");
+                }
+            }
+        })
+        .wait()
+        .map_err(zerr)
+}
+
+/// Follows the local domain: starts exporting a topic when a publisher of another process
+/// appears on it, stops when the topic goes.
+pub(crate) fn watch_local(inner: &Arc<Inner>, mut watch: Watch) {
+    let me = std::process::id();
+    let mut infos: BTreeMap<String, TopicInfo> = BTreeMap::new();
+    while !inner.stopping() {
+        let Some(event) = watch.next(POLL) else {
+            continue;
+        };
+        match event {
+            Event::TopicAppeared(info) => {
+                infos.insert(info.name.clone(), info);
+            }
+            Event::EndpointAppeared {
+                topic,
+                pid,
+                publisher: true,
+            } if pid != me => {
+                if let Some(info) = infos.get(&topic) {
+                    if wanted(inner, info) {
+                        start(inner, &topic);
+                    }
+                }
+            }
+            Event::TopicGone { name, owner: None } => {
+                infos.remove(&name);
+                let state = inner
+                    .topics
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get(&name)
+                    .cloned();
+                if let Some(t) = state {
+                    stop(&t);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Exported: selected by the configuration, on shared memory (an in-process topic cannot be
+/// joined), and not nerve's own plumbing (node records, service frames).
+fn wanted(inner: &Inner, info: &TopicInfo) -> bool {
+    info.owner.is_none()
+        && !info.name.starts_with("nerve/")
+        && !nerve::rpc::discovery::is_plumbing(info)
+        && inner.config.exports(&info.name)
+}
+
+fn start(inner: &Arc<Inner>, name: &str) {
+    let state = inner.topic(name);
+    let mut slot = state.export.lock().unwrap_or_else(|e| e.into_inner());
+    if slot.is_some() {
+        return;
+    }
+    match open(inner, name, &state) {
+        Ok(e) => {
+            tracing::info!(topic = name, "exported");
+            *slot = Some(e);
+        }
+        Err(e) => tracing::warn!(topic = name, error = %e, "not exported"),
+    }
+}
+
+fn open(inner: &Arc<Inner>, name: &str, state: &Arc<TopicState>) -> Result<Export, BridgeError> {
+    let domain = inner.config.domain;
+    let local = |e: nerve::OpenError| BridgeError::Domain {
+        domain,
+        reason: e.to_string(),
+    };
+    let topic = RawTopic::join(name, domain).map_err(local)?;
+    let mut sub = topic.subscriber(0).map_err(local)?;
+    sub.set_spin(Duration::ZERO);
+    let meta = TopicMeta::of(&topic);
+    // Reliable: wait for room, never drop (a 6 MB image included); best effort and latest
+    // only: drop under congestion (counted by the receiver as a gap).
+    let congestion = match meta.reliability {
+        Reliability::Reliable => CongestionControl::Block,
+        _ => CongestionControl::Drop,
+    };
+    let publisher = inner
+        .session
+        .declare_publisher(wire::data_key(domain, name))
+        .congestion_control(congestion)
+        .express(true)
+        .wait()
+        .map_err(zerr)?;
+    let wire_meta = WireMeta {
+        meta: meta.to_metadata(),
+        description: topic.description_bytes(),
+        host: inner.config.host.clone(),
+    }
+    .encode();
+    let token = inner
+        .session
+        .liveliness()
+        .declare_token(wire::topic_token(domain, &inner.id_str, name))
+        .wait()
+        .map_err(zerr)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let thread = crate::spawn(&format!("nerve-zenoh-out {name}"), {
+        let (stop, state, id) = (stop.clone(), state.clone(), inner.id);
+        let layout_hash = meta.stored_type.layout_hash;
+        move || send_loop(sub, &publisher, &state, id, layout_hash, &stop)
+    });
+    Ok(Export {
+        wire_meta,
+        stop,
+        thread: Some(thread),
+        _token: token,
+    })
+}
+
+fn send_loop(
+    mut sub: RawSubscriber,
+    publisher: &zenoh::pubsub::Publisher<'static>,
+    state: &TopicState,
+    bridge: [u8; 16],
+    layout_hash: u64,
+    stop: &AtomicBool,
+) {
+    let mut seq = 0u64;
+    // Relaxed: see `Export::drop`.
+    while !stop.load(Relaxed) {
+        let msg = match sub.recv_timeout(super::export::POLL) {
+            Ok(Some(m)) => m,
+            Ok(None) => continue,
+            Err(e) => {
+                tracing::warn!(topic = sub.topic(), error = %e, "export stops");
+                return;
+            }
+        };
+        let bytes: &[u8] = match &msg {
+            RawMessage::Fixed(b) => b,
+            RawMessage::Chunk(s) => s.chunk_bytes(),
+        };
+        // A message this bridge imported is not sent back (hashed only while imports wait).
+        if state.echo.has_pending() && state.echo.is_echo(crate::echo::hash(bytes)) {
+            continue;
+        }
+        let attachment = Attachment {
+            bridge,
+            seq,
+            layout_hash,
+        };
+        seq += 1;
+        match publisher
+            .put(bytes.to_vec())
+            .attachment(attachment.encode().to_vec())
+            .wait()
+        {
+            // Relaxed: a statistic.
+            Ok(()) => _ = state.counters.sent.fetch_add(1, Relaxed),
+            Err(e) => tracing::warn!(topic = sub.topic(), error = %e, "a message was not sent"),
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! Other hosts' topics in: a remote bridge's topic token names a topic it exports; this
+//! bridge asks it for the topic's meta, joins or creates the local topic from it, and
+//! publishes every message that arrives. A host that lies (a meta that does not parse, a
+//! message of another type or size) is counted and refused; everyone else is still served.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use nerve::raw::{RawPublisher, TopicMeta};
+use zenoh::sample::{Sample, SampleKind};
+use zenoh::Wait;
+
+use crate::export::POLL;
+use crate::wire::{self, Attachment, WireMeta};
+use crate::{zerr, BridgeError, Inner, TopicState};
+
+/// How long a remote bridge has to answer for a topic's meta.
+const META_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// One imported topic.
+pub(crate) struct Import {
+    /// The remote bridges exporting it now.
+    sources: BTreeSet<String>,
+    _subscriber: zenoh::pubsub::Subscriber<()>,
+}
+
+/// Stops importing `t`.
+pub(crate) fn stop(t: &TopicState) {
+    let i = t.import.lock().unwrap_or_else(|e| e.into_inner()).take();
+    drop(i);
+}
+
+/// A remote topic token came or went.
+pub(crate) enum TokenEvent {
+    Appeared { bridge: String, topic: String },
+    Gone { bridge: String, topic: String },
+}
+
+/// Follows other hosts' bridges (their host tokens).
+pub(crate) fn follow_hosts(
+    inner: &Arc<Inner>,
+) -> Result<zenoh::pubsub::Subscriber<()>, BridgeError> {
+    let weak: Weak<Inner> = Arc::downgrade(inner);
+    let domain = inner.config.domain;
+    inner
+        .session
+        .liveliness()
+        .declare_subscriber(wire::host_tokens(domain))
+        .history(true)
+        .callback(move |s: Sample| {
+            let Some(inner) = weak.upgrade() else { return };
+            let key = s.key_expr().as_str();
+            let Some((bridge, host)) = key
+                .strip_prefix(&format!("nerve/{domain}/@host/"))
+                .and_then(|r| r.split_once('/'))
+            else {
+                return;
+            };
+            if bridge == inner.id_str {
+                return;
+            }
+            let mut hosts = inner.hosts.lock().unwrap_or_else(|e| e.into_inner());
+            match s.kind() {
+                SampleKind::Put => {
+                    tracing::info!(bridge, host, "host up");
+                    hosts.insert(bridge.to_owned(), host.to_owned());
+                }
+                SampleKind::Delete => {
+                    tracing::info!(bridge, host, "host gone");
+                    hosts.remove(bridge);
+                }
+            }
+        })
+        .wait()
+        .map_err(zerr)
+}
+
+/// Follows other hosts' topic tokens, handing them to [`run`] (answers are awaited there, not
+/// in Zenoh's callback).
+pub(crate) fn follow_topics(
+    inner: &Arc<Inner>,
+    tx: Sender<TokenEvent>,
+) -> Result<zenoh::pubsub::Subscriber<()>, BridgeError> {
+    let weak: Weak<Inner> = Arc::downgrade(inner);
+    let domain = inner.config.domain;
+    let tx = Mutex::new(tx);
+    inner
+        .session
+        .liveliness()
+        .declare_subscriber(wire::topic_tokens(domain))
+        .history(true)
+        .callback(move |s: Sample| {
+            let Some(inner) = weak.upgrade() else { return };
+            let Some((bridge, topic)) = wire::split_key(s.key_expr().as_str(), domain, "topic")
+            else {
+                return;
+            };
+            if bridge == inner.id_str || !inner.config.imports(topic) {
+                return;
+            }
+            let (bridge, topic) = (bridge.to_owned(), topic.to_owned());
+            let event = match s.kind() {
+                SampleKind::Put => TokenEvent::Appeared { bridge, topic },
+                SampleKind::Delete => TokenEvent::Gone { bridge, topic },
+            };
+            let _ = tx.lock().unwrap_or_else(|e| e.into_inner()).send(event);
+        })
+        .wait()
+        .map_err(zerr)
+}
+
+/// Handles token events until the bridge stops.
+pub(crate) fn run(inner: &Arc<Inner>, rx: Receiver<TokenEvent>) {
+    while !inner.stopping() {
+        match rx.recv_timeout(POLL) {
+            Ok(TokenEvent::Appeared { bridge, topic }) => appeared(inner, &bridge, &topic),
+            Ok(TokenEvent::Gone { bridge, topic }) => gone(inner, &bridge, &topic),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return,
+        }
+    }
+}
+
+fn gone(inner: &Inner, bridge: &str, topic: &str) {
+    let state = inner.topic(topic);
+    let mut slot = state.import.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(i) = slot.as_mut() {
+        i.sources.remove(bridge);
+        if i.sources.is_empty() {
+            tracing::info!(topic, "no host exports it any more: import stops");
+            *slot = None;
+        }
+    }
+}
+
+fn appeared(inner: &Arc<Inner>, bridge: &str, topic: &str) {
+    let state = inner.topic(topic);
+    let mut slot = state.import.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(i) = slot.as_mut() {
+        i.sources.insert(bridge.to_owned());
+        return;
+    }
+    let (wire, meta) = match ask_meta(inner, bridge, topic) {
+        Ok(m) => m,
+        Err(reason) => {
+            // Relaxed: a statistic.
+            inner.bad_metas.fetch_add(1, Relaxed);
+            return tracing::warn!(topic, bridge, reason, "remote topic refused");
+        }
+    };
+    let domain = inner.config.domain;
+    let publisher = match meta
+        .open(topic, domain, wire.description.clone())
+        .and_then(|t| t.publisher())
+    {
+        Ok(p) => p,
+        Err(e) => {
+            return tracing::error!(topic, host = wire.host, error = %e,
+                "remote topic not imported: fix the type on one of the two hosts");
+        }
+    };
+    let deliver = Deliver {
+        me: inner.id,
+        layout_hash: meta.stored_type.layout_hash,
+        meta,
+        publisher,
+        state: state.clone(),
+        next_seq: Mutex::default(),
+    };
+    let subscriber = inner
+        .session
+        .declare_subscriber(wire::data_key(domain, topic))
+        .callback(move |s: Sample| deliver.deliver(&s))
+        .wait();
+    match subscriber {
+        Ok(s) => {
+            tracing::info!(topic, host = wire.host, "imported");
+            *slot = Some(Import {
+                sources: BTreeSet::from([bridge.to_owned()]),
+                _subscriber: s,
+            });
+        }
+        Err(e) => tracing::warn!(topic, error = %e, "remote topic not imported"),
+    }
+}
+
+/// Asks `bridge` for `topic`'s meta.
+fn ask_meta(inner: &Inner, bridge: &str, topic: &str) -> Result<(WireMeta, TopicMeta), String> {
+    let replies = inner
+        .session
+        .get(wire::meta_key(inner.config.domain, bridge, topic))
+        .timeout(META_TIMEOUT)
+        .wait()
+        .map_err(|e| format!("asking for its meta failed: {e}"))?;
+    let reply = replies
+        .recv()
+        .map_err(|_| "its bridge did not answer for its meta".to_owned())?;
+    let sample = reply
+        .result()
+        .map_err(|e| format!("its bridge answered with an error: {e:?}"))?;
+    WireMeta::decode(&sample.payload().to_bytes())
+}
+
+/// Publishes what arrives on one imported topic.
+struct Deliver {
+    me: [u8; 16],
+    layout_hash: u64,
+    meta: TopicMeta,
+    publisher: RawPublisher,
+    state: Arc<TopicState>,
+    /// Per sending bridge, the sequence number expected next.
+    next_seq: Mutex<BTreeMap<[u8; 16], u64>>,
+}
+
+impl Deliver {
+    fn deliver(&self, s: &Sample) {
+        let c = &self.state.counters;
+        let Some(att) = s
+            .attachment()
+            .and_then(|a| Attachment::decode(&a.to_bytes()))
+        else {
+            // Relaxed (all counters here): statistics.
+            c.rejected.fetch_add(1, Relaxed);
+            return;
+        };
+        if att.bridge == self.me {
+            return; // this bridge's own export, delivered locally by Zenoh
+        }
+        if att.layout_hash != self.layout_hash {
+            c.rejected.fetch_add(1, Relaxed);
+            return;
+        }
+        let bytes = s.payload().to_bytes();
+        let (fixed, payload) = match self.meta.split(&bytes) {
+            Ok(parts) => parts,
+            Err(_) => {
+                c.rejected.fetch_add(1, Relaxed);
+                return;
+            }
+        };
+        {
+            let mut next = self.next_seq.lock().unwrap_or_else(|e| e.into_inner());
+            let expected = next.entry(att.bridge).or_insert(0);
+            if att.seq > *expected {
+                c.lost.fetch_add(att.seq - *expected, Relaxed);
+            }
+            // A sequence that goes back: the sender's topic restarted; follow it.
+            *expected = att.seq + 1;
+        }
+        // Noted before it is published: the exporter may read it at once.
+        self.state.echo.imported(crate::echo::hash(&bytes));
+        match self.publisher.send_parts(fixed, payload) {
+            Ok(()) => c.received.fetch_add(1, Relaxed),
+            Err(e) => {
+                tracing::debug!(topic = self.publisher.topic(), error = %e, "not published");
+                c.dropped.fetch_add(1, Relaxed)
+            }
+        };
+    }
+}

@@ -1,0 +1,251 @@
+//! nerve across machines: a bridge between one host's shared-memory topics and Zenoh.
+//!
+//! One bridge runs per host (`nerve bridge zenoh`, or [`Bridge::start`] in a program). It
+//! exports the host's topics that match its configuration, each as the Zenoh key
+//! `nerve/<domain>/<topic>`, and imports other hosts' topics, creating each local topic from
+//! the type, QoS and description the exporting bridge answers with (a local topic of another
+//! type is the same loud `TypeMismatch` as on one host). Messages travel in nerve's own
+//! encoding; `wire` has the keys and what travels with a message.
+//!
+//! - **QoS**: a reliable topic is sent reliably with blocking congestion control (a 6 MB image
+//!   waits for room, it is never dropped); a best-effort one may be dropped under congestion,
+//!   and a latest-only one sends only its newest message. Gaps in a sender's sequence
+//!   numbers are counted as lost on the receiving side.
+//! - **No echo loops**: a message leaves only from the host where it was published (`echo`).
+//! - **Discovery**: every bridge holds a liveliness token for its host and one per exported
+//!   topic; a host that dies takes its tokens with it, and its topics stop being imported.
+//! - **Hostile input**: a message whose type hash, size or attachment is wrong, or a meta that
+//!   does not parse, is counted as rejected and dropped; the bridge goes on serving the rest.
+
+#![warn(missing_docs)]
+
+pub mod config;
+pub mod echo;
+mod export;
+mod import;
+pub mod wire;
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use zenoh::Wait;
+
+pub use config::BridgeConfig;
+
+/// Why a bridge could not start or do something.
+#[derive(Debug, thiserror::Error)]
+pub enum BridgeError {
+    /// The configuration is wrong.
+    #[error("bridge configuration, {what}: {reason}")]
+    Config {
+        /// Where (the file, the key).
+        what: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Zenoh refused (a session that cannot open: an endpoint in use, a bad certificate).
+    #[error("zenoh: {0}. Check the `zenoh` part of the bridge's configuration")]
+    Zenoh(String),
+    /// The local domain could not be watched.
+    #[error("cannot watch nerve domain {domain}: {reason}")]
+    Domain {
+        /// The domain.
+        domain: u32,
+        /// Why.
+        reason: String,
+    },
+}
+
+fn zerr(e: impl std::fmt::Display) -> BridgeError {
+    BridgeError::Zenoh(e.to_string())
+}
+
+/// What the bridge counted on one topic.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TopicStats {
+    /// The topic.
+    pub topic: String,
+    /// Sent to other hosts.
+    pub sent: u64,
+    /// Received from other hosts and published here.
+    pub received: u64,
+    /// Missing from a sender's sequence (dropped on the way: a best-effort topic under
+    /// congestion, a link that went down).
+    pub lost: u64,
+    /// Refused: wrong type hash, size or attachment (a lying or broken host).
+    pub rejected: u64,
+    /// Received but not published here (the local topic refused it: full, damaged).
+    pub dropped: u64,
+    /// Whether this host exports it / imports it now.
+    pub exported: bool,
+    /// See `exported`.
+    pub imported: bool,
+}
+
+#[derive(Debug, Default)]
+struct Counters {
+    sent: AtomicU64,
+    received: AtomicU64,
+    lost: AtomicU64,
+    rejected: AtomicU64,
+    dropped: AtomicU64,
+}
+
+/// One topic as the bridge knows it (exported, imported, or both).
+#[derive(Default)]
+struct TopicState {
+    echo: echo::EchoFilter,
+    counters: Counters,
+    export: Mutex<Option<export::Export>>,
+    import: Mutex<Option<import::Import>>,
+}
+
+struct Inner {
+    config: BridgeConfig,
+    session: zenoh::Session,
+    id: [u8; 16],
+    id_str: String,
+    stop: AtomicBool,
+    topics: Mutex<BTreeMap<String, Arc<TopicState>>>,
+    /// Remote bridges seen (their id → host name).
+    hosts: Mutex<BTreeMap<String, String>>,
+    /// Meta answers that did not parse, or lied (counted apart from any topic).
+    bad_metas: AtomicU64,
+}
+
+impl Inner {
+    fn topic(&self, name: &str) -> Arc<TopicState> {
+        let mut t = self.topics.lock().unwrap_or_else(|e| e.into_inner());
+        t.entry(name.to_owned()).or_default().clone()
+    }
+
+    fn stopping(&self) -> bool {
+        // Relaxed: a flag polled by loops that only need to see it eventually.
+        self.stop.load(Relaxed)
+    }
+}
+
+/// A running bridge; dropping it stops it (its tokens go, other hosts stop importing from it).
+pub struct Bridge {
+    inner: Arc<Inner>,
+    threads: Vec<JoinHandle<()>>,
+    _host_token: zenoh::liveliness::LivelinessToken,
+    _declared: Vec<Box<dyn std::any::Any + Send>>,
+}
+
+impl Bridge {
+    /// Opens the Zenoh session and starts exporting and importing.
+    pub fn start(config: BridgeConfig) -> Result<Bridge, BridgeError> {
+        let session = zenoh::open(config.zenoh.clone()).wait().map_err(zerr)?;
+        let zid = session.zid();
+        let id: [u8; 16] = zid.to_le_bytes();
+        let inner = Arc::new(Inner {
+            id,
+            id_str: zid.to_string(),
+            session,
+            config,
+            stop: AtomicBool::new(false),
+            topics: Mutex::default(),
+            hosts: Mutex::default(),
+            bad_metas: AtomicU64::new(0),
+        });
+        let (domain, me) = (inner.config.domain, inner.id_str.clone());
+        let host_token = inner
+            .session
+            .liveliness()
+            .declare_token(wire::host_token(domain, &me, &inner.config.host))
+            .wait()
+            .map_err(zerr)?;
+        let mut declared: Vec<Box<dyn std::any::Any + Send>> = Vec::new();
+        declared.push(Box::new(export::serve_metas(&inner)?));
+        declared.push(Box::new(import::follow_hosts(&inner)?));
+        let (import_tx, import_rx) = std::sync::mpsc::channel();
+        declared.push(Box::new(import::follow_topics(&inner, import_tx)?));
+        let watch = nerve::registry::watch(domain).map_err(|e| BridgeError::Domain {
+            domain,
+            reason: e.to_string(),
+        })?;
+        let threads = vec![
+            spawn("nerve-zenoh-export", {
+                let inner = inner.clone();
+                move || export::watch_local(&inner, watch)
+            }),
+            spawn("nerve-zenoh-import", {
+                let inner = inner.clone();
+                move || import::run(&inner, import_rx)
+            }),
+        ];
+        tracing::info!(bridge = %inner.id_str, host = %inner.config.host, domain, "bridge up");
+        Ok(Bridge {
+            inner,
+            threads,
+            _host_token: host_token,
+            _declared: declared,
+        })
+    }
+
+    /// This bridge's Zenoh id.
+    pub fn id(&self) -> &str {
+        &self.inner.id_str
+    }
+
+    /// What the bridge counted, per topic, by name.
+    pub fn stats(&self) -> Vec<TopicStats> {
+        let topics = self.inner.topics.lock().unwrap_or_else(|e| e.into_inner());
+        topics
+            .iter()
+            .map(|(name, t)| {
+                let c = &t.counters;
+                TopicStats {
+                    topic: name.clone(),
+                    // Relaxed: statistics, read without ordering against anything.
+                    sent: c.sent.load(Relaxed),
+                    received: c.received.load(Relaxed),
+                    lost: c.lost.load(Relaxed),
+                    rejected: c.rejected.load(Relaxed),
+                    dropped: c.dropped.load(Relaxed),
+                    exported: t.export.lock().unwrap_or_else(|e| e.into_inner()).is_some(),
+                    imported: t.import.lock().unwrap_or_else(|e| e.into_inner()).is_some(),
+                }
+            })
+            .collect()
+    }
+
+    /// The other hosts' bridges seen now: `(bridge id, host name)`.
+    pub fn hosts(&self) -> Vec<(String, String)> {
+        let h = self.inner.hosts.lock().unwrap_or_else(|e| e.into_inner());
+        h.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+    }
+
+    /// Topic metas from other hosts that did not parse or lied (refused).
+    pub fn bad_metas(&self) -> u64 {
+        // Relaxed: a statistic.
+        self.inner.bad_metas.load(Relaxed)
+    }
+}
+
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        // Relaxed: see `Inner::stopping`; the joins below order everything after.
+        self.inner.stop.store(true, Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+        let topics =
+            std::mem::take(&mut *self.inner.topics.lock().unwrap_or_else(|e| e.into_inner()));
+        for t in topics.values() {
+            export::stop(t);
+            import::stop(t);
+        }
+    }
+}
+
+fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> JoinHandle<()> {
+    std::thread::Builder::new()
+        .name(name.to_owned())
+        .stack_size(256 << 10)
+        .spawn(f)
+        .expect("a thread starts")
+}

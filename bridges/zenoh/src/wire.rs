@@ -1,0 +1,171 @@
+//! What crosses the network besides a message's bytes, and the key expressions it uses.
+//!
+//! - `nerve/<domain>/<topic>`: the messages of a topic, in nerve's encoding (a fixed message's
+//!   bytes; a chunked one's header, padding and payload as in its chunk). Each carries an
+//!   [`Attachment`]: the sending bridge, its sequence number on that topic, the type's hash.
+//! - `nerve/<domain>/@topic/<bridge>/<topic>`: a liveliness token per exported topic (Zenoh's
+//!   `@` chunks are not matched by `**`, so these never mix with messages).
+//! - `nerve/<domain>/@meta/<bridge>/<topic>`: a queryable answering the topic's [`WireMeta`].
+//! - `nerve/<domain>/@host/<bridge>/<hostname>`: a liveliness token per bridge.
+//!
+//! Everything read here comes from another host: lengths checked, errors named, never a panic.
+
+use std::collections::BTreeMap;
+
+use nerve::raw::TopicMeta;
+use serde::{Deserialize, Serialize};
+
+/// The key of topic `topic`'s messages.
+pub fn data_key(domain: u32, topic: &str) -> String {
+    format!("nerve/{domain}/{topic}")
+}
+
+/// Every message key of `domain`.
+pub fn data_all(domain: u32) -> String {
+    format!("nerve/{domain}/**")
+}
+
+/// The liveliness token of topic `topic` exported by `bridge`.
+pub fn topic_token(domain: u32, bridge: &str, topic: &str) -> String {
+    format!("nerve/{domain}/@topic/{bridge}/{topic}")
+}
+
+/// Every exported topic's token in `domain`.
+pub fn topic_tokens(domain: u32) -> String {
+    format!("nerve/{domain}/@topic/**")
+}
+
+/// The queryable of topic `topic`'s [`WireMeta`] at `bridge`.
+pub fn meta_key(domain: u32, bridge: &str, topic: &str) -> String {
+    format!("nerve/{domain}/@meta/{bridge}/{topic}")
+}
+
+/// Every meta queryable `bridge` serves.
+pub fn meta_all(domain: u32, bridge: &str) -> String {
+    format!("nerve/{domain}/@meta/{bridge}/**")
+}
+
+/// The liveliness token of a bridge on `host`.
+pub fn host_token(domain: u32, bridge: &str, host: &str) -> String {
+    format!("nerve/{domain}/@host/{bridge}/{host}")
+}
+
+/// Every bridge's token in `domain`.
+pub fn host_tokens(domain: u32) -> String {
+    format!("nerve/{domain}/@host/**")
+}
+
+/// `(bridge, topic)` of a token or meta key `nerve/<domain>/@<what>/<bridge>/<topic>`.
+pub fn split_key<'a>(key: &'a str, domain: u32, what: &str) -> Option<(&'a str, &'a str)> {
+    let rest = key.strip_prefix(&format!("nerve/{domain}/@{what}/"))?;
+    let (bridge, topic) = rest.split_once('/')?;
+    nerve::name::validate(topic).ok()?;
+    Some((bridge, topic))
+}
+
+/// The topic of a message key `nerve/<domain>/<topic>`.
+pub fn topic_of(key: &str, domain: u32) -> Option<&str> {
+    let topic = key.strip_prefix(&format!("nerve/{domain}/"))?;
+    nerve::name::validate(topic).ok()?;
+    Some(topic)
+}
+
+/// What a bridge says of a topic it exports: enough to create it on another host.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WireMeta {
+    /// [`TopicMeta::to_metadata`].
+    pub meta: BTreeMap<String, String>,
+    /// The type's description as the topic carries it.
+    pub description: Vec<u8>,
+    /// The exporting host's name.
+    pub host: String,
+}
+
+impl WireMeta {
+    /// As bytes (MessagePack).
+    pub fn encode(&self) -> Vec<u8> {
+        rmp_serde::to_vec_named(self).expect("a map of strings and bytes serializes")
+    }
+
+    /// From another host's bytes: the meta, or what is wrong with them.
+    pub fn decode(bytes: &[u8]) -> Result<(Self, TopicMeta), String> {
+        let wire: WireMeta =
+            rmp_serde::from_slice(bytes).map_err(|e| format!("an unreadable topic meta: {e}"))?;
+        let meta = TopicMeta::from_metadata(&wire.meta)?;
+        Ok((wire, meta))
+    }
+}
+
+/// Sent with every message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Attachment {
+    /// The sending bridge (its Zenoh id's bytes).
+    pub bridge: [u8; 16],
+    /// Its count of messages sent on this topic, from 0 (gaps: messages lost on the way).
+    pub seq: u64,
+    /// The stored type's layout hash (a message of another type is refused).
+    pub layout_hash: u64,
+}
+
+/// Bytes of an encoded [`Attachment`].
+pub const ATTACHMENT_BYTES: usize = 32;
+
+impl Attachment {
+    /// As 32 bytes (little endian).
+    pub fn encode(&self) -> [u8; ATTACHMENT_BYTES] {
+        let mut out = [0u8; ATTACHMENT_BYTES];
+        out[..16].copy_from_slice(&self.bridge);
+        out[16..24].copy_from_slice(&self.seq.to_le_bytes());
+        out[24..].copy_from_slice(&self.layout_hash.to_le_bytes());
+        out
+    }
+
+    /// From another host's bytes.
+    pub fn decode(bytes: &[u8]) -> Option<Self> {
+        let b: &[u8; ATTACHMENT_BYTES] = bytes.try_into().ok()?;
+        Some(Attachment {
+            bridge: b[..16].try_into().ok()?,
+            seq: u64::from_le_bytes(b[16..24].try_into().ok()?),
+            layout_hash: u64::from_le_bytes(b[24..].try_into().ok()?),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_split_back() {
+        let k = topic_token(3, "abc", "robot/imu");
+        assert_eq!(split_key(&k, 3, "topic"), Some(("abc", "robot/imu")));
+        assert_eq!(split_key(&k, 4, "topic"), None);
+        assert_eq!(split_key("nerve/3/@topic/abc/bad//name", 3, "topic"), None);
+        assert_eq!(topic_of(&data_key(3, "a/b"), 3), Some("a/b"));
+        assert_eq!(topic_of("nerve/3/..", 3), None);
+    }
+
+    #[test]
+    fn attachments_round_trip_and_refuse_other_lengths() {
+        let a = Attachment {
+            bridge: [7; 16],
+            seq: 42,
+            layout_hash: 0xdead_beef,
+        };
+        assert_eq!(Attachment::decode(&a.encode()), Some(a));
+        assert_eq!(Attachment::decode(&a.encode()[..31]), None);
+    }
+
+    #[test]
+    fn hostile_meta_is_an_error() {
+        assert!(WireMeta::decode(b"\xff\xff").is_err());
+        let lying = WireMeta {
+            meta: BTreeMap::from([("nerve.type".to_owned(), "x".to_owned())]),
+            description: vec![],
+            host: "h".into(),
+        };
+        assert!(WireMeta::decode(&lying.encode())
+            .unwrap_err()
+            .contains("the metadata has no"));
+    }
+}
