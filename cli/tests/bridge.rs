@@ -254,7 +254,7 @@ fn hosts_exchange_topics_through_zenoh() {
     if std::env::var("NERVE_BRIDGE_HELPER").is_ok() {
         return;
     }
-    let net = match Net::new(3) {
+    let net = match Net::new(3, 'a') {
         Ok(n) => n,
         Err(why) => {
             eprintln!("SKIPPED: network namespaces cannot be made here: {why}");
@@ -408,4 +408,151 @@ fn hosts_exchange_topics_through_zenoh() {
         "{summary}"
     );
     assert!(net::exists(&net.log(0)));
+}
+
+/// A certificate authority for the TLS test.
+fn authority(name: &str) -> rcgen::CertifiedIssuer<'static, rcgen::KeyPair> {
+    let mut p = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    p.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    p.distinguished_name
+        .push(rcgen::DnType::CommonName, name.to_owned());
+    rcgen::CertifiedIssuer::self_signed(p, rcgen::KeyPair::generate().unwrap()).unwrap()
+}
+
+/// Host `name`'s certificate (common name `name`, for `ip`) signed by `ca`, written as
+/// `<name>.pem` and `<name>.key` in `dir`.
+fn certificate(
+    dir: &Path,
+    name: &str,
+    ip: &str,
+    ca: &rcgen::CertifiedIssuer<'static, rcgen::KeyPair>,
+) {
+    let mut p = rcgen::CertificateParams::new(vec![name.to_owned()]).unwrap();
+    p.subject_alt_names
+        .push(rcgen::SanType::IpAddress(ip.parse().unwrap()));
+    p.distinguished_name
+        .push(rcgen::DnType::CommonName, name.to_owned());
+    let key = rcgen::KeyPair::generate().unwrap();
+    let cert = p.signed_by(&key, ca).unwrap();
+    std::fs::write(dir.join(format!("{name}.pem")), cert.pem()).unwrap();
+    std::fs::write(dir.join(format!("{name}.key")), key.serialize_pem()).unwrap();
+}
+
+/// Mutual TLS and Zenoh's access control from a bridge configuration file: h0 listens on TLS
+/// and requires client certificates; h1 and h2 hold certificates of the fleet's authority,
+/// h3 one of another authority and is refused. h0's access control lets only h1 (by its
+/// certificate's name) put on `estop`: h2's e-stops never arrive, its other topics do.
+#[test]
+fn tls_and_access_control_from_a_config_file() {
+    if std::env::var("NERVE_BRIDGE_HELPER").is_ok() {
+        return;
+    }
+    let net = match Net::new(4, 'b') {
+        Ok(n) => n,
+        Err(why) => {
+            eprintln!("SKIPPED: network namespaces cannot be made here: {why}");
+            return;
+        }
+    };
+    let (fleet, rogue) = (authority("fleet CA"), authority("rogue CA"));
+    std::fs::write(net.path("ca.pem"), fleet.pem()).unwrap();
+    for (i, h) in net.hosts.iter().enumerate() {
+        let ca = if i == 3 { &rogue } else { &fleet };
+        certificate(&net.dir, &format!("h{i}"), &h.ip, ca);
+    }
+    let file = |name: &str| net.path(name).display().to_string();
+    for i in 0..4 {
+        let tls = format!(
+            r#"tls: {{ root_ca_certificate: "{ca}", enable_mtls: true,
+                listen_private_key: "{key}", listen_certificate: "{cert}",
+                connect_private_key: "{key}", connect_certificate: "{cert}" }}"#,
+            ca = file("ca.pem"),
+            key = file(&format!("h{i}.key")),
+            cert = file(&format!("h{i}.pem")),
+        );
+        let (endpoints, acl) = if i == 0 {
+            (
+                format!(
+                    r#"listen: {{ endpoints: ["tls/{}:7448"] }}"#,
+                    net.hosts[0].ip
+                ),
+                r#"access_control: { enabled: true, default_permission: "allow",
+                    rules: [{ id: "estop", messages: ["put"], flows: ["ingress"],
+                              permission: "deny", key_exprs: ["nerve/0/estop"] }],
+                    subjects: [{ id: "not-h1", cert_common_names: ["h2", "h3"] }],
+                    policies: [{ rules: ["estop"], subjects: ["not-h1"] }] },"#
+                    .to_owned(),
+            )
+        } else {
+            (
+                format!(
+                    r#"listen: {{ endpoints: [] }}, connect: {{ endpoints: ["tls/{}:7448"] }}"#,
+                    net.hosts[0].ip
+                ),
+                String::new(),
+            )
+        };
+        let config = format!(
+            r#"{{ domain: 0, host: "h{i}",
+                 zenoh: {{ mode: "peer", {endpoints},
+                           scouting: {{ multicast: {{ enabled: false }} }},
+                           {acl}
+                           transport: {{ link: {{ {tls} }} }} }} }}"#
+        );
+        std::fs::write(net.path(&format!("h{i}.json5")), config).unwrap();
+    }
+    let bridges: Vec<Child> = (0..4)
+        .map(|i| net.bridge_args(i, &["--config", &file(&format!("h{i}.json5"))]))
+        .collect();
+    net.wait_log(0, "host=\"h1\"", Duration::from_secs(15));
+    net.wait_log(0, "host=\"h2\"", Duration::from_secs(15));
+
+    // h1 and h2 each send 100 e-stops and h2 50 ordinary messages; h0 listens.
+    let g = go(&net, "go-tls");
+    let estops = Helper::start(&net, 0, "kind=cmd topic=estop n=0 expect=200 secs=8");
+    let ok = Helper::start(&net, 0, "kind=cmd topic=t/ok n=0 expect=50 secs=20");
+    let senders = [
+        Helper::start(
+            &net,
+            1,
+            &format!("kind=cmd topic=estop id=1 n=100 hz=200 go={g}"),
+        ),
+        Helper::start(
+            &net,
+            2,
+            &format!("kind=cmd topic=estop id=2 n=100 hz=200 go={g}"),
+        ),
+        Helper::start(
+            &net,
+            2,
+            &format!("kind=cmd topic=t/ok id=2 n=50 hz=200 go={g}"),
+        ),
+    ];
+    net.wait_log(0, "imported topic=\"estop\"", Duration::from_secs(10));
+    net.wait_log(0, "imported topic=\"t/ok\"", Duration::from_secs(10));
+    std::thread::sleep(Duration::from_millis(500));
+    release(&g);
+    let r = ok.result();
+    assert_eq!(
+        (r["got"].as_str(), r["bad"].as_str()),
+        ("50", "0"),
+        "h2's t/ok: {r:?}"
+    );
+    let r = estops.result();
+    assert_eq!(
+        (r["got"].as_str(), r["from"].as_str()),
+        ("100", "1:100"),
+        "only h1's e-stops reach h0: {r:?}"
+    );
+    for s in senders {
+        s.result();
+    }
+    let log0 = std::fs::read_to_string(net.log(0)).unwrap();
+    assert!(
+        !log0.contains("host=\"h3\""),
+        "h3, whose certificate another authority signed, was let in:\n{log0}"
+    );
+    for b in bridges {
+        net::stop(b);
+    }
 }

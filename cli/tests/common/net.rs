@@ -47,9 +47,10 @@ pub struct Net {
 }
 
 impl Net {
-    /// `n` hosts, or why they cannot be made here (the caller skips, printing it).
-    pub fn new(n: usize) -> Result<Net, String> {
-        let tag = format!("nz{}", std::process::id() % 100_000);
+    /// `n` hosts, or why they cannot be made here (the caller skips, printing it). `name`
+    /// (a letter) keeps the nets of tests running at once apart.
+    pub fn new(n: usize, name: char) -> Result<Net, String> {
+        let tag = format!("nz{}{name}", std::process::id() % 100_000);
         let switch = format!("{tag}sw");
         let dir = std::env::temp_dir().join(format!("nerve-net-{tag}"));
         let _ = std::fs::remove_dir_all(&dir);
@@ -107,25 +108,21 @@ impl Net {
         let h = &self.hosts[i];
         let listen = format!("tcp/{}:7447", h.ip);
         let connect = format!("tcp/{}:7447", self.hosts[0].ip);
-        let mut args = vec![
-            "netns",
-            "exec",
-            &h.ns,
-            NERVE,
-            "bridge",
-            "zenoh",
-            "--listen",
-            &listen,
-            "--no-multicast",
-            "--stats-every",
-            "1",
-        ];
         let host = format!("h{i}");
-        args.extend(["--host", &host]);
+        let mut args = vec!["--listen", &listen, "--no-multicast", "--host", &host];
         if i != 0 {
             args.extend(["--connect", &connect]);
         }
         args.extend(extra);
+        self.bridge_args(i, &args)
+    }
+
+    /// Starts `nerve bridge zenoh ARGS --stats-every 1` on host `i`.
+    pub fn bridge_args(&self, i: usize, args: &[&str]) -> Child {
+        let h = &self.hosts[i];
+        let mut args: Vec<&str> =
+            [&["netns", "exec", &h.ns, NERVE, "bridge", "zenoh"], args].concat();
+        args.extend(["--stats-every", "1"]);
         let log = std::fs::File::create(self.log(i)).unwrap();
         Command::new("ip")
             .args(&args)
