@@ -194,9 +194,80 @@ fn segments(domain: u32) -> Vec<Finding> {
     out
 }
 
+/// The Zenoh bridge of this host, if one runs or ran: the hosts it sees and what it lost or
+/// refused.
+fn bridge(domain: u32) -> Vec<Finding> {
+    let view_topic = registry::list(domain)
+        .into_iter()
+        .find(|t| t.name == nerve_zenoh::view::VIEW_TOPIC);
+    let Some(topic) = view_topic else {
+        return vec![fine(
+            "no Zenoh bridge on this host (other machines: `nerve bridge zenoh`)".into(),
+        )];
+    };
+    let Some(v) = nerve_zenoh::view::read(domain) else {
+        let pid = topic.endpoints.iter().find(|e| e.publisher).map(|e| e.pid);
+        return vec![problem(
+            format!(
+                "the Zenoh bridge of this host is dead (pid {})",
+                pid.map_or("?".into(), |p| p.to_string())
+            ),
+            "start it again: `nerve bridge zenoh --config <file>`; other hosts see nothing \
+             of this one meanwhile",
+        )];
+    };
+    let sum = |f: fn(&nerve_zenoh::view::ViewStats) -> u64| v.stats.iter().map(f).sum::<u64>();
+    let (lost, rejected) = (sum(|s| s.lost), sum(|s| s.rejected) + v.bad_metas);
+    let hosts: Vec<&str> = v.hosts.iter().map(|(_, h)| h.as_str()).collect();
+    let mut out = vec![fine(format!(
+        "Zenoh bridge {} (host {}, pid {}): sees {} other host(s) [{}]; {} topics out, {} in",
+        v.bridge,
+        v.host,
+        v.pid,
+        hosts.len(),
+        hosts.join(", "),
+        v.stats
+            .iter()
+            .filter(|s| s.direction.contains("out"))
+            .count(),
+        v.stats
+            .iter()
+            .filter(|s| s.direction.contains("in"))
+            .count(),
+    ))];
+    if hosts.is_empty() {
+        out.push(problem(
+            "the Zenoh bridge sees no other host".into(),
+            "check its connect/listen endpoints, the network, certificates (a refused TLS \
+             handshake shows in the bridge's log with RUST_LOG=zenoh=warn)",
+        ));
+    }
+    if lost > 0 || rejected > 0 {
+        let worst: Vec<String> = v
+            .stats
+            .iter()
+            .filter(|s| s.lost + s.rejected > 0)
+            .take(5)
+            .map(|s| format!("{} (lost {}, rejected {})", s.topic, s.lost, s.rejected))
+            .collect();
+        out.push(problem(
+            format!(
+                "the Zenoh bridge lost {lost} and refused {rejected} messages or metas: {}",
+                worst.join(", ")
+            ),
+            "lost: a best-effort topic under congestion or a link that went down (make it \
+             reliable if every message matters); refused: a host sending another type or \
+             malformed data (check the type on both hosts)"
+                .into(),
+        ));
+    }
+    out
+}
+
 pub fn doctor(domain: u32) -> anyhow::Result<()> {
     let mut findings = vec![shm(), memlock(), rtprio(), sched_fifo(), membarrier()];
     findings.extend(segments(domain));
+    findings.extend(bridge(domain));
     let problems = findings.iter().filter(|f| !f.ok).count();
     for f in &findings {
         if f.ok {

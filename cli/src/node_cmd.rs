@@ -103,7 +103,22 @@ pub fn node(domain: u32, cmd: NodeCommand) -> anyhow::Result<()> {
                     state(r)
                 )?;
             }
-            if nodes.is_empty() {
+            // Nodes on other hosts, from the bridge running here (if one runs).
+            let remote = nerve_zenoh::view::read(domain).map_or_else(Vec::new, |v| v.nodes);
+            for r in &remote {
+                outln!(
+                    "{:<24} {:>8} {:>9} {:>9} {:>10} {:>12} {:>7}  remote (on {})",
+                    r.name,
+                    "-",
+                    "-",
+                    "-",
+                    "-",
+                    "-",
+                    "-",
+                    r.host
+                )?;
+            }
+            if nodes.is_empty() && remote.is_empty() {
                 outln!("(no nodes in domain {domain}: none runs a scheduler that announces them)")?;
             }
         }

@@ -134,7 +134,17 @@ fn list(domain: u32, types: bool, verbose: bool, all: bool) -> anyhow::Result<()
         .into_iter()
         .filter(|t| all || !hidden(t))
         .collect();
-    if topics.is_empty() {
+    // Topics other hosts export, from the bridge running here (if one runs).
+    let remote = nerve_zenoh::view::read(domain).map_or_else(Vec::new, |v| v.topics);
+    let hosts_of = |name: &str| {
+        let hosts: Vec<&str> = remote
+            .iter()
+            .filter(|r| r.topic == name)
+            .map(|r| r.host.as_str())
+            .collect();
+        hosts.join(", ")
+    };
+    if topics.is_empty() && remote.is_empty() {
         return outln!(
             "(no topics in domain {domain}: {})",
             registry::domain_dir(domain).display()
@@ -175,10 +185,28 @@ fn list(domain: u32, types: bool, verbose: bool, all: bool) -> anyhow::Result<()
                 t.published,
                 pids.join(",")
             )?;
-        } else if types {
-            outln!("{} [{}]", t.name, t.type_name)?;
         } else {
-            outln!("{}", t.name)?;
+            let from = match hosts_of(&t.name) {
+                h if h.is_empty() => String::new(),
+                h => format!("  (from {h})"),
+            };
+            if types {
+                outln!("{} [{}]{from}", t.name, t.type_name)?;
+            } else {
+                outln!("{}{from}", t.name)?;
+            }
+        }
+    }
+    // Remote topics not brought to this host (not imported here).
+    let mut shown = std::collections::BTreeSet::new();
+    for r in &remote {
+        if topics.iter().any(|t| t.name == r.topic) || !shown.insert(&r.topic) {
+            continue;
+        }
+        let hosts = hosts_of(&r.topic);
+        match (types, r.type_name.is_empty()) {
+            (true, false) => outln!("{} [{}]  (on {hosts})", r.topic, r.type_name)?,
+            _ => outln!("{}  (on {hosts})", r.topic)?,
         }
     }
     Ok(())
@@ -188,6 +216,7 @@ fn list(domain: u32, types: bool, verbose: bool, all: bool) -> anyhow::Result<()
 fn hidden(t: &TopicInfo) -> bool {
     nerve::rpc::discovery::is_plumbing(t)
         || t.name.starts_with(nerve::exec::announce::NODE_TOPIC_PREFIX)
+        || t.name == nerve_zenoh::view::VIEW_TOPIC
 }
 
 fn info(domain: u32, name: &str) -> anyhow::Result<()> {

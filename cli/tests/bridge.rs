@@ -55,10 +55,33 @@ fn helper() {
             .collect(),
     );
     match spec.get("kind") {
+        "node" => run_node(&spec),
         "cmd" => run_cmd(&spec),
         "image" => run_image(&spec),
         other => panic!("unknown helper kind {other}"),
     }
+}
+
+/// A scheduler running one node named `name` (announced on `nerve/node/<name>`), until
+/// killed.
+fn run_node(spec: &Spec) {
+    struct Probe(String);
+    impl nerve::exec::Node for Probe {
+        fn name(&self) -> &str {
+            &self.0
+        }
+        fn tick(&mut self, _: &mut nerve::exec::Context<'_>) {}
+    }
+    let mut s = nerve::exec::Scheduler::builder()
+        .print_stats(false)
+        .handle_signals(false)
+        .node(Probe(spec.get("name").to_owned()))
+        .rate(10.0)
+        .done()
+        .build()
+        .unwrap();
+    println!("READY");
+    s.run().unwrap();
 }
 
 /// Waits for the go file (the bridges are ready), then paces `n` sends at `hz`.
@@ -299,6 +322,25 @@ fn hosts_exchange_topics_through_zenoh() {
     pub_a.result();
     pub_b.result();
 
+    // Discovery: each host's tools name where a bridged topic comes from, and the nodes other
+    // hosts run.
+    net.wait_nerve(1, &["topic", "list"], "t/ab  (from h0)", true);
+    net.wait_nerve(
+        0,
+        &["topic", "list", "-t"],
+        "t/ba [nerve/CmdVel]  (from h1)",
+        true,
+    );
+    let probe = Helper::start(&net, 0, "kind=node name=probe");
+    net.wait_nerve(2, &["node", "list"], "remote (on h0)", true);
+    assert!(net.nerve(2, &["node", "list"]).contains("probe"));
+    let doctor = net.nerve(1, &["doctor"]);
+    assert!(
+        doctor.contains("sees 2 other host(s)") && doctor.contains("h0") && doctor.contains("h2"),
+        "{doctor}"
+    );
+    net::kill(probe.child);
+
     // One topic published on h0 and h1, subscribed on all three: each host receives both
     // publishers' 300 messages once (its own locally, the other's through the bridge).
     let g = go(&net, "go-both");
@@ -378,9 +420,16 @@ fn hosts_exchange_topics_through_zenoh() {
     );
     publ.result();
 
-    // h1's bridge killed with kill -9 and started again: h1 receives again.
+    // h1's bridge killed with kill -9: its topics leave the other hosts' views; started
+    // again, h1 receives again.
     net::kill(bridges[1].take().unwrap());
     net.wait_log(0, "host gone", Duration::from_secs(20));
+    net.wait_nerve(0, &["topic", "list"], "(from h1)", false);
+    let doctor = net.nerve(1, &["doctor"]);
+    assert!(
+        doctor.contains("the Zenoh bridge of this host is dead"),
+        "{doctor}"
+    );
     bridges[1] = Some(net.bridge(1, &[]));
     let g = go(&net, "go-restart");
     let sub = Helper::start(&net, 1, "kind=cmd topic=t/restart n=0 expect=100 secs=20");

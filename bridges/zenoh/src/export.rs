@@ -84,12 +84,22 @@ pub(crate) fn serve_metas(inner: &Arc<Inner>) -> Result<zenoh::query::Queryable<
 pub(crate) fn watch_local(inner: &Arc<Inner>, mut watch: Watch) {
     let me = std::process::id();
     let mut infos: BTreeMap<String, TopicInfo> = BTreeMap::new();
+    // A token per node a scheduler here announces (`nerve/node/<name>`).
+    let mut nodes: BTreeMap<String, zenoh::liveliness::LivelinessToken> = BTreeMap::new();
+    let node_prefix = nerve::exec::announce::NODE_TOPIC_PREFIX;
     while !inner.stopping() {
         let Some(event) = watch.next(POLL) else {
             continue;
         };
         match event {
             Event::TopicAppeared(info) => {
+                if let Some(node) = info.name.strip_prefix(node_prefix) {
+                    let key = wire::node_token(inner.config.domain, &inner.id_str, node);
+                    match inner.session.liveliness().declare_token(key).wait() {
+                        Ok(t) => _ = nodes.insert(node.to_owned(), t),
+                        Err(e) => tracing::warn!(node, error = %e, "node not announced"),
+                    }
+                }
                 infos.insert(info.name.clone(), info);
             }
             Event::EndpointAppeared {
@@ -105,6 +115,9 @@ pub(crate) fn watch_local(inner: &Arc<Inner>, mut watch: Watch) {
             }
             Event::TopicGone { name, owner: None } => {
                 infos.remove(&name);
+                if let Some(node) = name.strip_prefix(node_prefix) {
+                    nodes.remove(node);
+                }
                 let state = inner
                     .topics
                     .lock()

@@ -24,6 +24,8 @@ const META_TIMEOUT: Duration = Duration::from_secs(5);
 pub(crate) struct Import {
     /// The remote bridges exporting it now.
     sources: BTreeSet<String>,
+    /// Its type's name.
+    pub(crate) type_name: String,
     _subscriber: zenoh::pubsub::Subscriber<()>,
 }
 
@@ -78,6 +80,37 @@ pub(crate) fn follow_hosts(
         .map_err(zerr)
 }
 
+/// Follows the nodes other hosts run (their node tokens).
+pub(crate) fn follow_nodes(
+    inner: &Arc<Inner>,
+) -> Result<zenoh::pubsub::Subscriber<()>, BridgeError> {
+    let weak: Weak<Inner> = Arc::downgrade(inner);
+    let domain = inner.config.domain;
+    inner
+        .session
+        .liveliness()
+        .declare_subscriber(wire::node_tokens(domain))
+        .history(true)
+        .callback(move |s: Sample| {
+            let Some(inner) = weak.upgrade() else { return };
+            let Some((bridge, node)) = wire::split_key(s.key_expr().as_str(), domain, "node")
+            else {
+                return;
+            };
+            if bridge == inner.id_str {
+                return;
+            }
+            let pair = (bridge.to_owned(), node.to_owned());
+            let mut nodes = inner.remote_nodes.lock().unwrap_or_else(|e| e.into_inner());
+            match s.kind() {
+                SampleKind::Put => nodes.insert(pair),
+                SampleKind::Delete => nodes.remove(&pair),
+            };
+        })
+        .wait()
+        .map_err(zerr)
+}
+
 /// Follows other hosts' topic tokens, handing them to [`run`] (answers are awaited there, not
 /// in Zenoh's callback).
 pub(crate) fn follow_topics(
@@ -98,7 +131,21 @@ pub(crate) fn follow_topics(
             else {
                 return;
             };
-            if bridge == inner.id_str || !inner.config.imports(topic) {
+            if bridge == inner.id_str {
+                return;
+            }
+            let pair = (bridge.to_owned(), topic.to_owned());
+            {
+                let mut remote = inner
+                    .remote_topics
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner());
+                match s.kind() {
+                    SampleKind::Put => remote.insert(pair),
+                    SampleKind::Delete => remote.remove(&pair),
+                };
+            }
+            if !inner.config.imports(topic) {
                 return;
             }
             let (bridge, topic) = (bridge.to_owned(), topic.to_owned());
@@ -112,9 +159,23 @@ pub(crate) fn follow_topics(
         .map_err(zerr)
 }
 
-/// Handles token events until the bridge stops.
-pub(crate) fn run(inner: &Arc<Inner>, rx: Receiver<TokenEvent>) {
+/// How often the bridge rewrites its view for this host's tools.
+const VIEW_EVERY: Duration = Duration::from_secs(1);
+
+/// Handles token events until the bridge stops, rewriting the view every second.
+pub(crate) fn run(
+    inner: &Arc<Inner>,
+    rx: Receiver<TokenEvent>,
+    view: &nerve::Publisher<nerve::Msgpack<crate::view::BridgeView>>,
+) {
+    let mut next_view = std::time::Instant::now();
     while !inner.stopping() {
+        if std::time::Instant::now() >= next_view {
+            next_view += VIEW_EVERY;
+            if let Err(e) = view.send(&inner.view()) {
+                tracing::debug!(error = %e, "the bridge's view was not published");
+            }
+        }
         match rx.recv_timeout(POLL) {
             Ok(TokenEvent::Appeared { bridge, topic }) => appeared(inner, &bridge, &topic),
             Ok(TokenEvent::Gone { bridge, topic }) => gone(inner, &bridge, &topic),
@@ -162,6 +223,7 @@ fn appeared(inner: &Arc<Inner>, bridge: &str, topic: &str) {
                 "remote topic not imported: fix the type on one of the two hosts");
         }
     };
+    let wire_type = meta.stored_type.name.clone();
     let deliver = Deliver {
         me: inner.id,
         layout_hash: meta.stored_type.layout_hash,
@@ -180,6 +242,7 @@ fn appeared(inner: &Arc<Inner>, bridge: &str, topic: &str) {
             tracing::info!(topic, host = wire.host, "imported");
             *slot = Some(Import {
                 sources: BTreeSet::from([bridge.to_owned()]),
+                type_name: wire_type,
                 _subscriber: s,
             });
         }

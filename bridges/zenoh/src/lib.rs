@@ -23,9 +23,10 @@ pub mod config;
 pub mod echo;
 mod export;
 mod import;
+pub mod view;
 pub mod wire;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -111,6 +112,10 @@ struct Inner {
     topics: Mutex<BTreeMap<String, Arc<TopicState>>>,
     /// Remote bridges seen (their id → host name).
     hosts: Mutex<BTreeMap<String, String>>,
+    /// Topics other bridges export: `(bridge, topic)`.
+    remote_topics: Mutex<BTreeSet<(String, String)>>,
+    /// Nodes on other hosts: `(bridge, node)`.
+    remote_nodes: Mutex<BTreeSet<(String, String)>>,
     /// Meta answers that did not parse, or lied (counted apart from any topic).
     bad_metas: AtomicU64,
 }
@@ -149,6 +154,8 @@ impl Bridge {
             stop: AtomicBool::new(false),
             topics: Mutex::default(),
             hosts: Mutex::default(),
+            remote_topics: Mutex::default(),
+            remote_nodes: Mutex::default(),
             bad_metas: AtomicU64::new(0),
         });
         let (domain, me) = (inner.config.domain, inner.id_str.clone());
@@ -161,6 +168,11 @@ impl Bridge {
         let mut declared: Vec<Box<dyn std::any::Any + Send>> = Vec::new();
         declared.push(Box::new(export::serve_metas(&inner)?));
         declared.push(Box::new(import::follow_hosts(&inner)?));
+        declared.push(Box::new(import::follow_nodes(&inner)?));
+        let view = view::publisher(domain).map_err(|e| BridgeError::Domain {
+            domain,
+            reason: e.to_string(),
+        })?;
         let (import_tx, import_rx) = std::sync::mpsc::channel();
         declared.push(Box::new(import::follow_topics(&inner, import_tx)?));
         let watch = nerve::registry::watch(domain).map_err(|e| BridgeError::Domain {
@@ -174,7 +186,7 @@ impl Bridge {
             }),
             spawn("nerve-zenoh-import", {
                 let inner = inner.clone();
-                move || import::run(&inner, import_rx)
+                move || import::run(&inner, import_rx, &view)
             }),
         ];
         tracing::info!(bridge = %inner.id_str, host = %inner.config.host, domain, "bridge up");
@@ -193,7 +205,30 @@ impl Bridge {
 
     /// What the bridge counted, per topic, by name.
     pub fn stats(&self) -> Vec<TopicStats> {
-        let topics = self.inner.topics.lock().unwrap_or_else(|e| e.into_inner());
+        self.inner.stats()
+    }
+
+    /// The other hosts' bridges seen now: `(bridge id, host name)`.
+    pub fn hosts(&self) -> Vec<(String, String)> {
+        let h = self.inner.hosts.lock().unwrap_or_else(|e| e.into_inner());
+        h.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+    }
+
+    /// What this bridge publishes for the tools on its host (see [`view`]).
+    pub fn view(&self) -> view::BridgeView {
+        self.inner.view()
+    }
+
+    /// Topic metas from other hosts that did not parse or lied (refused).
+    pub fn bad_metas(&self) -> u64 {
+        // Relaxed: a statistic.
+        self.inner.bad_metas.load(Relaxed)
+    }
+}
+
+impl Inner {
+    fn stats(&self) -> Vec<TopicStats> {
+        let topics = self.topics.lock().unwrap_or_else(|e| e.into_inner());
         topics
             .iter()
             .map(|(name, t)| {
@@ -213,16 +248,53 @@ impl Bridge {
             .collect()
     }
 
-    /// The other hosts' bridges seen now: `(bridge id, host name)`.
-    pub fn hosts(&self) -> Vec<(String, String)> {
-        let h = self.inner.hosts.lock().unwrap_or_else(|e| e.into_inner());
-        h.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
-    }
-
-    /// Topic metas from other hosts that did not parse or lied (refused).
-    pub fn bad_metas(&self) -> u64 {
-        // Relaxed: a statistic.
-        self.inner.bad_metas.load(Relaxed)
+    fn view(&self) -> view::BridgeView {
+        let hosts = self.hosts.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let host_of = |bridge: &str| hosts.get(bridge).cloned().unwrap_or_default();
+        let stats = self.stats();
+        let type_of = |topic: &str| {
+            let t = self.topics.lock().unwrap_or_else(|e| e.into_inner());
+            t.get(topic)
+                .and_then(|s| {
+                    let i = s.import.lock().unwrap_or_else(|e| e.into_inner());
+                    i.as_ref().map(|i| i.type_name.clone())
+                })
+                .unwrap_or_default()
+        };
+        let topics = self
+            .remote_topics
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let nodes = self
+            .remote_nodes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        view::BridgeView {
+            host: self.config.host.clone(),
+            bridge: self.id_str.clone(),
+            pid: std::process::id(),
+            hosts: hosts.iter().map(|(b, h)| (b.clone(), h.clone())).collect(),
+            topics: topics
+                .iter()
+                .map(|(b, t)| view::RemoteTopic {
+                    topic: t.clone(),
+                    host: host_of(b),
+                    type_name: type_of(t),
+                })
+                .collect(),
+            nodes: nodes
+                .iter()
+                .map(|(b, n)| view::RemoteNode {
+                    name: n.clone(),
+                    host: host_of(b),
+                })
+                .collect(),
+            stats: stats.iter().map(view::ViewStats::from).collect(),
+            // Relaxed: a statistic.
+            bad_metas: self.bad_metas.load(Relaxed),
+        }
     }
 }
 

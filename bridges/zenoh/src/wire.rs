@@ -7,6 +7,8 @@
 //!   `@` chunks are not matched by `**`, so these never mix with messages).
 //! - `nerve/<domain>/@meta/<bridge>/<topic>`: a queryable answering the topic's [`WireMeta`].
 //! - `nerve/<domain>/@host/<bridge>/<hostname>`: a liveliness token per bridge.
+//! - `nerve/<domain>/@node/<bridge>/<node>`: a liveliness token per node a scheduler on the
+//!   bridge's host announces.
 //!
 //! Everything read here comes from another host: lengths checked, errors named, never a panic.
 
@@ -43,6 +45,16 @@ pub fn meta_key(domain: u32, bridge: &str, topic: &str) -> String {
 /// Every meta queryable `bridge` serves.
 pub fn meta_all(domain: u32, bridge: &str) -> String {
     format!("nerve/{domain}/@meta/{bridge}/**")
+}
+
+/// The liveliness token of node `node` running on `bridge`'s host.
+pub fn node_token(domain: u32, bridge: &str, node: &str) -> String {
+    format!("nerve/{domain}/@node/{bridge}/{node}")
+}
+
+/// Every node token in `domain`.
+pub fn node_tokens(domain: u32) -> String {
+    format!("nerve/{domain}/@node/**")
 }
 
 /// The liveliness token of a bridge on `host`.

@@ -136,6 +136,42 @@ impl Net {
             .expect("start a bridge")
     }
 
+    /// `nerve ARGS` on host `i` (its shared memory; no network needed): its stdout.
+    pub fn nerve(&self, i: usize, args: &[&str]) -> String {
+        let out = Command::new(NERVE)
+            .args(args)
+            .env("NERVE_SHM_DIR", &self.hosts[i].shm)
+            .env("NERVE_DOMAIN", "0")
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run nerve");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Waits until `nerve ARGS` on host `i` prints something containing `text` (or, with
+    /// `present` false, stops printing it).
+    pub fn wait_nerve(&self, i: usize, args: &[&str], text: &str, present: bool) {
+        let end = Instant::now() + Duration::from_secs(20);
+        loop {
+            let out = self.nerve(i, args);
+            if out.contains(text) == present {
+                return;
+            }
+            assert!(
+                Instant::now() < end,
+                "`nerve {}` on h{i}: {text:?} {}; it printed:\n{out}",
+                args.join(" "),
+                if present {
+                    "never appeared"
+                } else {
+                    "never went"
+                }
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
     /// Bridge `i`'s log.
     pub fn log(&self, i: usize) -> PathBuf {
         self.dir.join(format!("bridge-{i}.log"))

@@ -1,0 +1,120 @@
+//! What a bridge knows of the other hosts, published on this host for its tools: the local
+//! topic `nerve/bridge/zenoh` (MessagePack, latest only) holds a [`BridgeView`], rewritten
+//! every second. `nerve topic list` and `node list` add the remote topics and nodes it lists,
+//! with their host; `nerve doctor` reads its counters. A host that dies leaves the view at the
+//! next rewrite (its liveliness tokens go with it).
+
+use serde::{Deserialize, Serialize};
+
+use nerve::{Msgpack, Publisher, Topic};
+
+use crate::TopicStats;
+
+/// The local topic a bridge's view is published on.
+pub const VIEW_TOPIC: &str = "nerve/bridge/zenoh";
+
+/// A topic another host exports.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RemoteTopic {
+    /// Its name.
+    pub topic: String,
+    /// The host exporting it.
+    pub host: String,
+    /// Its type, once this bridge imported it ("" otherwise).
+    pub type_name: String,
+}
+
+/// A node running on another host.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RemoteNode {
+    /// Its name.
+    pub name: String,
+    /// Its host.
+    pub host: String,
+}
+
+/// One topic's counters, as the view carries them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ViewStats {
+    /// The topic.
+    pub topic: String,
+    /// `out`, `in` or `out+in`.
+    pub direction: String,
+    /// See [`TopicStats`].
+    pub sent: u64,
+    /// See [`TopicStats`].
+    pub received: u64,
+    /// See [`TopicStats`].
+    pub lost: u64,
+    /// See [`TopicStats`].
+    pub rejected: u64,
+    /// See [`TopicStats`].
+    pub dropped: u64,
+}
+
+impl From<&TopicStats> for ViewStats {
+    fn from(t: &TopicStats) -> Self {
+        let direction = match (t.exported, t.imported) {
+            (true, true) => "out+in",
+            (true, false) => "out",
+            (false, true) => "in",
+            (false, false) => "",
+        };
+        ViewStats {
+            topic: t.topic.clone(),
+            direction: direction.to_owned(),
+            sent: t.sent,
+            received: t.received,
+            lost: t.lost,
+            rejected: t.rejected,
+            dropped: t.dropped,
+        }
+    }
+}
+
+/// A bridge's view of the other hosts.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct BridgeView {
+    /// This host's name.
+    pub host: String,
+    /// This bridge's Zenoh id.
+    pub bridge: String,
+    /// This bridge's process.
+    pub pid: u32,
+    /// The other hosts' bridges seen now: `(bridge id, host name)`.
+    pub hosts: Vec<(String, String)>,
+    /// The topics other hosts export.
+    pub topics: Vec<RemoteTopic>,
+    /// The nodes other hosts run.
+    pub nodes: Vec<RemoteNode>,
+    /// This bridge's counters, per topic.
+    pub stats: Vec<ViewStats>,
+    /// Topic metas from other hosts refused (unreadable or lying).
+    pub bad_metas: u64,
+}
+
+fn open(domain: u32) -> Result<Topic<Msgpack<BridgeView>>, nerve::OpenError> {
+    Topic::<Msgpack<BridgeView>>::builder(VIEW_TOPIC)
+        .domain(domain)
+        .latest_only()
+        .depth(2)
+        .max_message_bytes(4 << 20)
+        .open()
+}
+
+/// The publisher of this host's view.
+pub(crate) fn publisher(domain: u32) -> Result<Publisher<Msgpack<BridgeView>>, nerve::OpenError> {
+    open(domain)?.publisher()
+}
+
+/// The view of the bridge running on this host, if one runs (creates nothing otherwise).
+pub fn read(domain: u32) -> Option<BridgeView> {
+    let info = nerve::registry::list(domain)
+        .into_iter()
+        .find(|t| t.name == VIEW_TOPIC)?;
+    if info.publishers() == 0 {
+        return None;
+    }
+    let mut sub = open(domain).ok()?.subscriber_with_history(1).ok()?;
+    sub.try_recv().ok().flatten()
+}
