@@ -257,8 +257,7 @@ fn bridge(domain: u32) -> Vec<Finding> {
             ),
             "lost: a best-effort topic under congestion or a link that went down (make it \
              reliable if every message matters); refused: a host sending another type or \
-             malformed data (check the type on both hosts)"
-                .into(),
+             malformed data (check the type on both hosts)",
         ));
     }
     out
