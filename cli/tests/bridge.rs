@@ -56,9 +56,59 @@ fn helper() {
     );
     match spec.get("kind") {
         "node" => run_node(&spec),
+        "robot" => run_robot(),
         "cmd" => run_cmd(&spec),
         "image" => run_image(&spec),
         other => panic!("unknown helper kind {other}"),
+    }
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Plan {
+    goal: [f64; 2],
+    speed: f32,
+}
+
+/// A service `arm/plan`, the parameters of node `controller` and an action `fib`, until
+/// killed.
+fn run_robot() {
+    use nerve::rpc::{ActionServer, GoalOutcome, ParamDescriptor, Parameters, Service};
+    let params = Parameters::new("controller");
+    params
+        .declare(
+            ParamDescriptor::new("gain", 1.5)
+                .float_range(0.0, 10.0)
+                .description("proportional gain"),
+        )
+        .unwrap();
+    let _params = params.serve().unwrap();
+    let plan = Service::<Plan, Vec<[f64; 2]>>::builder("arm/plan").build();
+    let _plan = plan
+        .server()
+        .serve(|p: Plan| Ok(vec![[0.0, 0.0], p.goal]))
+        .unwrap();
+    let _fib = ActionServer::<u32, u32, u64>::builder("fib")
+        .serve(
+            |n: &u32| {
+                if *n > 90 {
+                    Err(format!("n = {n}: at most 90"))
+                } else {
+                    Ok(())
+                }
+            },
+            |ctx, n| {
+                let (mut a, mut b) = (0u64, 1u64);
+                for i in 0..n {
+                    (a, b) = (b, a + b);
+                    ctx.feedback(i);
+                }
+                GoalOutcome::Succeeded(a)
+            },
+        )
+        .unwrap();
+    println!("READY");
+    loop {
+        std::thread::sleep(Duration::from_secs(1));
     }
 }
 
@@ -340,6 +390,58 @@ fn hosts_exchange_topics_through_zenoh() {
         "{doctor}"
     );
     net::kill(probe.child);
+
+    // Services, actions and parameters of h0, used from h1 as if they were local.
+    let robot = Helper::start(&net, 0, "kind=robot");
+    net.wait_log(
+        1,
+        "service imported service=\"fib/goal\"",
+        Duration::from_secs(15),
+    );
+    net.wait_log(
+        1,
+        "service imported service=\"controller/param/set\"",
+        Duration::from_secs(15),
+    );
+    net.wait_log(
+        1,
+        "service imported service=\"arm/plan\"",
+        Duration::from_secs(15),
+    );
+    let call = |args: &[&str]| {
+        let (code, out, err) = net.nerve_full(1, args);
+        assert_eq!(code, 0, "{args:?} on h1: {err}");
+        out
+    };
+    let out = call(&[
+        "service",
+        "call",
+        "arm/plan",
+        "{goal: [1.0, 2.0], speed: 0.5}",
+        "--json",
+    ]);
+    assert_eq!(out.trim(), "[[0.0,0.0],[1.0,2.0]]");
+    let (code, _, err) = net.nerve_full(1, &["service", "call", "arm/plan", "{goal: fast}"]);
+    assert!(
+        code == 1 && err.contains("cannot decode the request"),
+        "{err}"
+    );
+    assert!(call(&["service", "list", "-t"]).contains("arm/plan"));
+    let out = call(&["action", "send_goal", "fib", "10", "--feedback"]);
+    assert!(
+        out.contains("feedback: 9") && out.contains("status: Succeeded") && out.contains("55"),
+        "{out}"
+    );
+    let (code, _, err) = net.nerve_full(1, &["action", "send_goal", "fib", "100"]);
+    assert!(code == 1 && err.contains("n = 100: at most 90"), "{err}");
+    assert_eq!(call(&["param", "get", "controller", "gain"]).trim(), "1.5");
+    call(&["param", "set", "controller", "gain", "2.5"]);
+    let (_, here, _) = net.nerve_full(0, &["param", "get", "controller", "gain"]);
+    assert_eq!(here.trim(), "2.5", "set from h1, read on h0");
+    let (code, _, err) = net.nerve_full(1, &["param", "set", "controller", "gain", "50"]);
+    assert!(code == 1 && err.contains("gain"), "{err}");
+    net::kill(robot.child);
+    net.wait_nerve(1, &["service", "list"], "arm/plan", false);
 
     // One topic published on h0 and h1, subscribed on all three: each host receives both
     // publishers' 300 messages once (its own locally, the other's through the bridge).

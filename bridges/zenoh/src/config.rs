@@ -8,6 +8,7 @@
 //!   host: "robot-1",                 // default: this machine's host name
 //!   export: ["**"],                  // Zenoh key expressions over topic names
 //!   import: ["**"],
+//!   call_timeout_s: 10,              // another host's service call, at most
 //!   zenoh: {
 //!     mode: "peer",
 //!     listen: { endpoints: ["tcp/0.0.0.0:7447"] },
@@ -34,11 +35,20 @@ pub struct BridgeConfig {
     pub export: Vec<OwnedKeyExpr>,
     /// Remote topics brought in: those matching one of these.
     pub import: Vec<OwnedKeyExpr>,
+    /// How long a call of another host's service may take (`call_timeout_s`, default 10).
+    pub call_timeout: std::time::Duration,
     /// Zenoh's configuration.
     pub zenoh: zenoh::Config,
 }
 
-const KEYS: [&str; 5] = ["domain", "host", "export", "import", "zenoh"];
+const KEYS: [&str; 6] = [
+    "domain",
+    "host",
+    "export",
+    "import",
+    "call_timeout_s",
+    "zenoh",
+];
 
 impl BridgeConfig {
     /// Peer mode, the environment's domain, every topic both ways.
@@ -48,6 +58,7 @@ impl BridgeConfig {
             host: hostname(),
             export: vec![all()],
             import: vec![all()],
+            call_timeout: std::time::Duration::from_secs(10),
             zenoh: zenoh::Config::default(),
         }
     }
@@ -102,6 +113,13 @@ impl BridgeConfig {
             if let Some(v) = obj.get(key) {
                 *list = patterns(v).map_err(|reason| bad(key, reason))?;
             }
+        }
+        if let Some(t) = obj.get("call_timeout_s") {
+            c.call_timeout = t
+                .as_f64()
+                .filter(|t| *t > 0.0 && *t < 86_400.0)
+                .map(std::time::Duration::from_secs_f64)
+                .ok_or_else(|| bad("call_timeout_s", format!("{t} is not a number of seconds")))?;
         }
         if let Some(z) = obj.get("zenoh") {
             c.zenoh = zenoh::Config::from_json5(&z.to_string())

@@ -107,10 +107,27 @@ pub(crate) fn watch_local(inner: &Arc<Inner>, mut watch: Watch) {
                 pid,
                 publisher: true,
             } if pid != me => {
-                if let Some(info) = infos.get(&topic) {
-                    if wanted(inner, info) {
-                        start(inner, &topic);
+                let Some(info) = infos.get(&topic) else {
+                    continue;
+                };
+                if let Some(service) = nerve::rpc::discovery::server_record_of(info) {
+                    if info.owner.is_none() && inner.config.exports(service) {
+                        crate::services::export(inner, service);
                     }
+                } else if wanted(inner, info) {
+                    start(inner, &topic);
+                }
+            }
+            Event::EndpointGone {
+                topic,
+                pid,
+                publisher: true,
+            } if pid != me => {
+                if let Some(service) = infos
+                    .get(&topic)
+                    .and_then(nerve::rpc::discovery::server_record_of)
+                {
+                    crate::services::unexport(inner, service);
                 }
             }
             Event::TopicGone { name, owner: None } => {

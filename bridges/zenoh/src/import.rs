@@ -39,6 +39,8 @@ pub(crate) fn stop(t: &TopicState) {
 pub(crate) enum TokenEvent {
     Appeared { bridge: String, topic: String },
     Gone { bridge: String, topic: String },
+    ServiceAppeared { bridge: String, service: String },
+    ServiceGone { bridge: String, service: String },
 }
 
 /// Follows other hosts' bridges (their host tokens).
@@ -179,6 +181,12 @@ pub(crate) fn run(
         match rx.recv_timeout(POLL) {
             Ok(TokenEvent::Appeared { bridge, topic }) => appeared(inner, &bridge, &topic),
             Ok(TokenEvent::Gone { bridge, topic }) => gone(inner, &bridge, &topic),
+            Ok(TokenEvent::ServiceAppeared { bridge, service }) => {
+                crate::services::appeared(inner, &bridge, &service)
+            }
+            Ok(TokenEvent::ServiceGone { bridge, service }) => {
+                crate::services::gone(inner, &bridge, &service)
+            }
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => return,
         }

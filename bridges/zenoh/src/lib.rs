@@ -23,6 +23,7 @@ pub mod config;
 pub mod echo;
 mod export;
 mod import;
+mod services;
 pub mod view;
 pub mod wire;
 
@@ -116,6 +117,8 @@ struct Inner {
     remote_topics: Mutex<BTreeSet<(String, String)>>,
     /// Nodes on other hosts: `(bridge, node)`.
     remote_nodes: Mutex<BTreeSet<(String, String)>>,
+    /// Services exported and imported.
+    services: Mutex<services::Services>,
     /// Meta answers that did not parse, or lied (counted apart from any topic).
     bad_metas: AtomicU64,
 }
@@ -156,6 +159,7 @@ impl Bridge {
             hosts: Mutex::default(),
             remote_topics: Mutex::default(),
             remote_nodes: Mutex::default(),
+            services: Mutex::default(),
             bad_metas: AtomicU64::new(0),
         });
         let (domain, me) = (inner.config.domain, inner.id_str.clone());
@@ -174,6 +178,8 @@ impl Bridge {
             reason: e.to_string(),
         })?;
         let (import_tx, import_rx) = std::sync::mpsc::channel();
+        declared.push(Box::new(services::serve_metas(&inner)?));
+        declared.push(Box::new(services::follow(&inner, import_tx.clone())?));
         declared.push(Box::new(import::follow_topics(&inner, import_tx)?));
         let watch = nerve::registry::watch(domain).map_err(|e| BridgeError::Domain {
             domain,
@@ -311,6 +317,14 @@ impl Drop for Bridge {
             export::stop(t);
             import::stop(t);
         }
+        // Imported services' servers stop (callers here get NoServer), exported ones' tokens go.
+        drop(std::mem::take(
+            &mut *self
+                .inner
+                .services
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
+        ));
     }
 }
 

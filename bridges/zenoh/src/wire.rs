@@ -7,6 +7,8 @@
 //!   `@` chunks are not matched by `**`, so these never mix with messages).
 //! - `nerve/<domain>/@meta/<bridge>/<topic>`: a queryable answering the topic's [`WireMeta`].
 //! - `nerve/<domain>/@host/<bridge>/<hostname>`: a liveliness token per bridge.
+//! - `nerve/<domain>/@call/<service>`, `@service/<bridge>/<service>`,
+//!   `@smeta/<bridge>/<service>`: services (see `services`).
 //! - `nerve/<domain>/@node/<bridge>/<node>`: a liveliness token per node a scheduler on the
 //!   bridge's host announces.
 //!
@@ -45,6 +47,31 @@ pub fn meta_key(domain: u32, bridge: &str, topic: &str) -> String {
 /// Every meta queryable `bridge` serves.
 pub fn meta_all(domain: u32, bridge: &str) -> String {
     format!("nerve/{domain}/@meta/{bridge}/**")
+}
+
+/// The queryable answering calls of service `service`.
+pub fn call_key(domain: u32, service: &str) -> String {
+    format!("nerve/{domain}/@call/{service}")
+}
+
+/// The liveliness token of service `service` exported by `bridge`.
+pub fn service_token(domain: u32, bridge: &str, service: &str) -> String {
+    format!("nerve/{domain}/@service/{bridge}/{service}")
+}
+
+/// Every exported service's token in `domain`.
+pub fn service_tokens(domain: u32) -> String {
+    format!("nerve/{domain}/@service/**")
+}
+
+/// The queryable of service `service`'s meta at `bridge`.
+pub fn smeta_key(domain: u32, bridge: &str, service: &str) -> String {
+    format!("nerve/{domain}/@smeta/{bridge}/{service}")
+}
+
+/// Every service meta queryable `bridge` serves.
+pub fn smeta_all(domain: u32, bridge: &str) -> String {
+    format!("nerve/{domain}/@smeta/{bridge}/**")
 }
 
 /// The liveliness token of node `node` running on `bridge`'s host.

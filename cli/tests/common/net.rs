@@ -138,6 +138,11 @@ impl Net {
 
     /// `nerve ARGS` on host `i` (its shared memory; no network needed): its stdout.
     pub fn nerve(&self, i: usize, args: &[&str]) -> String {
+        self.nerve_full(i, args).1
+    }
+
+    /// `nerve ARGS` on host `i`: (status, stdout, stderr).
+    pub fn nerve_full(&self, i: usize, args: &[&str]) -> (i32, String, String) {
         let out = Command::new(NERVE)
             .args(args)
             .env("NERVE_SHM_DIR", &self.hosts[i].shm)
@@ -146,7 +151,11 @@ impl Net {
             .stdin(Stdio::null())
             .output()
             .expect("run nerve");
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
     }
 
     /// Waits until `nerve ARGS` on host `i` prints something containing `text` (or, with

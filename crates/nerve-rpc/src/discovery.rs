@@ -114,7 +114,8 @@ fn open_type_topic(domain: u32, name: &str) -> Result<Topic<Msgpack<Interface>>,
 
 /// Publishes `interface` for `name` (latest-only: a reader started later still gets it). The
 /// returned publisher keeps nothing alive that matters; the last value stays in the topic.
-pub(crate) fn announce(
+/// Servers announce their own; a bridge announces a remote server's.
+pub fn announce(
     domain: u32,
     name: &str,
     interface: &Interface,
@@ -169,6 +170,14 @@ pub fn is_plumbing(t: &TopicInfo) -> bool {
     t.type_name == wire::RpcFrame::TYPE_NAME
         || t.type_name == ServerRecord::TYPE_NAME
         || t.name.ends_with("/type") && t.type_name == "nerve/Msgpack"
+}
+
+/// The service whose server record topic `t` is (`S` for `S/server`), if it is one.
+pub fn server_record_of(t: &TopicInfo) -> Option<&str> {
+    if t.type_name != ServerRecord::TYPE_NAME {
+        return None;
+    }
+    t.name.strip_suffix("/server")
 }
 
 /// Every service of `domain` whose server record exists, by name.

@@ -1,0 +1,364 @@
+//! Services across hosts, and with them actions (three services and an events topic) and
+//! parameters (services of each node).
+//!
+//! - **Out**: a service whose server runs in another process here gets a Zenoh queryable,
+//!   `nerve/<domain>/@call/<service>`, answered by calling the local server (a call's bytes
+//!   are its request, its attachment the caller's timeout in ms), a liveliness token
+//!   `nerve/<domain>/@service/<bridge>/<service>`, and its [`ServiceMeta`] answered on
+//!   `nerve/<domain>/@smeta/<bridge>/<service>`.
+//! - **In**: another host's service token starts a local server for it (unless one runs here)
+//!   announcing the remote types, whose handler queries the remote host. A caller here sees
+//!   an ordinary service: `nerve service call`, `nerve param`, `nerve action send_goal` work
+//!   as on one host. The token going (the host died, the server stopped) stops it.
+//!
+//! A failure crosses as it is: the handler's message, a request the server could not decode,
+//! or what went wrong between (no server, timeout), naming the host.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use nerve::rpc::discovery::{self, Interface};
+use nerve::rpc::{CallError, Failure, RawClient, RawResult, Server, Service};
+use serde::{Deserialize, Serialize};
+use zenoh::query::Query;
+use zenoh::sample::{Sample, SampleKind};
+use zenoh::Wait;
+
+use crate::{wire, zerr, BridgeError, Inner};
+
+/// How many calls of one exported service run at once.
+const WORKERS: usize = 4;
+/// Calls of one exported service waiting for a worker (more: refused as busy).
+const QUEUE: usize = 256;
+
+/// What a bridge says of a service it exports.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServiceMeta {
+    /// The types its server announced.
+    pub interface: Option<Interface>,
+    /// For an action's goal service (`A/goal`): the action's types.
+    pub action: Option<Interface>,
+    /// The exporting host.
+    pub host: String,
+}
+
+/// A failed call as it crosses: `(0, message)` the handler failed, `(1, reason)` the request
+/// could not be decoded.
+fn encode_failure(f: &Failure) -> Vec<u8> {
+    let pair = match f {
+        Failure::Handler(m) => (0u8, m.as_str()),
+        Failure::BadRequest(m) => (1u8, m.as_str()),
+    };
+    rmp_serde::to_vec(&pair).expect("a pair serializes")
+}
+
+fn decode_failure(bytes: &[u8], host: &str) -> Failure {
+    match rmp_serde::from_slice::<(u8, String)>(bytes) {
+        Ok((1, m)) => Failure::BadRequest(m),
+        Ok((_, m)) => Failure::Handler(m),
+        Err(e) => Failure::Handler(format!(
+            "host {host} answered with an unreadable error: {e}"
+        )),
+    }
+}
+
+/// The services this bridge exports and imports.
+#[derive(Default)]
+pub(crate) struct Services {
+    exported: BTreeMap<String, Exported>,
+    imported: BTreeMap<String, Imported>,
+}
+
+struct Exported {
+    meta: Vec<u8>,
+    _queryable: zenoh::query::Queryable<()>,
+    _token: zenoh::liveliness::LivelinessToken,
+}
+
+struct Imported {
+    sources: BTreeSet<String>,
+    _server: Server,
+    _action_types: Option<nerve::Publisher<nerve::Msgpack<Interface>>>,
+}
+
+fn config(name: &str, domain: u32) -> nerve::rpc::ServiceConfig {
+    Service::<(), ()>::builder(name)
+        .domain(domain)
+        .build()
+        .config()
+        .clone()
+}
+
+/// Starts exporting service `name` (its server runs in another process here).
+pub(crate) fn export(inner: &Arc<Inner>, name: &str) {
+    let mut s = inner.services.lock().unwrap_or_else(|e| e.into_inner());
+    if s.exported.contains_key(name) || s.imported.contains_key(name) {
+        return;
+    }
+    match open_export(inner, name) {
+        Ok(e) => {
+            tracing::info!(service = name, "service exported");
+            s.exported.insert(name.to_owned(), e);
+        }
+        Err(e) => tracing::warn!(service = name, error = %e, "service not exported"),
+    }
+}
+
+/// Stops exporting service `name` (its server stopped or died).
+pub(crate) fn unexport(inner: &Inner, name: &str) {
+    let mut s = inner.services.lock().unwrap_or_else(|e| e.into_inner());
+    if s.exported.remove(name).is_some() {
+        tracing::info!(service = name, "service no longer exported");
+    }
+}
+
+fn open_export(inner: &Arc<Inner>, name: &str) -> Result<Exported, BridgeError> {
+    let domain = inner.config.domain;
+    let client = RawClient::open(config(name, domain)).map_err(|e| BridgeError::Domain {
+        domain,
+        reason: e.to_string(),
+    })?;
+    let (tx, rx) = sync_channel::<Query>(QUEUE);
+    let rx = Arc::new(Mutex::new(rx));
+    for i in 0..WORKERS {
+        let (rx, client, host) = (rx.clone(), client.clone(), inner.config.host.clone());
+        crate::spawn(&format!("nerve-zenoh-call{i} {name}"), move || {
+            serve_calls(&rx, &client, &host)
+        });
+    }
+    let queryable = inner
+        .session
+        .declare_queryable(wire::call_key(domain, name))
+        .callback(move |q: Query| {
+            if let Err(e) = tx.try_send(q) {
+                let q = match e {
+                    std::sync::mpsc::TrySendError::Full(q)
+                    | std::sync::mpsc::TrySendError::Disconnected(q) => q,
+                };
+                let busy = Failure::Handler(format!(
+                    "the bridge has {QUEUE} calls of this service waiting; try again"
+                ));
+                let _ = q.reply_err(encode_failure(&busy)).wait();
+            }
+        })
+        .wait()
+        .map_err(zerr)?;
+    let meta = ServiceMeta {
+        interface: discovery::interface(domain, name),
+        action: name
+            .strip_suffix("/goal")
+            .and_then(|a| discovery::interface(domain, a))
+            .filter(|i| i.kind == "action"),
+        host: inner.config.host.clone(),
+    };
+    let token = inner
+        .session
+        .liveliness()
+        .declare_token(wire::service_token(domain, &inner.id_str, name))
+        .wait()
+        .map_err(zerr)?;
+    Ok(Exported {
+        meta: rmp_serde::to_vec_named(&meta).expect("a service meta serializes"),
+        _queryable: queryable,
+        _token: token,
+    })
+}
+
+/// A worker of an exported service: calls the local server for each query, until the
+/// queryable goes.
+fn serve_calls(rx: &Mutex<Receiver<Query>>, client: &RawClient, host: &str) {
+    loop {
+        let q = match rx.lock().unwrap_or_else(|e| e.into_inner()).recv() {
+            Ok(q) => q,
+            Err(_) => return,
+        };
+        let timeout = q
+            .attachment()
+            .and_then(|a| <[u8; 8]>::try_from(a.to_bytes().as_ref()).ok())
+            .map_or(Duration::from_secs(10), |ms| {
+                Duration::from_millis(u64::from_le_bytes(ms))
+            });
+        let request = q
+            .payload()
+            .map(|p| p.to_bytes().to_vec())
+            .unwrap_or_default();
+        let sent = match client.call_bytes(&request, timeout) {
+            Ok(response) => q.reply(q.key_expr().clone(), response).wait(),
+            Err(e) => {
+                let f = match e {
+                    CallError::Handler { message, .. } => Failure::Handler(message),
+                    CallError::BadRequest { reason, .. } => Failure::BadRequest(reason),
+                    other => Failure::Handler(format!("on host {host}: {other}")),
+                };
+                q.reply_err(encode_failure(&f)).wait()
+            }
+        };
+        if let Err(e) = sent {
+            tracing::debug!(service = client.service(), error = %e, "a reply was not sent");
+        }
+    }
+}
+
+/// Answers other bridges' questions for the meta of a service exported here.
+pub(crate) fn serve_metas(inner: &Arc<Inner>) -> Result<zenoh::query::Queryable<()>, BridgeError> {
+    let weak: Weak<Inner> = Arc::downgrade(inner);
+    let domain = inner.config.domain;
+    inner
+        .session
+        .declare_queryable(wire::smeta_all(domain, &inner.id_str))
+        .callback(move |q: Query| {
+            let Some(inner) = weak.upgrade() else { return };
+            let key = q.key_expr().as_str().to_owned();
+            let Some((_, name)) = wire::split_key(&key, domain, "smeta") else {
+                return;
+            };
+            let meta = {
+                let s = inner.services.lock().unwrap_or_else(|e| e.into_inner());
+                s.exported.get(name).map(|e| e.meta.clone())
+            };
+            if let Some(m) = meta {
+                let _ = q.reply(key.as_str(), m).wait();
+            }
+        })
+        .wait()
+        .map_err(zerr)
+}
+
+/// Follows other hosts' service tokens (handled on the import thread: answers are awaited
+/// there).
+pub(crate) fn follow(
+    inner: &Arc<Inner>,
+    tx: std::sync::mpsc::Sender<crate::import::TokenEvent>,
+) -> Result<zenoh::pubsub::Subscriber<()>, BridgeError> {
+    let weak: Weak<Inner> = Arc::downgrade(inner);
+    let domain = inner.config.domain;
+    let tx = Mutex::new(tx);
+    inner
+        .session
+        .liveliness()
+        .declare_subscriber(wire::service_tokens(domain))
+        .history(true)
+        .callback(move |s: Sample| {
+            let Some(inner) = weak.upgrade() else { return };
+            let Some((bridge, name)) = wire::split_key(s.key_expr().as_str(), domain, "service")
+            else {
+                return;
+            };
+            if bridge == inner.id_str || !inner.config.imports(name) {
+                return;
+            }
+            let (bridge, service) = (bridge.to_owned(), name.to_owned());
+            let event = match s.kind() {
+                SampleKind::Put => crate::import::TokenEvent::ServiceAppeared { bridge, service },
+                SampleKind::Delete => crate::import::TokenEvent::ServiceGone { bridge, service },
+            };
+            let _ = tx.lock().unwrap_or_else(|e| e.into_inner()).send(event);
+        })
+        .wait()
+        .map_err(zerr)
+}
+
+/// Another host's service `name` appeared: serve it here (unless a server runs here).
+pub(crate) fn appeared(inner: &Arc<Inner>, bridge: &str, name: &str) {
+    let mut s = inner.services.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(i) = s.imported.get_mut(name) {
+        i.sources.insert(bridge.to_owned());
+        return;
+    }
+    if s.exported.contains_key(name) {
+        return; // served here: callers here use the local server
+    }
+    let meta = match ask_meta(inner, bridge, name) {
+        Ok(m) => m,
+        Err(reason) => {
+            // Relaxed: a statistic.
+            inner
+                .bad_metas
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            return tracing::warn!(service = name, bridge, reason, "remote service refused");
+        }
+    };
+    match open_import(inner, name, &meta) {
+        Ok(server) => {
+            tracing::info!(service = name, host = meta.host, "service imported");
+            let mut imported = server;
+            imported.sources.insert(bridge.to_owned());
+            s.imported.insert(name.to_owned(), imported);
+        }
+        Err(e) => tracing::warn!(service = name, host = meta.host, error = %e,
+            "remote service not served here"),
+    }
+}
+
+/// Another host's service `name` went (stopped, or the host died).
+pub(crate) fn gone(inner: &Inner, bridge: &str, name: &str) {
+    let mut s = inner.services.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(i) = s.imported.get_mut(name) {
+        i.sources.remove(bridge);
+        if i.sources.is_empty() {
+            tracing::info!(service = name, "no host serves it any more");
+            s.imported.remove(name);
+        }
+    }
+}
+
+fn ask_meta(inner: &Inner, bridge: &str, name: &str) -> Result<ServiceMeta, String> {
+    let replies = inner
+        .session
+        .get(wire::smeta_key(inner.config.domain, bridge, name))
+        .timeout(Duration::from_secs(5))
+        .wait()
+        .map_err(|e| format!("asking for its meta failed: {e}"))?;
+    let reply = replies
+        .recv()
+        .map_err(|_| "its bridge did not answer for its meta".to_owned())?;
+    let sample = reply
+        .result()
+        .map_err(|e| format!("its bridge answered with an error: {e:?}"))?;
+    rmp_serde::from_slice(&sample.payload().to_bytes())
+        .map_err(|e| format!("an unreadable service meta: {e}"))
+}
+
+fn open_import(inner: &Arc<Inner>, name: &str, meta: &ServiceMeta) -> Result<Imported, String> {
+    let domain = inner.config.domain;
+    let mut config = config(name, domain);
+    config.interface = meta.interface.clone();
+    let (session, key, host) = (
+        inner.session.clone(),
+        wire::call_key(domain, name),
+        meta.host.clone(),
+    );
+    let timeout = inner.config.call_timeout;
+    let handler = Arc::new(move |request: &[u8]| -> RawResult {
+        let unreachable = |why: String| Failure::Handler(format!("host {host}: {why}"));
+        let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+        let replies = session
+            .get(&key)
+            .payload(request.to_vec())
+            .attachment(ms.to_le_bytes().to_vec())
+            .timeout(timeout)
+            .wait()
+            .map_err(|e| unreachable(e.to_string()))?;
+        let reply = replies
+            .recv()
+            .map_err(|_| unreachable(format!("no answer within {timeout:?}")))?;
+        match reply.result() {
+            Ok(sample) => Ok(sample.payload().to_bytes().to_vec()),
+            Err(err) => Err(decode_failure(&err.payload().to_bytes(), &host)),
+        }
+    });
+    let server = Server::start(config, WORKERS, handler).map_err(|e| e.to_string())?;
+    let action_types = match (name.strip_suffix("/goal"), &meta.action) {
+        (Some(action), Some(types)) => discovery::announce(domain, action, types)
+            .map_err(|e| tracing::warn!(action, error = %e, "action types not announced"))
+            .ok(),
+        _ => None,
+    };
+    Ok(Imported {
+        sources: BTreeSet::new(),
+        _server: server,
+        _action_types: action_types,
+    })
+}
