@@ -17,6 +17,15 @@ pub enum BridgeCommand {
     /// `nerve bridge zenoh --connect tcp/10.0.0.2:7447 --export 'robot/**'`,
     /// `nerve bridge zenoh --config bridge.json5` (mode, TLS, access control: see docs/bridges.md)
     Zenoh(ZenohArgs),
+    /// What the bridge running on this host sees: other hosts, remote topics and nodes, and
+    /// its counters per topic (sent, received, lost on the way, refused, missed here).
+    ///
+    /// Example: `nerve bridge status`, `nerve bridge status --json`
+    Status {
+        /// One JSON object.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Args)]
@@ -52,7 +61,10 @@ pub struct ZenohArgs {
 }
 
 pub fn bridge(domain: u32, cmd: BridgeCommand) -> anyhow::Result<()> {
-    let BridgeCommand::Zenoh(a) = cmd;
+    let a = match cmd {
+        BridgeCommand::Zenoh(a) => a,
+        BridgeCommand::Status { json } => return status_cmd(domain, json),
+    };
     let config = config(domain, &a)?;
     let (host, domain) = (config.host.clone(), config.domain);
     let bridge = Bridge::start(config)?;
@@ -71,20 +83,79 @@ pub fn bridge(domain: u32, cmd: BridgeCommand) -> anyhow::Result<()> {
         }
     }
     outln!("{}", status(&bridge))?;
-    for t in bridge.stats() {
+    counters(&bridge.view().stats)
+}
+
+/// The per-topic counters, one line each.
+fn counters(stats: &[nerve_zenoh::view::ViewStats]) -> anyhow::Result<()> {
+    outln!(
+        "{:<36} {:<6} {:>9} {:>9} {:>7} {:>8} {:>7} {:>7}",
+        "topic",
+        "dir",
+        "sent",
+        "received",
+        "lost",
+        "rejected",
+        "dropped",
+        "missed"
+    )?;
+    for t in stats {
         outln!(
-            "  {:<40} {:>3}{:>3} sent {:>8} received {:>8} lost {:>6} rejected {:>6} dropped {:>6}",
+            "{:<36} {:<6} {:>9} {:>9} {:>7} {:>8} {:>7} {:>7}",
             t.topic,
-            if t.exported { "out" } else { "" },
-            if t.imported { "in" } else { "" },
+            t.direction,
             t.sent,
             t.received,
             t.lost,
             t.rejected,
-            t.dropped
+            t.dropped,
+            t.missed
         )?;
     }
     Ok(())
+}
+
+fn status_cmd(domain: u32, json: bool) -> anyhow::Result<()> {
+    let Some(v) = nerve_zenoh::view::read(domain) else {
+        anyhow::bail!(
+            "no Zenoh bridge runs on this host in domain {domain}; start one with `nerve bridge zenoh`"
+        );
+    };
+    if json {
+        return outln!("{}", serde_json::to_string(&v)?);
+    }
+    outln!(
+        "bridge {} on host {} (pid {}), domain {domain}",
+        v.bridge,
+        v.host,
+        v.pid
+    )?;
+    let hosts: Vec<String> = v
+        .hosts
+        .iter()
+        .map(|(id, h)| format!("{h} ({id})"))
+        .collect();
+    outln!(
+        "hosts    {}",
+        if hosts.is_empty() {
+            "(none seen)".to_owned()
+        } else {
+            hosts.join(", ")
+        }
+    )?;
+    for t in &v.topics {
+        outln!("remote   topic {} (on {})", t.topic, t.host)?;
+    }
+    for n in &v.nodes {
+        outln!("remote   node {} (on {})", n.name, n.host)?;
+    }
+    if v.bad_metas > 0 {
+        outln!(
+            "refused  {} topic or service metas (unreadable or lying)",
+            v.bad_metas
+        )?;
+    }
+    counters(&v.stats)
 }
 
 fn status(b: &Bridge) -> String {
@@ -92,7 +163,7 @@ fn status(b: &Bridge) -> String {
     let sum = |f: fn(&nerve_zenoh::TopicStats) -> u64| stats.iter().map(f).sum::<u64>();
     let hosts: Vec<String> = b.hosts().into_iter().map(|(_, h)| h).collect();
     format!(
-        "hosts [{}]  exported {}  imported {}  sent {}  received {}  lost {}  rejected {}",
+        "hosts [{}]  exported {}  imported {}  sent {}  received {}  lost {}  rejected {}  missed {}",
         hosts.join(", "),
         stats.iter().filter(|t| t.exported).count(),
         stats.iter().filter(|t| t.imported).count(),
@@ -100,6 +171,7 @@ fn status(b: &Bridge) -> String {
         sum(|t| t.received),
         sum(|t| t.lost),
         sum(|t| t.rejected) + b.bad_metas(),
+        sum(|t| t.missed),
     )
 }
 

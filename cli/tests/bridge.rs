@@ -36,7 +36,18 @@ impl Spec {
 }
 
 const IMAGE_W: u32 = 2048;
-const IMAGE_H: u32 = 1024;
+
+/// The topic's QoS from `qos=` (reliable unless `best` or `latest`).
+fn qos<T: Message>(b: nerve::TopicBuilder<T>, spec: &Spec) -> nerve::TopicBuilder<T>
+where
+    T::Kind: nerve::Codec<T>,
+{
+    match spec.get("qos") {
+        "best" => b.best_effort(),
+        "latest" => b.latest_only(),
+        _ => b.reliable(),
+    }
+}
 
 fn pixel(seq: u64, k: usize) -> u8 {
     ((seq as usize + k) % 251) as u8
@@ -150,11 +161,12 @@ fn paced(spec: &Spec, mut send: impl FnMut(u64)) {
 }
 
 /// Publishes CmdVel `(stamp_ns = i, linear = i / 2, angular = id)` and receives: per sender
-/// id, how many arrived, whether in order, how many were wrong or duplicated.
+/// id, how many arrived, how many went backwards (or repeated), how many were wrong; stops
+/// at `expect` messages, or at the one stamped `last`.
 fn run_cmd(spec: &Spec) {
-    let topic = Topic::<CmdVel>::builder(spec.get("topic"))
-        .reliable()
-        .depth(1024)
+    let depth = if spec.get("qos") == "latest" { 1 } else { 1024 };
+    let topic = qos(Topic::<CmdVel>::builder(spec.get("topic")), spec)
+        .depth(depth)
         .open()
         .unwrap();
     // Only a receiving helper subscribes (a reliable topic waits for its subscribers); only
@@ -184,6 +196,7 @@ fn run_cmd(spec: &Spec) {
         spec.num("expect"),
         Instant::now() + Duration::from_secs(spec.num("secs").max(1)),
     );
+    let last = spec.0.get("last").and_then(|l| l.parse::<u64>().ok());
     let mut next: BTreeMap<u64, u64> = BTreeMap::new();
     let (mut got, mut bad, mut out_of_order) = (0u64, 0u64, 0u64);
     while got < expect && Instant::now() < end {
@@ -197,10 +210,13 @@ fn run_cmd(spec: &Spec) {
             bad += 1;
         }
         let n = next.entry(from).or_insert(0);
-        if m.stamp_ns != *n {
+        if m.stamp_ns < *n {
             out_of_order += 1;
         }
         *n = m.stamp_ns + 1;
+        if last == Some(m.stamp_ns) {
+            break;
+        }
     }
     sender.join().unwrap();
     let per: Vec<String> = next.iter().map(|(k, v)| format!("{k}:{v}")).collect();
@@ -210,13 +226,17 @@ fn run_cmd(spec: &Spec) {
     );
 }
 
-/// Publishes `n` 6 MB rgb8 images (header stamp = i, bytes a pattern of i) or receives
-/// `expect` of them, checking every byte.
+/// Publishes `n` rgb8 images of `bytes` (default 6 MB; header stamp = i, bytes a pattern of
+/// i) or receives `expect` of them, checking every byte.
 fn run_image(spec: &Spec) {
-    let topic = Topic::<Image>::builder(spec.get("topic"))
-        .reliable()
+    let bytes = match spec.num("bytes") {
+        0 => 2048 * 1024 * 3,
+        b => b as u32,
+    };
+    let height = bytes / (IMAGE_W * 3);
+    let topic = qos(Topic::<Image>::builder(spec.get("topic")), spec)
         .depth(4)
-        .max_message_bytes((IMAGE_W * IMAGE_H * 3) as usize)
+        .max_message_bytes(bytes as usize)
         .open()
         .unwrap();
     let mut sub = (spec.num("expect") > 0).then(|| topic.subscriber().unwrap());
@@ -224,13 +244,13 @@ fn run_image(spec: &Spec) {
     println!("READY");
     if let Some(publisher) = publisher {
         paced(spec, |i| {
-            let mut loan = publisher.loan((IMAGE_W * IMAGE_H * 3) as usize).unwrap();
+            let mut loan = publisher.loan(bytes as usize).unwrap();
             for (k, b) in loan.data_mut().iter_mut().enumerate() {
                 *b = pixel(i, k);
             }
             let h = loan.header_mut();
             h.header.stamp_ns = i;
-            (h.width, h.height, h.step) = (IMAGE_W, IMAGE_H, IMAGE_W * 3);
+            (h.width, h.height, h.step) = (IMAGE_W, height, IMAGE_W * 3);
             loan.send().unwrap();
         });
     }
@@ -238,17 +258,18 @@ fn run_image(spec: &Spec) {
         spec.num("expect"),
         Instant::now() + Duration::from_secs(spec.num("secs").max(1)),
     );
-    let (mut got, mut bad, mut out_of_order) = (0u64, 0u64, 0u64);
+    let (mut got, mut bad, mut out_of_order, mut next) = (0u64, 0u64, 0u64, 0u64);
     while got < expect && Instant::now() < end {
         let sub = sub.as_mut().expect("a receiving helper subscribes");
         let Some(m) = sub.recv_timeout(Duration::from_millis(100)).unwrap() else {
             continue;
         };
         let seq = m.header().header.stamp_ns;
-        if seq != got {
+        if seq < next {
             out_of_order += 1;
         }
-        let whole = m.data().len() == (IMAGE_W * IMAGE_H * 3) as usize;
+        next = seq + 1;
+        let whole = m.data().len() == bytes as usize;
         if !whole
             || m.data()
                 .iter()
@@ -259,7 +280,7 @@ fn run_image(spec: &Spec) {
         }
         got += 1;
     }
-    println!("RESULT got={got} bad={bad} out_of_order={out_of_order} from=");
+    println!("RESULT got={got} bad={bad} out_of_order={out_of_order} from= last={next}");
 }
 
 /// A helper process on host `shm`, once it printed READY.
@@ -519,6 +540,76 @@ fn hosts_exchange_topics_through_zenoh() {
         ),
         ("1000", "0", "0"),
         "link down and up: {r:?}"
+    );
+    publ.result();
+
+    // A best-effort topic through the same outage: what the network drops is counted on
+    // both sides (h0's bridge: sent + missed = published; h1's: received + lost = h0's sent).
+    let g = go(&net, "go-be");
+    let spec = "kind=image topic=t/be qos=best bytes=196608";
+    let view = Helper::start(&net, 1, &format!("{spec} n=0 expect=500 secs=9"));
+    let cam = Helper::start(&net, 0, &format!("{spec} n=500 hz=100 go={g}"));
+    net.wait_log(1, "imported topic=\"t/be\"", Duration::from_secs(10));
+    release(&g);
+    std::thread::sleep(Duration::from_secs(1));
+    net.link(1, false);
+    std::thread::sleep(Duration::from_secs(2));
+    net.link(1, true);
+    cam.result();
+    let r = view.result();
+    assert_eq!(
+        (r["bad"].as_str(), r["out_of_order"].as_str()),
+        ("0", "0"),
+        "{r:?}"
+    );
+    let counters = |host: usize| -> serde_json::Value {
+        let v: serde_json::Value =
+            serde_json::from_str(&net.nerve(host, &["bridge", "status", "--json"])).unwrap();
+        v["stats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["topic"] == "t/be")
+            .cloned()
+            .unwrap()
+    };
+    let (out, inn) = (counters(0), counters(1));
+    let n = |v: &serde_json::Value, k: &str| v[k].as_u64().unwrap();
+    assert_eq!(n(&out, "sent") + n(&out, "missed"), 500, "h0: {out}");
+    assert_eq!(
+        n(&inn, "received") + n(&inn, "lost"),
+        n(&out, "sent"),
+        "h1: {inn}"
+    );
+    assert!(
+        n(&inn, "lost") > 0,
+        "a 2 s outage at 19 MB/s lost nothing? h1: {inn}"
+    );
+
+    // A latest-only topic sends only the newest: a burst of 2000 arrives in order, ending
+    // with the last one.
+    let g = go(&net, "go-latest");
+    let sub = Helper::start(
+        &net,
+        1,
+        "kind=cmd topic=t/latest qos=latest n=0 expect=100000 last=1999 secs=15",
+    );
+    let publ = Helper::start(
+        &net,
+        0,
+        &format!("kind=cmd topic=t/latest qos=latest id=1 n=2000 hz=100000 go={g}"),
+    );
+    net.wait_log(1, "imported topic=\"t/latest\"", Duration::from_secs(10));
+    release(&g);
+    let r = sub.result();
+    assert_eq!(
+        (
+            r["bad"].as_str(),
+            r["out_of_order"].as_str(),
+            r["from"].as_str()
+        ),
+        ("0", "0", "1:2000"),
+        "latest only: {r:?}"
     );
     publ.result();
 

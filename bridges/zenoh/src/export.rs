@@ -213,7 +213,18 @@ fn open(inner: &Arc<Inner>, name: &str, state: &Arc<TopicState>) -> Result<Expor
     let thread = crate::spawn(&format!("nerve-zenoh-out {name}"), {
         let (stop, state, id) = (stop.clone(), state.clone(), inner.id);
         let layout_hash = meta.stored_type.layout_hash;
-        move || send_loop(sub, &publisher, &state, id, layout_hash, &stop)
+        let count_missed = meta.reliability != Reliability::LatestOnly;
+        move || {
+            send_loop(
+                sub,
+                &publisher,
+                &state,
+                id,
+                layout_hash,
+                count_missed,
+                &stop,
+            )
+        }
     });
     Ok(Export {
         wire_meta,
@@ -229,11 +240,16 @@ fn send_loop(
     state: &TopicState,
     bridge: [u8; 16],
     layout_hash: u64,
+    count_missed: bool,
     stop: &AtomicBool,
 ) {
     let mut seq = 0u64;
     // Relaxed: see `Export::drop`.
     while !stop.load(Relaxed) {
+        if count_missed {
+            // Relaxed: a statistic.
+            state.counters.missed.store(sub.stats().lost, Relaxed);
+        }
         let msg = match sub.recv_timeout(super::export::POLL) {
             Ok(Some(m)) => m,
             Ok(None) => continue,

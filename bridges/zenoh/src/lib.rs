@@ -80,6 +80,10 @@ pub struct TopicStats {
     pub rejected: u64,
     /// Received but not published here (the local topic refused it: full, damaged).
     pub dropped: u64,
+    /// Published here but never sent: overwritten in the local ring before the bridge read
+    /// it (a best-effort topic faster than the network). Latest-only topics skip older
+    /// messages by design; those are not counted.
+    pub missed: u64,
     /// Whether this host exports it / imports it now.
     pub exported: bool,
     /// See `exported`.
@@ -93,6 +97,7 @@ struct Counters {
     lost: AtomicU64,
     rejected: AtomicU64,
     dropped: AtomicU64,
+    missed: AtomicU64,
 }
 
 /// One topic as the bridge knows it (exported, imported, or both).
@@ -247,6 +252,7 @@ impl Inner {
                     lost: c.lost.load(Relaxed),
                     rejected: c.rejected.load(Relaxed),
                     dropped: c.dropped.load(Relaxed),
+                    missed: c.missed.load(Relaxed),
                     exported: t.export.lock().unwrap_or_else(|e| e.into_inner()).is_some(),
                     imported: t.import.lock().unwrap_or_else(|e| e.into_inner()).is_some(),
                 }

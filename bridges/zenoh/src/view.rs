@@ -50,6 +50,8 @@ pub struct ViewStats {
     pub rejected: u64,
     /// See [`TopicStats`].
     pub dropped: u64,
+    /// See [`TopicStats`].
+    pub missed: u64,
 }
 
 impl From<&TopicStats> for ViewStats {
@@ -68,6 +70,7 @@ impl From<&TopicStats> for ViewStats {
             lost: t.lost,
             rejected: t.rejected,
             dropped: t.dropped,
+            missed: t.missed,
         }
     }
 }
