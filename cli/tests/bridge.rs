@@ -14,7 +14,7 @@ mod net;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use nerve::prelude::*;
@@ -66,6 +66,7 @@ fn helper() {
             .collect(),
     );
     match spec.get("kind") {
+        "fleet" => run_fleet(&spec),
         "node" => run_node(&spec),
         "robot" => run_robot(),
         "cmd" => run_cmd(&spec),
@@ -121,6 +122,76 @@ fn run_robot() {
     loop {
         std::thread::sleep(Duration::from_secs(1));
     }
+}
+
+/// One robot of the fleet test: `topics` CmdVel topics `r<id>/t<k>` (best effort, depth 16);
+/// or, with `robots`, the ground station subscribing to all of them. A robot publishes `n`
+/// messages on each at `hz` once the go file exists; the station counts per topic and
+/// reports how many topics got all `n`, in order.
+fn run_fleet(spec: &Spec) {
+    let (topics, n) = (spec.num("topics"), spec.num("n"));
+    let robots: Vec<u64> = match spec.num("robots") {
+        0 => vec![spec.num("id")],
+        r => (1..=r).collect(),
+    };
+    let station = spec.num("robots") > 0;
+    let mut pubs = Vec::new();
+    let mut subs = Vec::new();
+    for r in &robots {
+        for k in 0..topics {
+            let t = Topic::<CmdVel>::builder(&format!("r{r}/t{k}"))
+                .reliable()
+                .depth(16)
+                .open()
+                .unwrap();
+            if station {
+                subs.push(t.subscriber().unwrap());
+            } else {
+                pubs.push(t.publisher().unwrap());
+            }
+        }
+    }
+    println!("READY");
+    if !station {
+        paced(
+            &Spec(BTreeMap::from([
+                ("go".to_owned(), spec.get("go").to_owned()),
+                ("hz".to_owned(), spec.get("hz").to_owned()),
+                ("n".to_owned(), n.to_string()),
+            ])),
+            |i| {
+                for p in &pubs {
+                    p.send(&CmdVel {
+                        stamp_ns: i,
+                        linear: i as f32 / 2.0,
+                        angular: 0.0,
+                    })
+                    .unwrap();
+                }
+            },
+        );
+        return println!("RESULT sent={}", n * topics);
+    }
+    let end = Instant::now() + Duration::from_secs(spec.num("secs"));
+    let mut next = vec![0u64; subs.len()];
+    let mut bad = 0u64;
+    while next.iter().any(|x| *x < n) && Instant::now() < end {
+        let mut idle = true;
+        for (s, nx) in subs.iter_mut().zip(next.iter_mut()) {
+            while let Some(m) = s.try_recv().unwrap() {
+                idle = false;
+                if m.stamp_ns != *nx || m.linear != m.stamp_ns as f32 / 2.0 {
+                    bad += 1;
+                }
+                *nx = m.stamp_ns + 1;
+            }
+        }
+        if idle {
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+    let complete = next.iter().filter(|x| **x == n).count();
+    println!("RESULT complete={complete} topics={} bad={bad}", subs.len());
 }
 
 /// A scheduler running one node named `name` (announced on `nerve/node/<name>`), until
@@ -283,9 +354,9 @@ fn run_image(spec: &Spec) {
     println!("RESULT got={got} bad={bad} out_of_order={out_of_order} from= last={next}");
 }
 
-/// A helper process on host `shm`, once it printed READY.
+/// A helper process on host `shm`, once it printed READY (killed if the test ends first).
 struct Helper {
-    child: Child,
+    child: net::Proc,
     lines: std::io::Lines<BufReader<std::process::ChildStdout>>,
 }
 
@@ -311,7 +382,10 @@ impl Helper {
                 break;
             }
         }
-        Helper { child, lines }
+        Helper {
+            child: net::Proc(child),
+            lines,
+        }
     }
 
     /// Its RESULT line, as `key → value`.
@@ -319,7 +393,7 @@ impl Helper {
         for line in self.lines.by_ref() {
             let line = line.unwrap();
             if let Some((_, r)) = line.split_once("RESULT ") {
-                let _ = self.child.wait();
+                let _ = self.child.0.wait();
                 return r
                     .split_whitespace()
                     .filter_map(|w| w.split_once('='))
@@ -348,6 +422,7 @@ fn hosts_exchange_topics_through_zenoh() {
     if std::env::var("NERVE_BRIDGE_HELPER").is_ok() {
         return;
     }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let net = match Net::new(3, 'a') {
         Ok(n) => n,
         Err(why) => {
@@ -355,7 +430,7 @@ fn hosts_exchange_topics_through_zenoh() {
             return;
         }
     };
-    let mut bridges: Vec<Option<Child>> = (0..3).map(|i| Some(net.bridge(i, &[]))).collect();
+    let mut bridges: Vec<Option<net::Proc>> = (0..3).map(|i| Some(net.bridge(i, &[]))).collect();
     for i in 0..3 {
         net.wait_log(i, "hosts [h", Duration::from_secs(10));
     }
@@ -689,6 +764,7 @@ fn tls_and_access_control_from_a_config_file() {
     if std::env::var("NERVE_BRIDGE_HELPER").is_ok() {
         return;
     }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let net = match Net::new(4, 'b') {
         Ok(n) => n,
         Err(why) => {
@@ -743,7 +819,7 @@ fn tls_and_access_control_from_a_config_file() {
         );
         std::fs::write(net.path(&format!("h{i}.json5")), config).unwrap();
     }
-    let bridges: Vec<Child> = (0..4)
+    let bridges: Vec<net::Proc> = (0..4)
         .map(|i| net.bridge_args(i, &["--config", &file(&format!("h{i}.json5"))]))
         .collect();
     net.wait_log(0, "host=\"h1\"", Duration::from_secs(15));
@@ -793,6 +869,129 @@ fn tls_and_access_control_from_a_config_file() {
     assert!(
         !log0.contains("host=\"h3\""),
         "h3, whose certificate another authority signed, was let in:\n{log0}"
+    );
+    for b in bridges {
+        net::stop(b);
+    }
+}
+
+/// The namespace tests run one at a time (two cores; each starts many processes).
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Resident memory of a process, KiB.
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// Fleet scale: ten robots (a namespace each, a bridge each in client mode) with 100 topics
+/// each, through one Zenoh router (a bridge in router mode on the ground station, which
+/// subscribes to all 1000 topics). Every topic delivers all its messages in order; the time
+/// until the station has imported all 1000 topics and the bridges' memory are printed.
+#[test]
+fn a_fleet_of_ten_robots_through_one_router() {
+    if std::env::var("NERVE_BRIDGE_HELPER").is_ok() {
+        return;
+    }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let net = match Net::new(11, 'c') {
+        Ok(n) => n,
+        Err(why) => {
+            eprintln!("SKIPPED: network namespaces cannot be made here: {why}");
+            return;
+        }
+    };
+    let (robots, topics, n) = (10u64, 100u64, 20u64);
+    let router_listen = format!("tcp/{}:7447", net.hosts[0].ip);
+    let router_connect = router_listen.clone();
+    let mut bridges = vec![net.bridge_args(
+        0,
+        &[
+            "--mode",
+            "router",
+            "--listen",
+            &router_listen,
+            "--no-multicast",
+            "--host",
+            "station",
+        ],
+    )];
+    // Clients give up at once when no router answers (Zenoh's default for client mode).
+    net.wait_log(0, "up: host station", Duration::from_secs(10));
+    for i in 1..=robots as usize {
+        let host = format!("robot{i}");
+        // A robot brings in only what the station sends it (not the other robots' topics).
+        bridges.push(net.bridge_args(
+            i,
+            &[
+                "--mode",
+                "client",
+                "--connect",
+                &router_connect,
+                "--host",
+                &host,
+                "--import",
+                "station/**",
+            ],
+        ));
+    }
+    net.wait_log(0, "host=\"robot10\"", Duration::from_secs(30));
+    let station = Helper::start(
+        &net,
+        0,
+        &format!("kind=fleet robots={robots} topics={topics} n={n} secs=60"),
+    );
+    let g = go(&net, "go-fleet");
+    let start = Instant::now();
+    let fleet: Vec<Helper> = (1..=robots as usize)
+        .map(|i| {
+            Helper::start(
+                &net,
+                i,
+                &format!("kind=fleet id={i} topics={topics} n={n} hz=10 go={g}"),
+            )
+        })
+        .collect();
+    // Discovery: every robot topic imported at the station.
+    let end = Instant::now() + Duration::from_secs(60);
+    loop {
+        let log = std::fs::read_to_string(net.log(0)).unwrap_or_default();
+        let imported = log.matches("imported topic=\"r").count() as u64;
+        if imported >= robots * topics {
+            break;
+        }
+        assert!(
+            Instant::now() < end,
+            "the station imported {imported} of {} topics",
+            robots * topics
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let discovery = start.elapsed();
+    release(&g);
+    let r = station.result();
+    for f in fleet {
+        f.result();
+    }
+    let (router_kib, robot_kib) = (rss_kib(bridges[0].id()), rss_kib(bridges[1].id()));
+    println!(
+        "FLEET robots={robots} topics={} discovery_s={:.2} router_bridge_rss_mib={:.1} \
+         robot_bridge_rss_mib={:.1} complete={} bad={}",
+        robots * topics,
+        discovery.as_secs_f64(),
+        router_kib as f64 / 1024.0,
+        robot_kib as f64 / 1024.0,
+        r["complete"],
+        r["bad"]
+    );
+    assert_eq!(
+        (r["complete"].clone(), r["bad"].as_str()),
+        ((robots * topics).to_string(), "0"),
+        "every topic delivers all {n} messages in order: {r:?}"
     );
     for b in bridges {
         net::stop(b);

@@ -40,6 +40,15 @@ impl Drop for Export {
     }
 }
 
+/// Tells `t`'s export thread to stop, without waiting for it (the bridge stops all of them
+/// first, then waits for each: not 100 ms per topic).
+pub(crate) fn signal_stop(t: &TopicState) {
+    if let Some(e) = t.export.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+        // Relaxed: see `Export::drop`.
+        e.stop.store(true, Relaxed);
+    }
+}
+
 /// Stops exporting `t` (its token goes: other hosts stop importing it from here).
 pub(crate) fn stop(t: &TopicState) {
     let e = t.export.lock().unwrap_or_else(|e| e.into_inner()).take();

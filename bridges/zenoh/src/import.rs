@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, Weak};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use nerve::raw::{RawPublisher, TopicMeta};
 use zenoh::sample::{Sample, SampleKind};
@@ -35,7 +35,8 @@ pub(crate) fn stop(t: &TopicState) {
     drop(i);
 }
 
-/// A remote topic token came or went.
+/// A remote topic or service token came or went.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum TokenEvent {
     Appeared { bridge: String, topic: String },
     Gone { bridge: String, topic: String },
@@ -170,25 +171,99 @@ pub(crate) fn run(
     rx: Receiver<TokenEvent>,
     view: &nerve::Publisher<nerve::Msgpack<crate::view::BridgeView>>,
 ) {
-    let mut next_view = std::time::Instant::now();
+    let mut next_view = Instant::now();
+    // Appearances whose meta went unanswered (a busy or slow host): asked again later, as
+    // long as their token lives.
+    let mut retry: Vec<(Instant, TokenEvent)> = Vec::new();
     while !inner.stopping() {
-        if std::time::Instant::now() >= next_view {
+        let now = Instant::now();
+        if now >= next_view {
             next_view += VIEW_EVERY;
             if let Err(e) = view.send(&inner.view()) {
                 tracing::debug!(error = %e, "the bridge's view was not published");
             }
         }
-        match rx.recv_timeout(POLL) {
-            Ok(TokenEvent::Appeared { bridge, topic }) => appeared(inner, &bridge, &topic),
-            Ok(TokenEvent::Gone { bridge, topic }) => gone(inner, &bridge, &topic),
-            Ok(TokenEvent::ServiceAppeared { bridge, service }) => {
-                crate::services::appeared(inner, &bridge, &service)
+        let event = match retry.iter().position(|(at, _)| *at <= now) {
+            Some(i) => retry.swap_remove(i).1,
+            None => match rx.recv_timeout(POLL) {
+                Ok(e) => e,
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => return,
+            },
+        };
+        let again = match &event {
+            TokenEvent::Appeared { bridge, topic } => appeared(inner, bridge, topic),
+            TokenEvent::ServiceAppeared { bridge, service } => {
+                crate::services::appeared(inner, bridge, service)
             }
-            Ok(TokenEvent::ServiceGone { bridge, service }) => {
-                crate::services::gone(inner, &bridge, &service)
+            TokenEvent::Gone { bridge, topic } => {
+                let came = TokenEvent::Appeared {
+                    bridge: bridge.clone(),
+                    topic: topic.clone(),
+                };
+                retry.retain(|(_, e)| *e != came);
+                gone(inner, bridge, topic);
+                false
             }
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => return,
+            TokenEvent::ServiceGone { bridge, service } => {
+                let came = TokenEvent::ServiceAppeared {
+                    bridge: bridge.clone(),
+                    service: service.clone(),
+                };
+                retry.retain(|(_, e)| *e != came);
+                crate::services::gone(inner, bridge, service);
+                false
+            }
+        };
+        if again {
+            retry.push((Instant::now() + RETRY_AFTER, event));
+        }
+    }
+}
+
+/// How long before an unanswered meta is asked for again.
+const RETRY_AFTER: Duration = Duration::from_secs(1);
+
+/// Why a remote bridge's meta is not here.
+pub(crate) enum Asked {
+    /// No answer (yet): a busy or slow host; worth asking again.
+    Unanswered(String),
+    /// An answer that does not parse or lies: refused.
+    Bad(String),
+}
+
+/// Asks a remote bridge's queryable `key` for a meta.
+pub(crate) fn ask(inner: &Inner, key: String) -> Result<Vec<u8>, Asked> {
+    let replies = inner
+        .session
+        .get(key)
+        .timeout(META_TIMEOUT)
+        .wait()
+        .map_err(|e| Asked::Unanswered(format!("asking for its meta failed: {e}")))?;
+    let reply = replies
+        .recv()
+        .map_err(|_| Asked::Unanswered("its bridge did not answer for its meta".to_owned()))?;
+    match reply.result() {
+        Ok(sample) => Ok(sample.payload().to_bytes().to_vec()),
+        Err(e) => Err(Asked::Unanswered(format!(
+            "its bridge answered with an error: {}",
+            String::from_utf8_lossy(&e.payload().to_bytes())
+        ))),
+    }
+}
+
+/// Counts and logs a meta that could not be had; true when it is worth asking again.
+pub(crate) fn refused(inner: &Inner, what: &str, name: &str, bridge: &str, why: Asked) -> bool {
+    match why {
+        Asked::Unanswered(reason) => {
+            tracing::debug!(what, name, bridge, reason, "meta unanswered; asking again");
+            true
+        }
+        Asked::Bad(reason) => {
+            // Relaxed: a statistic.
+            inner.bad_metas.fetch_add(1, Relaxed);
+            tracing::warn!(what, name, bridge, reason, "remote meta refused");
+            false
         }
     }
 }
@@ -205,20 +280,19 @@ fn gone(inner: &Inner, bridge: &str, topic: &str) {
     }
 }
 
-fn appeared(inner: &Arc<Inner>, bridge: &str, topic: &str) {
+/// Another host's topic appeared: import it. True when its meta went unanswered (ask again).
+fn appeared(inner: &Arc<Inner>, bridge: &str, topic: &str) -> bool {
     let state = inner.topic(topic);
     let mut slot = state.import.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(i) = slot.as_mut() {
         i.sources.insert(bridge.to_owned());
-        return;
+        return false;
     }
-    let (wire, meta) = match ask_meta(inner, bridge, topic) {
+    let asked = ask(inner, wire::meta_key(inner.config.domain, bridge, topic))
+        .and_then(|bytes| WireMeta::decode(&bytes).map_err(Asked::Bad));
+    let (wire, meta) = match asked {
         Ok(m) => m,
-        Err(reason) => {
-            // Relaxed: a statistic.
-            inner.bad_metas.fetch_add(1, Relaxed);
-            return tracing::warn!(topic, bridge, reason, "remote topic refused");
-        }
+        Err(why) => return refused(inner, "topic", topic, bridge, why),
     };
     let domain = inner.config.domain;
     let publisher = match meta
@@ -227,8 +301,9 @@ fn appeared(inner: &Arc<Inner>, bridge: &str, topic: &str) {
     {
         Ok(p) => p,
         Err(e) => {
-            return tracing::error!(topic, host = wire.host, error = %e,
+            tracing::error!(topic, host = wire.host, error = %e,
                 "remote topic not imported: fix the type on one of the two hosts");
+            return false;
         }
     };
     let wire_type = meta.stored_type.name.clone();
@@ -256,23 +331,7 @@ fn appeared(inner: &Arc<Inner>, bridge: &str, topic: &str) {
         }
         Err(e) => tracing::warn!(topic, error = %e, "remote topic not imported"),
     }
-}
-
-/// Asks `bridge` for `topic`'s meta.
-fn ask_meta(inner: &Inner, bridge: &str, topic: &str) -> Result<(WireMeta, TopicMeta), String> {
-    let replies = inner
-        .session
-        .get(wire::meta_key(inner.config.domain, bridge, topic))
-        .timeout(META_TIMEOUT)
-        .wait()
-        .map_err(|e| format!("asking for its meta failed: {e}"))?;
-    let reply = replies
-        .recv()
-        .map_err(|_| "its bridge did not answer for its meta".to_owned())?;
-    let sample = reply
-        .result()
-        .map_err(|e| format!("its bridge answered with an error: {e:?}"))?;
-    WireMeta::decode(&sample.payload().to_bytes())
+    false
 }
 
 /// Publishes what arrives on one imported topic.

@@ -320,6 +320,9 @@ impl Drop for Bridge {
         let topics =
             std::mem::take(&mut *self.inner.topics.lock().unwrap_or_else(|e| e.into_inner()));
         for t in topics.values() {
+            export::signal_stop(t);
+        }
+        for t in topics.values() {
             export::stop(t);
             import::stop(t);
         }

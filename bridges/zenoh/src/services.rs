@@ -26,6 +26,7 @@ use zenoh::query::Query;
 use zenoh::sample::{Sample, SampleKind};
 use zenoh::Wait;
 
+use crate::import::{ask, refused, Asked};
 use crate::{wire, zerr, BridgeError, Inner};
 
 /// How many calls of one exported service run at once.
@@ -260,25 +261,24 @@ pub(crate) fn follow(
         .map_err(zerr)
 }
 
-/// Another host's service `name` appeared: serve it here (unless a server runs here).
-pub(crate) fn appeared(inner: &Arc<Inner>, bridge: &str, name: &str) {
+/// Another host's service `name` appeared: serve it here (unless a server runs here). True
+/// when its meta went unanswered (ask again).
+pub(crate) fn appeared(inner: &Arc<Inner>, bridge: &str, name: &str) -> bool {
     let mut s = inner.services.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(i) = s.imported.get_mut(name) {
         i.sources.insert(bridge.to_owned());
-        return;
+        return false;
     }
     if s.exported.contains_key(name) {
-        return; // served here: callers here use the local server
+        return false; // served here: callers here use the local server
     }
-    let meta = match ask_meta(inner, bridge, name) {
+    let asked = ask(inner, wire::smeta_key(inner.config.domain, bridge, name)).and_then(|b| {
+        rmp_serde::from_slice::<ServiceMeta>(&b)
+            .map_err(|e| Asked::Bad(format!("an unreadable service meta: {e}")))
+    });
+    let meta = match asked {
         Ok(m) => m,
-        Err(reason) => {
-            // Relaxed: a statistic.
-            inner
-                .bad_metas
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            return tracing::warn!(service = name, bridge, reason, "remote service refused");
-        }
+        Err(why) => return refused(inner, "service", name, bridge, why),
     };
     match open_import(inner, name, &meta) {
         Ok(server) => {
@@ -290,6 +290,7 @@ pub(crate) fn appeared(inner: &Arc<Inner>, bridge: &str, name: &str) {
         Err(e) => tracing::warn!(service = name, host = meta.host, error = %e,
             "remote service not served here"),
     }
+    false
 }
 
 /// Another host's service `name` went (stopped, or the host died).
@@ -302,23 +303,6 @@ pub(crate) fn gone(inner: &Inner, bridge: &str, name: &str) {
             s.imported.remove(name);
         }
     }
-}
-
-fn ask_meta(inner: &Inner, bridge: &str, name: &str) -> Result<ServiceMeta, String> {
-    let replies = inner
-        .session
-        .get(wire::smeta_key(inner.config.domain, bridge, name))
-        .timeout(Duration::from_secs(5))
-        .wait()
-        .map_err(|e| format!("asking for its meta failed: {e}"))?;
-    let reply = replies
-        .recv()
-        .map_err(|_| "its bridge did not answer for its meta".to_owned())?;
-    let sample = reply
-        .result()
-        .map_err(|e| format!("its bridge answered with an error: {e:?}"))?;
-    rmp_serde::from_slice(&sample.payload().to_bytes())
-        .map_err(|e| format!("an unreadable service meta: {e}"))
 }
 
 fn open_import(inner: &Arc<Inner>, name: &str, meta: &ServiceMeta) -> Result<Imported, String> {

@@ -104,7 +104,7 @@ impl Net {
 
     /// Starts `nerve bridge zenoh` on host `i` (listening on its address, connecting to host
     /// 0's unless it is host 0), its output in `<dir>/bridge-<i>.log`.
-    pub fn bridge(&self, i: usize, extra: &[&str]) -> Child {
+    pub fn bridge(&self, i: usize, extra: &[&str]) -> Proc {
         let h = &self.hosts[i];
         let listen = format!("tcp/{}:7447", h.ip);
         let connect = format!("tcp/{}:7447", self.hosts[0].ip);
@@ -118,7 +118,7 @@ impl Net {
     }
 
     /// Starts `nerve bridge zenoh ARGS --stats-every 1` on host `i`.
-    pub fn bridge_args(&self, i: usize, args: &[&str]) -> Child {
+    pub fn bridge_args(&self, i: usize, args: &[&str]) -> Proc {
         let h = &self.hosts[i];
         let mut args: Vec<&str> =
             [&["netns", "exec", &h.ns, NERVE, "bridge", "zenoh"], args].concat();
@@ -133,6 +133,7 @@ impl Net {
             .stdout(log.try_clone().unwrap())
             .stderr(log)
             .spawn()
+            .map(Proc)
             .expect("start a bridge")
     }
 
@@ -215,21 +216,40 @@ impl Drop for Net {
             let _ = std::fs::remove_dir_all(&h.shm);
         }
         let _ = ip(&["netns", "del", &self.switch]);
-        let _ = std::fs::remove_dir_all(&self.dir);
+        if std::env::var_os("KEEP_NET").is_none() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
     }
 }
 
-/// Kills a child and reaps it.
-pub fn kill(mut c: Child) {
-    let _ = c.kill();
-    let _ = c.wait();
+/// A process the test started: killed and reaped when dropped (a failing test leaves none
+/// behind).
+pub struct Proc(pub Child);
+
+impl Proc {
+    /// Its pid.
+    pub fn id(&self) -> u32 {
+        self.0.id()
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Kills a process (`kill -9`) and reaps it.
+pub fn kill(p: Proc) {
+    drop(p);
 }
 
 /// Ends a bridge with SIGINT (its summary is printed) and reaps it.
-pub fn stop(mut c: Child) {
+pub fn stop(mut p: Proc) {
     // SAFETY: kill(2) with a pid this test started and has not reaped.
-    unsafe { libc::kill(c.id() as i32, libc::SIGINT) };
-    let _ = c.wait();
+    unsafe { libc::kill(p.0.id() as i32, libc::SIGINT) };
+    let _ = p.0.wait();
 }
 
 /// Whether `path` exists.
