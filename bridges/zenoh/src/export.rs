@@ -1,5 +1,6 @@
-//! Local topics out to Zenoh: a topic is exported once a process other than the bridge
-//! publishes on it (so a topic only the bridge publishes, an imported one, is not sent back),
+//! Local topics out to Zenoh: a topic is exported once it has a publisher other than the
+//! bridge's own (so a topic only the bridge publishes, an imported one, is not sent back; an
+//! application may run the bridge in its own process),
 //! with one thread per topic blocked in its subscriber's `recv`, so a message leaves as soon
 //! as it is published.
 
@@ -91,7 +92,8 @@ pub(crate) fn serve_metas(inner: &Arc<Inner>) -> Result<zenoh::query::Queryable<
 /// Follows the local domain: starts exporting a topic when a publisher of another process
 /// appears on it, stops when the topic goes.
 pub(crate) fn watch_local(inner: &Arc<Inner>, mut watch: Watch) {
-    let me = std::process::id();
+    // Live publishers per topic (all processes, the bridge's own included).
+    let mut publishers: BTreeMap<String, u32> = BTreeMap::new();
     let mut infos: BTreeMap<String, TopicInfo> = BTreeMap::new();
     // A token per node a scheduler here announces (`nerve/node/<name>`).
     let mut nodes: BTreeMap<String, zenoh::liveliness::LivelinessToken> = BTreeMap::new();
@@ -113,9 +115,14 @@ pub(crate) fn watch_local(inner: &Arc<Inner>, mut watch: Watch) {
             }
             Event::EndpointAppeared {
                 topic,
-                pid,
                 publisher: true,
-            } if pid != me => {
+                ..
+            } => {
+                let n = publishers.entry(topic.clone()).or_insert(0);
+                *n += 1;
+                if *n <= inner.own_publishers(&topic) {
+                    continue; // only the bridge's own
+                }
                 let Some(info) = infos.get(&topic) else {
                     continue;
                 };
@@ -129,18 +136,23 @@ pub(crate) fn watch_local(inner: &Arc<Inner>, mut watch: Watch) {
             }
             Event::EndpointGone {
                 topic,
-                pid,
                 publisher: true,
-            } if pid != me => {
+                ..
+            } => {
+                let n = publishers.entry(topic.clone()).or_insert(0);
+                *n = n.saturating_sub(1);
+                let others_left = *n > inner.own_publishers(&topic);
                 if let Some(service) = infos
                     .get(&topic)
                     .and_then(nerve::rpc::discovery::server_record_of)
+                    .filter(|_| !others_left)
                 {
                     crate::services::unexport(inner, service);
                 }
             }
             Event::TopicGone { name, owner: None } => {
                 infos.remove(&name);
+                publishers.remove(&name);
                 if let Some(node) = name.strip_prefix(node_prefix) {
                     nodes.remove(node);
                 }

@@ -27,6 +27,8 @@ pub(crate) struct Import {
     /// Its type's name.
     pub(crate) type_name: String,
     _subscriber: zenoh::pubsub::Subscriber<()>,
+    /// Dropped after the subscriber (and with it the publisher).
+    _own: crate::OwnPublisher,
 }
 
 /// Stops importing `t`.
@@ -295,6 +297,7 @@ fn appeared(inner: &Arc<Inner>, bridge: &str, topic: &str) -> bool {
         Err(why) => return refused(inner, "topic", topic, bridge, why),
     };
     let domain = inner.config.domain;
+    let own = crate::OwnPublisher::new(inner, topic);
     let publisher = match meta
         .open(topic, domain, wire.description.clone())
         .and_then(|t| t.publisher())
@@ -327,6 +330,7 @@ fn appeared(inner: &Arc<Inner>, bridge: &str, topic: &str) -> bool {
                 sources: BTreeSet::from([bridge.to_owned()]),
                 type_name: wire_type,
                 _subscriber: s,
+                _own: own,
             });
         }
         Err(e) => tracing::warn!(topic, error = %e, "remote topic not imported"),

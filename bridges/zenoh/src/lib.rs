@@ -124,6 +124,10 @@ struct Inner {
     remote_nodes: Mutex<BTreeSet<(String, String)>>,
     /// Services exported and imported.
     services: Mutex<services::Services>,
+    /// Publishers this bridge holds, per topic (imported topics, served remote services'
+    /// records): a topic is exported when it has more publishers than these, so the bridge
+    /// may share its process with an application's publishers.
+    own: Mutex<BTreeMap<String, u32>>,
     /// Meta answers that did not parse, or lied (counted apart from any topic).
     bad_metas: AtomicU64,
 }
@@ -134,9 +138,44 @@ impl Inner {
         t.entry(name.to_owned()).or_default().clone()
     }
 
+    /// How many publishers of `topic` this bridge holds.
+    fn own_publishers(&self, topic: &str) -> u32 {
+        let own = self.own.lock().unwrap_or_else(|e| e.into_inner());
+        own.get(topic).copied().unwrap_or(0)
+    }
+
     fn stopping(&self) -> bool {
         // Relaxed: a flag polled by loops that only need to see it eventually.
         self.stop.load(Relaxed)
+    }
+}
+
+/// A publisher of `topic` the bridge holds, counted while this lives (taken before the
+/// publisher is opened, so the local watch never counts it as an application's).
+pub(crate) struct OwnPublisher {
+    inner: std::sync::Weak<Inner>,
+    topic: String,
+}
+
+impl OwnPublisher {
+    pub(crate) fn new(inner: &Arc<Inner>, topic: &str) -> Self {
+        let mut own = inner.own.lock().unwrap_or_else(|e| e.into_inner());
+        *own.entry(topic.to_owned()).or_insert(0) += 1;
+        OwnPublisher {
+            inner: Arc::downgrade(inner),
+            topic: topic.to_owned(),
+        }
+    }
+}
+
+impl Drop for OwnPublisher {
+    fn drop(&mut self) {
+        if let Some(inner) = self.inner.upgrade() {
+            let mut own = inner.own.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(n) = own.get_mut(&self.topic) {
+                *n = n.saturating_sub(1);
+            }
+        }
     }
 }
 
@@ -165,6 +204,7 @@ impl Bridge {
             remote_topics: Mutex::default(),
             remote_nodes: Mutex::default(),
             services: Mutex::default(),
+            own: Mutex::default(),
             bad_metas: AtomicU64::new(0),
         });
         let (domain, me) = (inner.config.domain, inner.id_str.clone());

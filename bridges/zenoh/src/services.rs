@@ -82,6 +82,8 @@ struct Imported {
     sources: BTreeSet<String>,
     _server: Server,
     _action_types: Option<nerve::Publisher<nerve::Msgpack<Interface>>>,
+    /// Dropped after the server (and with it its record's publisher).
+    _own: crate::OwnPublisher,
 }
 
 fn config(name: &str, domain: u32) -> nerve::rpc::ServiceConfig {
@@ -333,6 +335,7 @@ fn open_import(inner: &Arc<Inner>, name: &str, meta: &ServiceMeta) -> Result<Imp
             Err(err) => Err(decode_failure(&err.payload().to_bytes(), &host)),
         }
     });
+    let own = crate::OwnPublisher::new(inner, &format!("{name}/server"));
     let server = Server::start(config, WORKERS, handler).map_err(|e| e.to_string())?;
     let action_types = match (name.strip_suffix("/goal"), &meta.action) {
         (Some(action), Some(types)) => discovery::announce(domain, action, types)
@@ -344,5 +347,6 @@ fn open_import(inner: &Arc<Inner>, name: &str, meta: &ServiceMeta) -> Result<Imp
         sources: BTreeSet::new(),
         _server: server,
         _action_types: action_types,
+        _own: own,
     })
 }
