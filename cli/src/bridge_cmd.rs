@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
 use clap::{Args, Subcommand};
 use nerve_zenoh::{Bridge, BridgeConfig};
 
@@ -183,45 +182,23 @@ fn config(domain: u32, a: &ZenohArgs) -> anyhow::Result<BridgeConfig> {
             ..BridgeConfig::new()
         },
     };
-    let set = |c: &mut BridgeConfig, key: &str, value: String| {
-        c.zenoh
-            .insert_json5(key, &value)
-            .map_err(|e| anyhow::anyhow!("{e}"))
-            .with_context(|| format!("zenoh setting {key} = {value}"))
-    };
     if !a.listen.is_empty() {
-        set(
-            &mut c,
-            "listen/endpoints",
-            serde_json::to_string(&a.listen)?,
-        )?;
+        c.listen(&a.listen)?;
     }
     if !a.connect.is_empty() {
-        set(
-            &mut c,
-            "connect/endpoints",
-            serde_json::to_string(&a.connect)?,
-        )?;
+        c.connect(&a.connect)?;
     }
     if let Some(m) = &a.mode {
-        set(&mut c, "mode", serde_json::to_string(m)?)?;
+        c.mode(m)?;
     }
     if a.no_multicast {
-        set(&mut c, "scouting/multicast/enabled", "false".into())?;
+        c.multicast(false)?;
     }
-    let patterns = |list: &[String]| -> anyhow::Result<_> {
-        list.iter()
-            .map(|p| {
-                nerve_zenoh::config::pattern(p)
-                    .map_err(|e| anyhow::anyhow!("--export/--import {p:?}: {e}"))
-            })
-            .collect()
-    };
     if !a.export.is_empty() {
-        c.export = patterns(&a.export)?;
+        c.export = BridgeConfig::patterns(&a.export)?;
     }
     if !a.import.is_empty() {
-        c.import = patterns(&a.import)?;
+        c.import = BridgeConfig::patterns(&a.import)?;
     }
     if let Some(h) = &a.host {
         c.host = h.clone();

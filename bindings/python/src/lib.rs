@@ -31,6 +31,7 @@ mod action;
 mod args;
 mod arrays;
 mod bag;
+mod bridge;
 mod buffer;
 mod chunk;
 mod declared;
@@ -51,6 +52,7 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let _ = pyo3_log::try_init();
     m.add_class::<topic::Topic>()?;
     bag::register(m)?;
+    bridge::register(m)?;
     m.add_class::<publisher::Publisher>()?;
     m.add_class::<subscriber::Subscriber>()?;
     m.add_class::<chunk::Loan>()?;

@@ -128,6 +128,52 @@ impl BridgeConfig {
         Ok(c)
     }
 
+    /// Sets one key of Zenoh's configuration (`listen/endpoints`, `mode`, ...) to a JSON5
+    /// value; the error names the key.
+    pub fn set_zenoh(&mut self, key: &str, json5: &str) -> Result<(), BridgeError> {
+        self.zenoh
+            .insert_json5(key, json5)
+            .map_err(|e| BridgeError::Config {
+                what: format!("zenoh {key} = {json5}"),
+                reason: e.to_string(),
+            })
+    }
+
+    /// Listens on these Zenoh endpoints (`tcp/0.0.0.0:7447`, `tls/...`).
+    pub fn listen(&mut self, endpoints: &[String]) -> Result<(), BridgeError> {
+        self.set_zenoh("listen/endpoints", &json_list(endpoints))
+    }
+
+    /// Connects to these Zenoh endpoints.
+    pub fn connect(&mut self, endpoints: &[String]) -> Result<(), BridgeError> {
+        self.set_zenoh("connect/endpoints", &json_list(endpoints))
+    }
+
+    /// `peer` (the default), `client` or `router`.
+    pub fn mode(&mut self, mode: &str) -> Result<(), BridgeError> {
+        self.set_zenoh("mode", &serde_json::Value::from(mode).to_string())
+    }
+
+    /// Looks for other hosts by multicast scouting (Zenoh's default) or not.
+    pub fn multicast(&mut self, on: bool) -> Result<(), BridgeError> {
+        self.set_zenoh(
+            "scouting/multicast/enabled",
+            if on { "true" } else { "false" },
+        )
+    }
+
+    /// Replaces the export (or import) patterns.
+    pub fn patterns(list: &[String]) -> Result<Vec<OwnedKeyExpr>, BridgeError> {
+        list.iter()
+            .map(|p| {
+                pattern(p).map_err(|reason| BridgeError::Config {
+                    what: "export/import".into(),
+                    reason,
+                })
+            })
+            .collect()
+    }
+
     /// Whether local topic `topic` is exported.
     pub fn exports(&self, topic: &str) -> bool {
         matches(&self.export, topic)
@@ -143,6 +189,10 @@ impl Default for BridgeConfig {
     fn default() -> Self {
         Self::new()
     }
+}
+
+fn json_list(items: &[String]) -> String {
+    serde_json::Value::from(items.to_vec()).to_string()
 }
 
 fn all() -> OwnedKeyExpr {

@@ -20,6 +20,7 @@ import numpy as np
 
 from . import _nerve, codec, custom, frameworks, msgs
 from . import bag as bag  # recordings: nerve.bag.Reader, nerve.bag.Writer
+from . import bridge as bridge  # other machines: nerve.bridge.ZenohBridge, nerve.bridge.status
 from ._nerve import (
     Busy,
     Corrupt,
