@@ -13,6 +13,7 @@
 
 pub mod hostile;
 pub mod mapping;
+pub mod netns;
 pub mod payload;
 pub mod process;
 
