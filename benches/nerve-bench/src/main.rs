@@ -9,6 +9,7 @@
 mod child;
 mod ipc;
 mod machine;
+mod network;
 mod pin;
 mod python;
 mod record;
@@ -53,6 +54,17 @@ enum Command {
     /// Recording: nerve's recorder against ROS 2's (rclpy + the mcap writer): loss, recorder
     /// CPU, MB/s, for 1 kHz Imu + 10 Hz LaserScan + 30 Hz 1080p images and for 1000 topics.
     Record(report::SuiteArgs),
+    /// Across machines (two network namespaces here): AimRT's tables of channels (512 B to
+    /// 8 KB, 1/4/8 topics at 1 kHz, 6 MB images) and services (stress and 1 kHz with 1/4/8
+    /// callers), nerve over its Zenoh bridge against raw Zenoh and UDP.
+    Network(report::SuiteArgs),
+    /// Internal: one process of a `network` run.
+    #[command(name = "__net-role", hide = true)]
+    NetRole {
+        /// What to do, as JSON.
+        #[arg(long)]
+        spec: String,
+    },
     /// Internal: the recorder of a `record` run.
     #[command(name = "__record-rec", hide = true)]
     RecordRec {
@@ -115,6 +127,8 @@ fn main() -> Result<()> {
         Command::Python(args) => ("python", python::run_suite(&args)),
         Command::Soak(args) => ("soak", soak::run_suite(&args)),
         Command::Record(args) => ("record", record::run_suite(&args)),
+        Command::Network(args) => ("network", network::run_suite(&args)),
+        Command::NetRole { spec } => return network::role_main(&spec),
         Command::RecordRec { domain, out } => return record::rec_child(domain, &out),
         Command::RecordPub { domain, case, secs } => return record::pub_child(domain, &case, secs),
         Command::SoakChild { spec } => return soak::child_main(&spec),

@@ -203,7 +203,9 @@ fn open(inner: &Arc<Inner>, name: &str, state: &Arc<TopicState>) -> Result<Expor
     };
     let topic = RawTopic::join(name, domain).map_err(local)?;
     let mut sub = topic.subscriber(0).map_err(local)?;
-    sub.set_spin(Duration::ZERO);
+    // The default spin (20 µs) before sleeping: a message that follows soon leaves without
+    // a futex wake-up, which on a virtual machine can cost tens of µs.
+    sub.set_spin(nerve::DEFAULT_SPIN);
     let meta = TopicMeta::of(&topic);
     // Reliable: wait for room, never drop (a 6 MB image included); best effort and latest
     // only: drop under congestion (counted by the receiver as a gap).

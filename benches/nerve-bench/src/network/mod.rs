@@ -1,0 +1,451 @@
+//! `nerve-bench network`: AimRT's multi-machine tables, between two hosts that are network
+//! namespaces on this machine (a veth each into a switch; one clock, so one-way latency is
+//! receive time − send stamp). Systems, in interleaved rounds per case:
+//!
+//! - `nerve`: nerve publishers and subscribers on each host's shared memory, a Zenoh bridge
+//!   per host (`nerve_zenoh`, peer mode, TCP);
+//! - `zenoh`: raw Zenoh, the same payloads, publishers `express` with blocking congestion
+//!   control as the bridge sends reliable topics, TCP;
+//! - `udp`: a datagram per message (channels up to 8 KB; no RPC, no 6 MB images).
+//!
+//! Cases: channels of 512 B … 8 KB on one topic and 1 KB on 1/4/8 topics, each topic at
+//! 1 kHz (average and max latency, loss, CPU % of each side's processes: the publisher plus
+//! its bridge, the bridge plus the subscriber); 6 MB images at 10 Hz; services of 512 B /
+//! 2 KB / 8 KB in stress (closed loop) and at a fixed 1 kHz with 1/4/8 callers (round trip,
+//! QPS). Targets: nerve's average latency ≤ 1.2 × raw Zenoh's, delivered rate ≥ 0.9 ×, no
+//! loss at 1 kHz, a service round trip ≤ 1.2 × a raw Zenoh query.
+
+mod roles;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{ChildStdin, ChildStdout, Stdio};
+
+use anyhow::{anyhow, bail, Context, Result};
+use nerve_testing::netns::{Net, Proc};
+
+use crate::machine::Machine;
+use crate::report::{emit, Row, SuiteArgs};
+use crate::stats::Summary;
+
+pub use roles::run as role_main;
+use roles::{Outcome, Spec};
+
+/// One started role.
+struct Role {
+    proc: Proc,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Role {
+    fn start(net: &Net, host: usize, spec: &Spec) -> Result<Role> {
+        let exe = std::env::current_exe()?;
+        let mut child = net
+            .command(host, &exe.to_string_lossy())
+            .args(["__net-role", "--spec", &serde_json::to_string(spec)?])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .context("starting a network role")?;
+        let stdin = child.stdin.take().ok_or_else(|| anyhow!("stdin"))?;
+        let stdout = BufReader::new(child.stdout.take().ok_or_else(|| anyhow!("stdout"))?);
+        let mut r = Role {
+            proc: Proc(child),
+            stdin,
+            stdout,
+        };
+        r.line("READY")?;
+        Ok(r)
+    }
+
+    /// Reads lines until one starts with `prefix`; returns the rest.
+    fn line(&mut self, prefix: &str) -> Result<String> {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            if self.stdout.read_line(&mut line)? == 0 {
+                bail!("a {} role ended before {prefix}", self.proc.id());
+            }
+            if let Some(rest) = line.trim().strip_prefix(prefix) {
+                return Ok(rest.trim().to_owned());
+            }
+        }
+    }
+
+    fn say(&mut self, word: &str) -> Result<()> {
+        writeln!(self.stdin, "{word}")?;
+        Ok(())
+    }
+
+    fn result(mut self) -> Result<Outcome> {
+        let r = self.line("RESULT")?;
+        Ok(serde_json::from_str(&r)?)
+    }
+}
+
+/// What a case measures.
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    /// `topics` topics of `size` bytes at `hz` each.
+    Channel { topics: usize, hz: f64 },
+    /// Calls of `size` bytes by `callers`, at `hz` in all (0: closed loop).
+    Rpc { callers: usize, hz: f64 },
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Case {
+    name: &'static str,
+    kind: Kind,
+    size: usize,
+}
+
+fn cases() -> Vec<Case> {
+    let mut c = Vec::new();
+    for size in [512, 1024, 2048, 4096, 8192] {
+        c.push(Case {
+            name: "channel",
+            kind: Kind::Channel {
+                topics: 1,
+                hz: 1000.0,
+            },
+            size,
+        });
+    }
+    for topics in [4, 8] {
+        c.push(Case {
+            name: "channel",
+            kind: Kind::Channel { topics, hz: 1000.0 },
+            size: 1024,
+        });
+    }
+    c.push(Case {
+        name: "image",
+        kind: Kind::Channel {
+            topics: 1,
+            hz: 10.0,
+        },
+        size: 1920 * 1080 * 3,
+    });
+    for size in [512, 2048, 8192] {
+        c.push(Case {
+            name: "rpc-stress",
+            kind: Kind::Rpc {
+                callers: 1,
+                hz: 0.0,
+            },
+            size,
+        });
+        for callers in [1, 4, 8] {
+            c.push(Case {
+                name: "rpc-1khz",
+                kind: Kind::Rpc {
+                    callers,
+                    hz: 1000.0,
+                },
+                size,
+            });
+        }
+    }
+    c
+}
+
+/// The systems that take part in `case`.
+fn systems(case: &Case) -> &'static [&'static str] {
+    match case.kind {
+        Kind::Channel { .. } if case.size <= 8192 => &["nerve", "zenoh", "udp"],
+        _ => &["nerve", "zenoh"],
+    }
+}
+
+/// What one system did in one case.
+struct Run {
+    /// The measuring side (subscriber or client).
+    measured: Outcome,
+    /// CPU seconds of the sending host's processes (publisher + bridge; server + bridge).
+    cpu_a: f64,
+    /// CPU seconds of the receiving host's (bridge + subscriber; bridge + client).
+    cpu_b: f64,
+}
+
+fn run_one(net: &Net, system: &str, case: &Case, secs: f64) -> Result<Run> {
+    let a = &net.hosts[0].ip;
+    let zenoh_port = if system == "nerve" { 7447 } else { 7448 };
+    let listen = vec![format!("tcp/{a}:{zenoh_port}")];
+    let connect = listen.clone();
+    let base = Spec {
+        system: system.to_owned(),
+        size: case.size,
+        secs,
+        peer: net.hosts[1].ip.clone(),
+        port: 9000,
+        ..Spec::default()
+    };
+    let mut bridges = Vec::new();
+    if system == "nerve" {
+        for (host, (l, c)) in [(listen.clone(), vec![]), (vec![], connect.clone())]
+            .into_iter()
+            .enumerate()
+        {
+            let spec = Spec {
+                role: "bridge".into(),
+                listen: l,
+                connect: c,
+                ..base.clone()
+            };
+            bridges.push(Role::start(net, host, &spec)?);
+        }
+    }
+    // Raw Zenoh: the sending host listens, the receiving one connects (as the bridges do).
+    let (a_listen, b_connect) = if system == "zenoh" {
+        (listen, connect)
+    } else {
+        (vec![], vec![])
+    };
+    let (sender, receiver) = match case.kind {
+        Kind::Channel { topics, hz } => {
+            let spec = |role: &str| Spec {
+                role: role.into(),
+                count: topics,
+                hz,
+                ..base.clone()
+            };
+            let sub = Role::start(
+                net,
+                1,
+                &Spec {
+                    connect: b_connect,
+                    ..spec("sub")
+                },
+            );
+            let publisher = Role::start(
+                net,
+                0,
+                &Spec {
+                    listen: a_listen,
+                    ..spec("pub")
+                },
+            )?;
+            let mut sub = sub?;
+            sub.line("CONNECTED")?;
+            (publisher, sub)
+        }
+        Kind::Rpc { callers, hz } => {
+            let server = Role::start(
+                net,
+                0,
+                &Spec {
+                    role: "server".into(),
+                    listen: a_listen,
+                    ..base.clone()
+                },
+            )?;
+            let client = Role::start(
+                net,
+                1,
+                &Spec {
+                    role: "client".into(),
+                    count: callers,
+                    hz,
+                    connect: b_connect,
+                    ..base.clone()
+                },
+            )?;
+            (server, client)
+        }
+    };
+    // Declarations settle (a subscriber here reaches the publisher there).
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let (mut sender, mut receiver) = (sender, receiver);
+    for r in bridges.iter_mut().chain([&mut sender, &mut receiver]) {
+        r.say("GO")?;
+    }
+    let (measured, sent) = match case.kind {
+        Kind::Channel { .. } => {
+            let sent = sender.result()?;
+            (receiver.result()?, sent)
+        }
+        Kind::Rpc { .. } => {
+            let measured = receiver.result()?;
+            sender.say("STOP")?;
+            (measured, sender.result()?)
+        }
+    };
+    let mut bridge_cpu = [0.0; 2];
+    for (i, mut b) in bridges.into_iter().enumerate() {
+        b.say("STOP")?;
+        bridge_cpu[i] = b.result()?.cpu_s;
+    }
+    Ok(Run {
+        cpu_a: sent.cpu_s + bridge_cpu[0],
+        cpu_b: measured.cpu_s + bridge_cpu[1],
+        measured,
+    })
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len().max(1) as f64
+}
+
+/// A case's topology and message columns.
+fn labels(case: &Case) -> (String, String) {
+    match case.kind {
+        Kind::Channel { topics, hz } => (format!("{topics} topics"), format!("{hz} Hz")),
+        Kind::Rpc { callers, hz } if hz > 0.0 => (format!("{callers} callers"), format!("{hz} Hz")),
+        Kind::Rpc { callers, .. } => (format!("{callers} callers"), "stress".into()),
+    }
+}
+
+fn rows_of(system: &str, case: &Case, round: usize, run: &Result<Run>) -> Vec<Row> {
+    let (topology, message) = labels(case);
+    let base = Row::new(
+        "network",
+        system,
+        "rust",
+        if system == "udp" { "udp" } else { "tcp" },
+        &topology,
+        case.name,
+        &message,
+        case.size,
+        "",
+    )
+    .field("round", round as u64);
+    let lat_metric = if matches!(case.kind, Kind::Rpc { .. }) {
+        "rtt_us"
+    } else {
+        "latency_us"
+    };
+    let r = match run {
+        Err(e) => return vec![base.with_metric(lat_metric).error(format!("{e:#}"))],
+        Ok(r) => r,
+    };
+    let o = &r.measured;
+    let wall = o.wall_s.max(1e-9);
+    let mut lat = o.latencies_us.clone();
+    let avg = mean(&lat);
+    let mut rows = Vec::new();
+    if let Some(s) = Summary::of(&mut lat) {
+        rows.push(base.with_metric(lat_metric).summary(s).field("mean", avg));
+    }
+    let one = |v: f64| Summary::of(&mut [v]).expect("one value");
+    let rate = o.count as f64 / wall;
+    rows.push(
+        base.with_metric(if lat_metric == "rtt_us" {
+            "qps"
+        } else {
+            "msgs_per_s"
+        })
+        .summary(one(rate)),
+    );
+    if o.expected > 0 {
+        let loss = 1.0 - o.count as f64 / o.expected as f64;
+        rows.push(
+            base.with_metric("loss_rate")
+                .summary(one(loss.max(0.0)))
+                .field("received", o.count)
+                .field("expected", o.expected),
+        );
+    }
+    rows.push(
+        base.with_metric("cpu_pct_sender")
+            .summary(one(r.cpu_a / wall * 100.0)),
+    );
+    rows.push(
+        base.with_metric("cpu_pct_receiver")
+            .summary(one(r.cpu_b / wall * 100.0)),
+    );
+    rows
+}
+
+/// nerve / raw Zenoh per round: latency (mean), rate, and loss.
+fn target_rows(case: &Case, nerve: &[Run], zenoh: &[Run]) -> Vec<Row> {
+    let rpc = matches!(case.kind, Kind::Rpc { .. });
+    let (topology, message) = labels(case);
+    let base = Row::new(
+        "network", "nerve", "rust", "tcp", &topology, case.name, &message, case.size, "",
+    );
+    let ratios = |f: &dyn Fn(&Run) -> f64| -> Vec<f64> {
+        nerve.iter().zip(zenoh).map(|(n, z)| f(n) / f(z)).collect()
+    };
+    let lat = ratios(&|r| mean(&r.measured.latencies_us));
+    let rate = ratios(&|r| r.measured.count as f64 / r.measured.wall_s.max(1e-9));
+    let mut rows = Vec::new();
+    let limit = 1.2;
+    if let Some(s) = Summary::of(&mut lat.clone()) {
+        let pass = lat.iter().all(|r| *r <= limit);
+        let (metric, how) = if rpc {
+            (
+                "target_rtt_vs_zenoh",
+                "nerve service round trip (mean) / raw Zenoh query's ≤ 1.2, every round",
+            )
+        } else {
+            (
+                "target_latency_vs_zenoh",
+                "nerve mean one-way latency / raw Zenoh's ≤ 1.2, every round",
+            )
+        };
+        rows.push(
+            base.with_metric(metric)
+                .summary(s)
+                .field("per_round", lat.clone())
+                .field("pass", pass)
+                .field("threshold", limit)
+                .field("how", how),
+        );
+    }
+    if let Some(s) = Summary::of(&mut rate.clone()) {
+        let zero_loss = rpc
+            || nerve
+                .iter()
+                .all(|r| r.measured.count >= r.measured.expected);
+        rows.push(
+            base.with_metric("target_rate_vs_zenoh")
+                .summary(s)
+                .field("per_round", rate.clone())
+                .field("pass", rate.iter().all(|r| *r >= 0.9) && zero_loss)
+                .field("threshold", 0.9)
+                .field(
+                    "how",
+                    "nerve messages (or calls) per second / raw Zenoh's ≥ 0.9, every round, and no message lost",
+                ),
+        );
+    }
+    rows
+}
+
+/// Runs every case, systems interleaved per round, and emits the rows and targets.
+pub fn run_suite(args: &SuiteArgs) -> Result<()> {
+    let machine = Machine::detect();
+    let (secs, rounds) = if args.quick { (3.0, 1) } else { (10.0, 2) };
+    let net = Net::new(2, 'n').map_err(|why| {
+        anyhow!("the network benchmark needs two network namespaces and cannot make them: {why}")
+    })?;
+    let mut rows = Vec::new();
+    for case in cases() {
+        let mut by_system: Vec<(&str, Vec<Run>)> =
+            systems(&case).iter().map(|s| (*s, Vec::new())).collect();
+        for round in 0..rounds {
+            for (system, runs) in by_system.iter_mut() {
+                eprintln!(
+                    "network: {} {:?} {} B, {system}, round {}",
+                    case.name,
+                    case.kind,
+                    case.size,
+                    round + 1
+                );
+                let run = run_one(&net, system, &case, secs);
+                rows.extend(rows_of(system, &case, round, &run));
+                if let Ok(r) = run {
+                    runs.push(r);
+                }
+            }
+        }
+        let find = |name: &str| by_system.iter().find(|(s, _)| *s == name).map(|(_, r)| r);
+        if let (Some(n), Some(z)) = (find("nerve"), find("zenoh")) {
+            if n.len() == z.len() && !n.is_empty() {
+                rows.extend(target_rows(&case, n, z));
+            }
+        }
+    }
+    emit("network", args, &machine, &rows)
+}

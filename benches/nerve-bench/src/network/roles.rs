@@ -1,0 +1,506 @@
+//! The processes of a `network` run, each started on one host (`__net-role --spec JSON`):
+//! a bridge, a publisher or subscriber, a service server or client, for nerve (over its Zenoh
+//! bridge), raw Zenoh, or UDP. Each prints `READY` once set up, starts on a `GO` line on its
+//! stdin, and prints `RESULT {json}` at the end: what it measured and the CPU time it spent
+//! between `GO` and the end (a bridge: until `STOP`).
+
+use std::io::BufRead;
+use std::net::UdpSocket;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{bail, Context, Result};
+use nerve::msgs::{Encoding, Image};
+use nerve::rpc::{RawClient, Server, Service};
+use nerve::Topic;
+use serde::{Deserialize, Serialize};
+use zenoh::Wait;
+
+/// What one role does.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Spec {
+    /// `bridge`, `pub`, `sub`, `server`, `client`.
+    pub role: String,
+    /// `nerve`, `zenoh`, `udp`.
+    pub system: String,
+    /// Topics (channels), or parallel callers (RPC).
+    pub count: usize,
+    /// Payload bytes.
+    pub size: usize,
+    /// Messages (or calls) per second, per topic; 0: as fast as possible (RPC stress).
+    pub hz: f64,
+    /// Seconds to run.
+    pub secs: f64,
+    /// Zenoh endpoints to listen on / connect to (`tcp/10.77.0.1:7447`).
+    pub listen: Vec<String>,
+    /// See `listen`.
+    pub connect: Vec<String>,
+    /// UDP: the receiver's address (`10.77.0.2`) and first port.
+    pub peer: String,
+    /// See `peer`.
+    pub port: u16,
+}
+
+/// What a role measured.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Outcome {
+    /// Messages (or calls) done.
+    pub count: u64,
+    /// Messages expected (subscribers).
+    pub expected: u64,
+    /// Latencies, µs (one-way for channels, round trip for calls).
+    pub latencies_us: Vec<f64>,
+    /// CPU seconds between GO and the end.
+    pub cpu_s: f64,
+    /// Wall seconds between GO and the end.
+    pub wall_s: f64,
+}
+
+fn now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+fn cpu_s() -> f64 {
+    // SAFETY: a zeroed rusage is a valid out-parameter for getrusage.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: RUSAGE_SELF with a valid pointer.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    tv(u.ru_utime) + tv(u.ru_stime)
+}
+
+/// Waits for a line equal to `word` on stdin.
+fn wait_for(word: &str) -> Result<()> {
+    let stdin = std::io::stdin();
+    for line in stdin.lock().lines() {
+        if line?.trim() == word {
+            return Ok(());
+        }
+    }
+    bail!("stdin closed before {word}")
+}
+
+fn zenoh_session(spec: &Spec) -> Result<zenoh::Session> {
+    let mut c = zenoh::Config::default();
+    let set = |c: &mut zenoh::Config, k: &str, v: String| {
+        c.insert_json5(k, &v)
+            .map_err(|e| anyhow::anyhow!("{k}: {e}"))
+    };
+    set(&mut c, "scouting/multicast/enabled", "false".into())?;
+    set(
+        &mut c,
+        "listen/endpoints",
+        serde_json::to_string(&spec.listen)?,
+    )?;
+    set(
+        &mut c,
+        "connect/endpoints",
+        serde_json::to_string(&spec.connect)?,
+    )?;
+    zenoh::open(c)
+        .wait()
+        .map_err(|e| anyhow::anyhow!("zenoh: {e}"))
+}
+
+/// Runs `spec` (the entry point of `__net-role`).
+pub fn run(spec_json: &str) -> Result<()> {
+    let spec: Spec = serde_json::from_str(spec_json).context("the role's spec")?;
+    let outcome = match (spec.role.as_str(), spec.system.as_str()) {
+        ("bridge", _) => bridge(&spec)?,
+        ("pub", _) => publish(&spec)?,
+        ("sub", _) => subscribe(&spec)?,
+        ("server", _) => serve(&spec)?,
+        ("client", _) => call(&spec)?,
+        (r, s) => bail!("unknown role {r} / system {s}"),
+    };
+    println!("RESULT {}", serde_json::to_string(&outcome)?);
+    Ok(())
+}
+
+/// nerve's bridge on this host until `STOP`.
+fn bridge(spec: &Spec) -> Result<Outcome> {
+    let mut c = nerve_zenoh::BridgeConfig::new();
+    c.multicast(false)?;
+    c.listen(&spec.listen)?;
+    c.connect(&spec.connect)?;
+    let _bridge = nerve_zenoh::Bridge::start(c)?;
+    println!("READY");
+    wait_for("GO")?;
+    let (cpu0, t0) = (cpu_s(), Instant::now());
+    wait_for("STOP")?;
+    Ok(Outcome {
+        cpu_s: cpu_s() - cpu0,
+        wall_s: t0.elapsed().as_secs_f64(),
+        ..Outcome::default()
+    })
+}
+
+fn topic_name(k: usize) -> String {
+    format!("net/t{k}")
+}
+
+fn open_image(k: usize, size: usize) -> Result<Topic<Image>> {
+    Ok(Topic::<Image>::builder(&topic_name(k))
+        .reliable()
+        .depth(16)
+        .max_message_bytes(size.max(1))
+        .open()?)
+}
+
+/// Paces `n` sends at `hz` from now (a message late by more than a period is sent at once).
+fn paced(hz: f64, secs: f64, mut send: impl FnMut(u64)) -> u64 {
+    let n = (hz * secs) as u64;
+    let period = Duration::from_secs_f64(1.0 / hz);
+    let start = Instant::now();
+    for i in 0..n {
+        let due = start + period.mul_f64(i as f64);
+        let now = Instant::now();
+        if due > now {
+            std::thread::sleep(due - now);
+        }
+        send(i);
+    }
+    n
+}
+
+/// Publishes on `count` topics at `hz` each for `secs`, payloads of `size` stamped with the
+/// send time.
+fn publish(spec: &Spec) -> Result<Outcome> {
+    let (hz, secs, size) = (spec.hz, spec.secs, spec.size);
+    let sent = Arc::new(AtomicU64::new(0));
+    let mut senders: Vec<Box<dyn FnMut(u64) + Send>> = Vec::new();
+    let _session;
+    match spec.system.as_str() {
+        "nerve" => {
+            for k in 0..spec.count {
+                let p = open_image(k, size)?.publisher()?;
+                senders.push(Box::new(move |i| {
+                    let Ok(mut loan) = p.loan(size) else { return };
+                    loan.data_mut()[..8.min(size)].copy_from_slice(&i.to_le_bytes()[..8.min(size)]);
+                    let h = loan.header_mut();
+                    (h.width, h.height, h.step) = (size as u32, 1, size as u32);
+                    h.encoding = Encoding::Mono8 as u32;
+                    h.header.seq = i;
+                    h.header.stamp_ns = now_ns();
+                    let _ = loan.send();
+                }));
+            }
+        }
+        "zenoh" => {
+            let s = zenoh_session(spec)?;
+            for k in 0..spec.count {
+                let p = s
+                    .declare_publisher(format!("bench/t{k}"))
+                    .congestion_control(zenoh::qos::CongestionControl::Block)
+                    .express(true)
+                    .wait()
+                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+                let mut buf = vec![0u8; size.max(16)];
+                senders.push(Box::new(move |i| {
+                    buf[..8].copy_from_slice(&now_ns().to_le_bytes());
+                    buf[8..16].copy_from_slice(&i.to_le_bytes());
+                    let _ = p.put(buf.clone()).wait();
+                }));
+            }
+            _session = s;
+        }
+        "udp" => {
+            for k in 0..spec.count {
+                let sock = UdpSocket::bind("0.0.0.0:0")?;
+                let to = format!("{}:{}", spec.peer, spec.port + k as u16);
+                let mut buf = vec![0u8; size.max(16)];
+                senders.push(Box::new(move |i| {
+                    buf[..8].copy_from_slice(&now_ns().to_le_bytes());
+                    buf[8..16].copy_from_slice(&i.to_le_bytes());
+                    let _ = sock.send_to(&buf, &to);
+                }));
+            }
+        }
+        other => bail!("unknown system {other}"),
+    }
+    println!("READY");
+    wait_for("GO")?;
+    let (cpu0, t0) = (cpu_s(), Instant::now());
+    let threads: Vec<_> = senders
+        .into_iter()
+        .map(|mut send| {
+            let sent = sent.clone();
+            std::thread::spawn(move || {
+                let n = paced(hz, secs, &mut send);
+                sent.fetch_add(n, Relaxed); // Relaxed: a count read after the joins
+            })
+        })
+        .collect();
+    for t in threads {
+        let _ = t.join();
+    }
+    Ok(Outcome {
+        count: sent.load(Relaxed), // Relaxed: the joins above ordered every add before this
+        cpu_s: cpu_s() - cpu0,
+        wall_s: t0.elapsed().as_secs_f64(),
+        ..Outcome::default()
+    })
+}
+
+/// Receives on `count` topics until each has `hz × secs` messages or `secs + 3` s passed;
+/// latency = receive time − send stamp (the hosts share the machine's clock).
+fn subscribe(spec: &Spec) -> Result<Outcome> {
+    let expected = (spec.hz * spec.secs) as u64;
+    let lat = Arc::new(Mutex::new(Vec::<f64>::with_capacity(
+        (expected as usize) * spec.count,
+    )));
+    let got = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let record = {
+        let (lat, got) = (lat.clone(), got.clone());
+        move |stamp: u64| {
+            let us = now_ns().saturating_sub(stamp) as f64 / 1e3;
+            nerve::sys::lock(&lat).push(us);
+            got.fetch_add(1, Relaxed); // Relaxed: a count read after the receivers stop
+        }
+    };
+    let mut threads = Vec::new();
+    let _session;
+    let _subs: Vec<zenoh::pubsub::Subscriber<()>>;
+    match spec.system.as_str() {
+        "nerve" => {
+            let mut subs = Vec::new();
+            for k in 0..spec.count {
+                let t = open_image(k, spec.size)?;
+                // The subscriber as an application has it (the default spin).
+                let s = t.subscriber()?;
+                subs.push((t, s));
+            }
+            // Connected: the bridge here imported every topic (its publisher is on each);
+            // the publisher there starts after READY.
+            println!("READY");
+            let end = Instant::now() + Duration::from_secs(30);
+            while !subs.iter().all(|(t, _)| {
+                nerve::registry::list(nerve::default_domain())
+                    .iter()
+                    .any(|i| i.name == t.name() && i.publishers() > 0)
+            }) {
+                if Instant::now() > end {
+                    bail!("the bridge never brought the topics in");
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            for (_, mut s) in subs {
+                let (record, stop) = (record.clone(), stop.clone());
+                threads.push(std::thread::spawn(move || {
+                    while !stop.load(Relaxed) {
+                        // Relaxed: a flag.
+                        if let Ok(Some(m)) = s.recv_timeout(Duration::from_millis(50)) {
+                            record(m.header().header.stamp_ns);
+                        }
+                    }
+                }));
+            }
+            _subs = Vec::new();
+            _session = None;
+        }
+        "zenoh" => {
+            let s = zenoh_session(spec)?;
+            let mut subs = Vec::new();
+            for k in 0..spec.count {
+                let record = record.clone();
+                subs.push(
+                    s.declare_subscriber(format!("bench/t{k}"))
+                        .callback(move |sample| {
+                            let b = sample.payload().to_bytes();
+                            if b.len() >= 8 {
+                                record(u64::from_le_bytes(b[..8].try_into().unwrap_or([0; 8])));
+                            }
+                        })
+                        .wait()
+                        .map_err(|e| anyhow::anyhow!("{e}"))?,
+                );
+            }
+            _subs = subs;
+            _session = Some(s);
+        }
+        "udp" => {
+            for k in 0..spec.count {
+                let sock = UdpSocket::bind(("0.0.0.0", spec.port + k as u16))?;
+                sock.set_read_timeout(Some(Duration::from_millis(50)))?;
+                let (record, stop) = (record.clone(), stop.clone());
+                threads.push(std::thread::spawn(move || {
+                    let mut buf = vec![0u8; 65536];
+                    while !stop.load(Relaxed) {
+                        // Relaxed: a flag.
+                        if let Ok(n) = sock.recv(&mut buf) {
+                            if n >= 8 {
+                                record(u64::from_le_bytes(buf[..8].try_into().unwrap_or([0; 8])));
+                            }
+                        }
+                    }
+                }));
+            }
+            _subs = Vec::new();
+            _session = None;
+        }
+        other => bail!("unknown system {other}"),
+    }
+    if spec.system != "nerve" {
+        println!("READY");
+    }
+    println!("CONNECTED");
+    wait_for("GO")?;
+    let (cpu0, t0) = (cpu_s(), Instant::now());
+    let all = expected * spec.count as u64;
+    let end = t0 + Duration::from_secs_f64(spec.secs + 3.0);
+    // Relaxed: counts polled until they reach the end.
+    while got.load(Relaxed) < all && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    stop.store(true, Relaxed); // Relaxed: a flag; the joins order the rest
+    for t in threads {
+        let _ = t.join();
+    }
+    let latencies = std::mem::take(&mut *nerve::sys::lock(&lat));
+    Ok(Outcome {
+        count: got.load(Relaxed),
+        expected: all,
+        latencies_us: latencies,
+        cpu_s: cpu_s() - cpu0,
+        wall_s: t0.elapsed().as_secs_f64(),
+    })
+}
+
+/// An echo service (`net/echo`) or queryable (`bench/echo`) until `STOP`.
+fn serve(spec: &Spec) -> Result<Outcome> {
+    let _server;
+    let _queryable;
+    let _session;
+    match spec.system.as_str() {
+        "nerve" => {
+            let config = Service::<(), ()>::builder("net/echo")
+                .max_message_bytes(1 << 20)
+                .build()
+                .config()
+                .clone();
+            _server = Some(Server::start(
+                config,
+                1,
+                Arc::new(|req: &[u8]| Ok(req.to_vec())),
+            )?);
+            _queryable = None;
+            _session = None;
+        }
+        "zenoh" => {
+            let s = zenoh_session(spec)?;
+            _queryable = Some(
+                s.declare_queryable("bench/echo")
+                    .callback(|q| {
+                        let body = q
+                            .payload()
+                            .map(|p| p.to_bytes().to_vec())
+                            .unwrap_or_default();
+                        let _ = q.reply(q.key_expr().clone(), body).wait();
+                    })
+                    .wait()
+                    .map_err(|e| anyhow::anyhow!("{e}"))?,
+            );
+            _session = Some(s);
+            _server = None;
+        }
+        other => bail!("no {other} server"),
+    }
+    println!("READY");
+    wait_for("GO")?;
+    let (cpu0, t0) = (cpu_s(), Instant::now());
+    wait_for("STOP")?;
+    Ok(Outcome {
+        cpu_s: cpu_s() - cpu0,
+        wall_s: t0.elapsed().as_secs_f64(),
+        ..Outcome::default()
+    })
+}
+
+/// `count` callers for `secs`, each closed-loop (hz 0: stress) or paced at `hz / count`.
+fn call(spec: &Spec) -> Result<Outcome> {
+    type Caller = Box<dyn Fn(&[u8]) -> bool + Send + Sync>;
+    let caller: Arc<Caller> = match spec.system.as_str() {
+        "nerve" => {
+            let config = Service::<(), ()>::builder("net/echo")
+                .max_message_bytes(1 << 20)
+                .build()
+                .config()
+                .clone();
+            let client = RawClient::open(config)?;
+            if !client.wait_for_server(Duration::from_secs(30)) {
+                bail!("the bridge never brought net/echo in");
+            }
+            Arc::new(Box::new(move |req: &[u8]| {
+                client.call_bytes(req, Duration::from_secs(5)).is_ok()
+            }))
+        }
+        "zenoh" => {
+            let s = zenoh_session(spec)?;
+            Arc::new(Box::new(move |req: &[u8]| {
+                let Ok(replies) = s
+                    .get("bench/echo")
+                    .payload(req.to_vec())
+                    .timeout(Duration::from_secs(5))
+                    .wait()
+                else {
+                    return false;
+                };
+                matches!(replies.recv(), Ok(r) if r.result().is_ok())
+            }))
+        }
+        other => bail!("no {other} client"),
+    };
+    // Warm up (and, for nerve, wait until the remote server answers through the bridges).
+    let warm = vec![0u8; spec.size];
+    let end = Instant::now() + Duration::from_secs(30);
+    while !caller(&warm) {
+        if Instant::now() > end {
+            bail!("no answer from the server");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    println!("READY");
+    wait_for("GO")?;
+    let (cpu0, t0) = (cpu_s(), Instant::now());
+    let (size, secs, count) = (spec.size, spec.secs, spec.count.max(1));
+    let per_caller_hz = spec.hz / count as f64;
+    let threads: Vec<_> = (0..count)
+        .map(|_| {
+            let caller = caller.clone();
+            std::thread::spawn(move || {
+                let req = vec![7u8; size];
+                let mut lat = Vec::new();
+                let one = |lat: &mut Vec<f64>| {
+                    let t = Instant::now();
+                    if caller(&req) {
+                        lat.push(t.elapsed().as_secs_f64() * 1e6);
+                    }
+                };
+                if per_caller_hz > 0.0 {
+                    paced(per_caller_hz, secs, |_| one(&mut lat));
+                } else {
+                    let end = Instant::now() + Duration::from_secs_f64(secs);
+                    while Instant::now() < end {
+                        one(&mut lat);
+                    }
+                }
+                lat
+            })
+        })
+        .collect();
+    let mut latencies = Vec::new();
+    for t in threads {
+        latencies.extend(t.join().unwrap_or_default());
+    }
+    Ok(Outcome {
+        count: latencies.len() as u64,
+        expected: (spec.hz * secs) as u64,
+        latencies_us: latencies,
+        cpu_s: cpu_s() - cpu0,
+        wall_s: t0.elapsed().as_secs_f64(),
+    })
+}
