@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;
-use std::time::Duration;
 
 use nerve::raw::{RawMessage, RawSubscriber, RawTopic, TopicMeta};
 use nerve::registry::{Event, TopicInfo, Watch};
@@ -16,11 +15,9 @@ use nerve::Reliability;
 use zenoh::qos::CongestionControl;
 use zenoh::Wait;
 
+use crate::ask::POLL;
 use crate::wire::{self, Attachment, WireMeta};
 use crate::{zerr, BridgeError, Inner, TopicState};
-
-/// How often blocked loops look at their stop flag.
-pub(crate) const POLL: Duration = Duration::from_millis(100);
 
 /// One exported topic.
 pub(crate) struct Export {
@@ -273,7 +270,7 @@ fn send_loop(
             // Relaxed: a statistic.
             state.counters.missed.store(sub.stats().lost, Relaxed);
         }
-        let msg = match sub.recv_timeout(super::export::POLL) {
+        let msg = match sub.recv_timeout(POLL) {
             Ok(Some(m)) => m,
             Ok(None) => continue,
             Err(e) => {

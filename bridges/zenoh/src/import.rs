@@ -13,12 +13,9 @@ use nerve::raw::{RawPublisher, TopicMeta};
 use zenoh::sample::{Sample, SampleKind};
 use zenoh::Wait;
 
-use crate::export::POLL;
+use crate::ask::{ask, refused, Asked, TokenEvent, POLL, RETRY_AFTER};
 use crate::wire::{self, Attachment, WireMeta};
 use crate::{zerr, BridgeError, Inner, TopicState};
-
-/// How long a remote bridge has to answer for a topic's meta.
-const META_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// One imported topic.
 pub(crate) struct Import {
@@ -35,15 +32,6 @@ pub(crate) struct Import {
 pub(crate) fn stop(t: &TopicState) {
     let i = t.import.lock().unwrap_or_else(|e| e.into_inner()).take();
     drop(i);
-}
-
-/// A remote topic or service token came or went.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum TokenEvent {
-    Appeared { bridge: String, topic: String },
-    Gone { bridge: String, topic: String },
-    ServiceAppeared { bridge: String, service: String },
-    ServiceGone { bridge: String, service: String },
 }
 
 /// Follows other hosts' bridges (their host tokens).
@@ -219,53 +207,6 @@ pub(crate) fn run(
         };
         if again {
             retry.push((Instant::now() + RETRY_AFTER, event));
-        }
-    }
-}
-
-/// How long before an unanswered meta is asked for again.
-const RETRY_AFTER: Duration = Duration::from_secs(1);
-
-/// Why a remote bridge's meta is not here.
-pub(crate) enum Asked {
-    /// No answer (yet): a busy or slow host; worth asking again.
-    Unanswered(String),
-    /// An answer that does not parse or lies: refused.
-    Bad(String),
-}
-
-/// Asks a remote bridge's queryable `key` for a meta.
-pub(crate) fn ask(inner: &Inner, key: String) -> Result<Vec<u8>, Asked> {
-    let replies = inner
-        .session
-        .get(key)
-        .timeout(META_TIMEOUT)
-        .wait()
-        .map_err(|e| Asked::Unanswered(format!("asking for its meta failed: {e}")))?;
-    let reply = replies
-        .recv()
-        .map_err(|_| Asked::Unanswered("its bridge did not answer for its meta".to_owned()))?;
-    match reply.result() {
-        Ok(sample) => Ok(sample.payload().to_bytes().to_vec()),
-        Err(e) => Err(Asked::Unanswered(format!(
-            "its bridge answered with an error: {}",
-            String::from_utf8_lossy(&e.payload().to_bytes())
-        ))),
-    }
-}
-
-/// Counts and logs a meta that could not be had; true when it is worth asking again.
-pub(crate) fn refused(inner: &Inner, what: &str, name: &str, bridge: &str, why: Asked) -> bool {
-    match why {
-        Asked::Unanswered(reason) => {
-            tracing::debug!(what, name, bridge, reason, "meta unanswered; asking again");
-            true
-        }
-        Asked::Bad(reason) => {
-            // Relaxed: a statistic.
-            inner.bad_metas.fetch_add(1, Relaxed);
-            tracing::warn!(what, name, bridge, reason, "remote meta refused");
-            false
         }
     }
 }

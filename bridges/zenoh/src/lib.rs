@@ -19,6 +19,7 @@
 
 #![warn(missing_docs)]
 
+mod ask;
 pub mod config;
 pub mod echo;
 mod export;

@@ -26,7 +26,7 @@ use zenoh::query::Query;
 use zenoh::sample::{Sample, SampleKind};
 use zenoh::Wait;
 
-use crate::import::{ask, refused, Asked};
+use crate::ask::{ask, refused, Asked, TokenEvent};
 use crate::{wire, zerr, BridgeError, Inner};
 
 /// How many calls of one exported service run at once.
@@ -233,7 +233,7 @@ pub(crate) fn serve_metas(inner: &Arc<Inner>) -> Result<zenoh::query::Queryable<
 /// there).
 pub(crate) fn follow(
     inner: &Arc<Inner>,
-    tx: std::sync::mpsc::Sender<crate::import::TokenEvent>,
+    tx: std::sync::mpsc::Sender<TokenEvent>,
 ) -> Result<zenoh::pubsub::Subscriber<()>, BridgeError> {
     let weak: Weak<Inner> = Arc::downgrade(inner);
     let domain = inner.config.domain;
@@ -254,8 +254,8 @@ pub(crate) fn follow(
             }
             let (bridge, service) = (bridge.to_owned(), name.to_owned());
             let event = match s.kind() {
-                SampleKind::Put => crate::import::TokenEvent::ServiceAppeared { bridge, service },
-                SampleKind::Delete => crate::import::TokenEvent::ServiceGone { bridge, service },
+                SampleKind::Put => TokenEvent::ServiceAppeared { bridge, service },
+                SampleKind::Delete => TokenEvent::ServiceGone { bridge, service },
             };
             let _ = tx.lock().unwrap_or_else(|e| e.into_inner()).send(event);
         })

@@ -23,7 +23,6 @@ pub mod registry;
 pub mod sys;
 pub mod time;
 mod topic;
-mod topic_meta;
 pub mod values;
 
 pub use crate::loan::Loan;
