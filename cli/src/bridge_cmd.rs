@@ -86,7 +86,7 @@ pub fn bridge(domain: u32, cmd: BridgeCommand) -> anyhow::Result<()> {
 }
 
 /// The per-topic counters, one line each.
-fn counters(stats: &[nerve_zenoh::view::ViewStats]) -> anyhow::Result<()> {
+fn counters(stats: &[nerve_zenoh::TopicStats]) -> anyhow::Result<()> {
     outln!(
         "{:<36} {:<6} {:>9} {:>9} {:>7} {:>8} {:>7} {:>7}",
         "topic",
@@ -102,7 +102,12 @@ fn counters(stats: &[nerve_zenoh::view::ViewStats]) -> anyhow::Result<()> {
         outln!(
             "{:<36} {:<6} {:>9} {:>9} {:>7} {:>8} {:>7} {:>7}",
             t.topic,
-            t.direction,
+            match (t.exported, t.imported) {
+                (true, true) => "out+in",
+                (true, false) => "out",
+                (false, true) => "in",
+                (false, false) => "",
+            },
             t.sent,
             t.received,
             t.lost,

@@ -216,7 +216,7 @@ fn bridge(domain: u32) -> Vec<Finding> {
              of this one meanwhile",
         )];
     };
-    let sum = |f: fn(&nerve_zenoh::view::ViewStats) -> u64| v.stats.iter().map(f).sum::<u64>();
+    let sum = |f: fn(&nerve_zenoh::TopicStats) -> u64| v.stats.iter().map(f).sum::<u64>();
     let (lost, rejected) = (sum(|s| s.lost), sum(|s| s.rejected) + v.bad_metas);
     let hosts: Vec<&str> = v.hosts.iter().map(|(_, h)| h.as_str()).collect();
     let mut out = vec![fine(format!(
@@ -226,14 +226,8 @@ fn bridge(domain: u32) -> Vec<Finding> {
         v.pid,
         hosts.len(),
         hosts.join(", "),
-        v.stats
-            .iter()
-            .filter(|s| s.direction.contains("out"))
-            .count(),
-        v.stats
-            .iter()
-            .filter(|s| s.direction.contains("in"))
-            .count(),
+        v.stats.iter().filter(|s| s.exported).count(),
+        v.stats.iter().filter(|s| s.imported).count(),
     ))];
     if hosts.is_empty() {
         out.push(problem(

@@ -48,7 +48,7 @@ def test_a_bridge_in_this_process_exports_its_topics(domain, nerve_cli, tmp_path
             s = b.status()
             assert "other" in [h for _, h in s["hosts"]], s
             (cmd,) = [t for t in s["stats"] if t["topic"] == "py/cmd"]
-            assert cmd["direction"] == "out" and cmd["sent"] > 0, cmd
+            assert cmd["exported"] and not cmd["imported"] and cmd["sent"] > 0, cmd
             here = nerve.bridge.status()
             assert here is not None and here["bridge"] == b.id
         finally:

@@ -6,7 +6,11 @@ use std::time::Duration;
 
 use zenoh::Wait;
 
-use crate::Inner;
+use std::sync::{Arc, Weak};
+
+use zenoh::sample::{Sample, SampleKind};
+
+use crate::{zerr, BridgeError, Inner};
 
 /// How long a remote bridge has to answer for a meta.
 const META_TIMEOUT: Duration = Duration::from_secs(5);
@@ -68,4 +72,33 @@ pub(crate) fn refused(inner: &Inner, what: &str, name: &str, bridge: &str, why: 
             false
         }
     }
+}
+
+/// Follows other bridges' liveliness tokens `nerve/<domain>/@<what>/<bridge>/<name>` (those
+/// there now, then each coming or going): `f(inner, came, bridge, name)` for every one not
+/// this bridge's own. Runs on Zenoh's thread: `f` must not wait for answers.
+pub(crate) fn follow(
+    inner: &Arc<Inner>,
+    what: &'static str,
+    f: impl Fn(&Inner, bool, &str, &str) + Send + Sync + 'static,
+) -> Result<zenoh::pubsub::Subscriber<()>, BridgeError> {
+    let weak: Weak<Inner> = Arc::downgrade(inner);
+    let domain = inner.config.domain;
+    inner
+        .session
+        .liveliness()
+        .declare_subscriber(format!("nerve/{domain}/@{what}/**"))
+        .history(true)
+        .callback(move |s: Sample| {
+            let Some(inner) = weak.upgrade() else { return };
+            let Some((bridge, name)) = crate::wire::split_key(s.key_expr().as_str(), domain, what)
+            else {
+                return;
+            };
+            if bridge != inner.id_str {
+                f(&inner, s.kind() == SampleKind::Put, bridge, name);
+            }
+        })
+        .wait()
+        .map_err(zerr)
 }

@@ -6,16 +6,16 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use nerve::raw::{RawPublisher, TopicMeta};
-use zenoh::sample::{Sample, SampleKind};
+use zenoh::sample::Sample;
 use zenoh::Wait;
 
 use crate::ask::{ask, refused, Asked, TokenEvent, POLL, RETRY_AFTER};
 use crate::wire::{self, Attachment, WireMeta};
-use crate::{zerr, BridgeError, Inner, TopicState};
+use crate::{BridgeError, Inner, TopicState};
 
 /// One imported topic.
 pub(crate) struct Import {
@@ -38,70 +38,31 @@ pub(crate) fn stop(t: &TopicState) {
 pub(crate) fn follow_hosts(
     inner: &Arc<Inner>,
 ) -> Result<zenoh::pubsub::Subscriber<()>, BridgeError> {
-    let weak: Weak<Inner> = Arc::downgrade(inner);
-    let domain = inner.config.domain;
-    inner
-        .session
-        .liveliness()
-        .declare_subscriber(wire::host_tokens(domain))
-        .history(true)
-        .callback(move |s: Sample| {
-            let Some(inner) = weak.upgrade() else { return };
-            let key = s.key_expr().as_str();
-            let Some((bridge, host)) = key
-                .strip_prefix(&format!("nerve/{domain}/@host/"))
-                .and_then(|r| r.split_once('/'))
-            else {
-                return;
-            };
-            if bridge == inner.id_str {
-                return;
-            }
-            let mut hosts = inner.hosts.lock().unwrap_or_else(|e| e.into_inner());
-            match s.kind() {
-                SampleKind::Put => {
-                    tracing::info!(bridge, host, "host up");
-                    hosts.insert(bridge.to_owned(), host.to_owned());
-                }
-                SampleKind::Delete => {
-                    tracing::info!(bridge, host, "host gone");
-                    hosts.remove(bridge);
-                }
-            }
-        })
-        .wait()
-        .map_err(zerr)
+    crate::ask::follow(inner, "host", |inner, came, bridge, host| {
+        let mut hosts = inner.hosts.lock().unwrap_or_else(|e| e.into_inner());
+        if came {
+            tracing::info!(bridge, host, "host up");
+            hosts.insert(bridge.to_owned(), host.to_owned());
+        } else {
+            tracing::info!(bridge, host, "host gone");
+            hosts.remove(bridge);
+        }
+    })
 }
 
 /// Follows the nodes other hosts run (their node tokens).
 pub(crate) fn follow_nodes(
     inner: &Arc<Inner>,
 ) -> Result<zenoh::pubsub::Subscriber<()>, BridgeError> {
-    let weak: Weak<Inner> = Arc::downgrade(inner);
-    let domain = inner.config.domain;
-    inner
-        .session
-        .liveliness()
-        .declare_subscriber(wire::node_tokens(domain))
-        .history(true)
-        .callback(move |s: Sample| {
-            let Some(inner) = weak.upgrade() else { return };
-            let Some((bridge, node)) = wire::split_key(s.key_expr().as_str(), domain, "node")
-            else {
-                return;
-            };
-            if bridge == inner.id_str {
-                return;
-            }
-            let pair = (bridge.to_owned(), node.to_owned());
-            let mut nodes = inner.remote_nodes.lock().unwrap_or_else(|e| e.into_inner());
-            match s.kind() {
-                SampleKind::Put => nodes.insert(pair),
-                SampleKind::Delete => nodes.remove(&pair),
-            };
-        })
-        .wait()
-        .map_err(zerr)
+    crate::ask::follow(inner, "node", |inner, came, bridge, node| {
+        let pair = (bridge.to_owned(), node.to_owned());
+        let mut nodes = inner.remote_nodes.lock().unwrap_or_else(|e| e.into_inner());
+        if came {
+            nodes.insert(pair);
+        } else {
+            nodes.remove(&pair);
+        }
+    })
 }
 
 /// Follows other hosts' topic tokens, handing them to [`run`] (answers are awaited there, not
@@ -110,46 +71,31 @@ pub(crate) fn follow_topics(
     inner: &Arc<Inner>,
     tx: Sender<TokenEvent>,
 ) -> Result<zenoh::pubsub::Subscriber<()>, BridgeError> {
-    let weak: Weak<Inner> = Arc::downgrade(inner);
-    let domain = inner.config.domain;
     let tx = Mutex::new(tx);
-    inner
-        .session
-        .liveliness()
-        .declare_subscriber(wire::topic_tokens(domain))
-        .history(true)
-        .callback(move |s: Sample| {
-            let Some(inner) = weak.upgrade() else { return };
-            let Some((bridge, topic)) = wire::split_key(s.key_expr().as_str(), domain, "topic")
-            else {
-                return;
-            };
-            if bridge == inner.id_str {
-                return;
+    crate::ask::follow(inner, "topic", move |inner, came, bridge, topic| {
+        let pair = (bridge.to_owned(), topic.to_owned());
+        {
+            let mut remote = inner
+                .remote_topics
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if came {
+                remote.insert(pair);
+            } else {
+                remote.remove(&pair);
             }
-            let pair = (bridge.to_owned(), topic.to_owned());
-            {
-                let mut remote = inner
-                    .remote_topics
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner());
-                match s.kind() {
-                    SampleKind::Put => remote.insert(pair),
-                    SampleKind::Delete => remote.remove(&pair),
-                };
-            }
-            if !inner.config.imports(topic) {
-                return;
-            }
-            let (bridge, topic) = (bridge.to_owned(), topic.to_owned());
-            let event = match s.kind() {
-                SampleKind::Put => TokenEvent::Appeared { bridge, topic },
-                SampleKind::Delete => TokenEvent::Gone { bridge, topic },
-            };
-            let _ = tx.lock().unwrap_or_else(|e| e.into_inner()).send(event);
-        })
-        .wait()
-        .map_err(zerr)
+        }
+        if !inner.config.imports(topic) {
+            return;
+        }
+        let (bridge, topic) = (bridge.to_owned(), topic.to_owned());
+        let event = if came {
+            TokenEvent::Appeared { bridge, topic }
+        } else {
+            TokenEvent::Gone { bridge, topic }
+        };
+        let _ = tx.lock().unwrap_or_else(|e| e.into_inner()).send(event);
+    })
 }
 
 /// How often the bridge rewrites its view for this host's tools.

@@ -66,7 +66,7 @@ fn zerr(e: impl std::fmt::Display) -> BridgeError {
 }
 
 /// What the bridge counted on one topic.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TopicStats {
     /// The topic.
     pub topic: String,
@@ -344,7 +344,7 @@ impl Inner {
                     host: host_of(b),
                 })
                 .collect(),
-            stats: stats.iter().map(view::ViewStats::from).collect(),
+            stats,
             // Relaxed: a statistic.
             bad_metas: self.bad_metas.load(Relaxed),
         }

@@ -23,7 +23,6 @@ use nerve::rpc::discovery::{self, Interface};
 use nerve::rpc::{CallError, Failure, RawClient, RawResult, Server, Service};
 use serde::{Deserialize, Serialize};
 use zenoh::query::Query;
-use zenoh::sample::{Sample, SampleKind};
 use zenoh::Wait;
 
 use crate::ask::{ask, refused, Asked, TokenEvent};
@@ -235,32 +234,19 @@ pub(crate) fn follow(
     inner: &Arc<Inner>,
     tx: std::sync::mpsc::Sender<TokenEvent>,
 ) -> Result<zenoh::pubsub::Subscriber<()>, BridgeError> {
-    let weak: Weak<Inner> = Arc::downgrade(inner);
-    let domain = inner.config.domain;
     let tx = Mutex::new(tx);
-    inner
-        .session
-        .liveliness()
-        .declare_subscriber(wire::service_tokens(domain))
-        .history(true)
-        .callback(move |s: Sample| {
-            let Some(inner) = weak.upgrade() else { return };
-            let Some((bridge, name)) = wire::split_key(s.key_expr().as_str(), domain, "service")
-            else {
-                return;
-            };
-            if bridge == inner.id_str || !inner.config.imports(name) {
-                return;
-            }
-            let (bridge, service) = (bridge.to_owned(), name.to_owned());
-            let event = match s.kind() {
-                SampleKind::Put => TokenEvent::ServiceAppeared { bridge, service },
-                SampleKind::Delete => TokenEvent::ServiceGone { bridge, service },
-            };
-            let _ = tx.lock().unwrap_or_else(|e| e.into_inner()).send(event);
-        })
-        .wait()
-        .map_err(zerr)
+    crate::ask::follow(inner, "service", move |inner, came, bridge, name| {
+        if !inner.config.imports(name) {
+            return;
+        }
+        let (bridge, service) = (bridge.to_owned(), name.to_owned());
+        let event = if came {
+            TokenEvent::ServiceAppeared { bridge, service }
+        } else {
+            TokenEvent::ServiceGone { bridge, service }
+        };
+        let _ = tx.lock().unwrap_or_else(|e| e.into_inner()).send(event);
+    })
 }
 
 /// Another host's service `name` appeared: serve it here (unless a server runs here). True

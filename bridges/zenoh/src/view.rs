@@ -33,48 +33,6 @@ pub struct RemoteNode {
     pub host: String,
 }
 
-/// One topic's counters, as the view carries them.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ViewStats {
-    /// The topic.
-    pub topic: String,
-    /// `out`, `in` or `out+in`.
-    pub direction: String,
-    /// See [`TopicStats`].
-    pub sent: u64,
-    /// See [`TopicStats`].
-    pub received: u64,
-    /// See [`TopicStats`].
-    pub lost: u64,
-    /// See [`TopicStats`].
-    pub rejected: u64,
-    /// See [`TopicStats`].
-    pub dropped: u64,
-    /// See [`TopicStats`].
-    pub missed: u64,
-}
-
-impl From<&TopicStats> for ViewStats {
-    fn from(t: &TopicStats) -> Self {
-        let direction = match (t.exported, t.imported) {
-            (true, true) => "out+in",
-            (true, false) => "out",
-            (false, true) => "in",
-            (false, false) => "",
-        };
-        ViewStats {
-            topic: t.topic.clone(),
-            direction: direction.to_owned(),
-            sent: t.sent,
-            received: t.received,
-            lost: t.lost,
-            rejected: t.rejected,
-            dropped: t.dropped,
-            missed: t.missed,
-        }
-    }
-}
-
 /// A bridge's view of the other hosts.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct BridgeView {
@@ -91,7 +49,7 @@ pub struct BridgeView {
     /// The nodes other hosts run.
     pub nodes: Vec<RemoteNode>,
     /// This bridge's counters, per topic.
-    pub stats: Vec<ViewStats>,
+    pub stats: Vec<TopicStats>,
     /// Topic metas from other hosts refused (unreadable or lying).
     pub bad_metas: u64,
 }

@@ -24,19 +24,9 @@ pub fn data_key(domain: u32, topic: &str) -> String {
     format!("nerve/{domain}/{topic}")
 }
 
-/// Every message key of `domain`.
-pub fn data_all(domain: u32) -> String {
-    format!("nerve/{domain}/**")
-}
-
 /// The liveliness token of topic `topic` exported by `bridge`.
 pub fn topic_token(domain: u32, bridge: &str, topic: &str) -> String {
     format!("nerve/{domain}/@topic/{bridge}/{topic}")
-}
-
-/// Every exported topic's token in `domain`.
-pub fn topic_tokens(domain: u32) -> String {
-    format!("nerve/{domain}/@topic/**")
 }
 
 /// The queryable of topic `topic`'s [`WireMeta`] at `bridge`.
@@ -59,11 +49,6 @@ pub fn service_token(domain: u32, bridge: &str, service: &str) -> String {
     format!("nerve/{domain}/@service/{bridge}/{service}")
 }
 
-/// Every exported service's token in `domain`.
-pub fn service_tokens(domain: u32) -> String {
-    format!("nerve/{domain}/@service/**")
-}
-
 /// The queryable of service `service`'s meta at `bridge`.
 pub fn smeta_key(domain: u32, bridge: &str, service: &str) -> String {
     format!("nerve/{domain}/@smeta/{bridge}/{service}")
@@ -79,19 +64,9 @@ pub fn node_token(domain: u32, bridge: &str, node: &str) -> String {
     format!("nerve/{domain}/@node/{bridge}/{node}")
 }
 
-/// Every node token in `domain`.
-pub fn node_tokens(domain: u32) -> String {
-    format!("nerve/{domain}/@node/**")
-}
-
 /// The liveliness token of a bridge on `host`.
 pub fn host_token(domain: u32, bridge: &str, host: &str) -> String {
     format!("nerve/{domain}/@host/{bridge}/{host}")
-}
-
-/// Every bridge's token in `domain`.
-pub fn host_tokens(domain: u32) -> String {
-    format!("nerve/{domain}/@host/**")
 }
 
 /// `(bridge, topic)` of a token or meta key `nerve/<domain>/@<what>/<bridge>/<topic>`.

@@ -6,9 +6,14 @@ pub const NERVE: &str = env!("CARGO_BIN_EXE_nerve");
 
 /// `nerve args` in `domain`: (status, stdout, stderr).
 pub fn nerve(domain: u32, args: &[&str]) -> (i32, String, String) {
+    nerve_env(&[("NERVE_DOMAIN", domain.to_string())], args)
+}
+
+/// `nerve args` with these environment variables: (status, stdout, stderr).
+pub fn nerve_env(env: &[(&str, String)], args: &[&str]) -> (i32, String, String) {
     let out = Command::new(NERVE)
         .args(args)
-        .env("NERVE_DOMAIN", domain.to_string())
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .env_remove("RUST_LOG")
         .stdin(Stdio::null())
         .output()

@@ -91,18 +91,10 @@ impl BridgeNet for Net {
     }
 
     fn nerve_full(&self, i: usize, args: &[&str]) -> (i32, String, String) {
-        let out = std::process::Command::new(NERVE)
-            .args(args)
-            .env("NERVE_SHM_DIR", &self.hosts[i].shm)
-            .env("NERVE_DOMAIN", "0")
-            .env_remove("RUST_LOG")
-            .stdin(Stdio::null())
-            .output()
-            .expect("run nerve");
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
+        let shm = self.hosts[i].shm.display().to_string();
+        crate::common::nerve_env(
+            &[("NERVE_SHM_DIR", shm), ("NERVE_DOMAIN", "0".into())],
+            args,
         )
     }
 

@@ -120,13 +120,8 @@ pub fn run(spec_json: &str) -> Result<()> {
     Ok(())
 }
 
-/// nerve's bridge on this host until `STOP`.
-fn bridge(spec: &Spec) -> Result<Outcome> {
-    let mut c = nerve_zenoh::BridgeConfig::new();
-    c.multicast(false)?;
-    c.listen(&spec.listen)?;
-    c.connect(&spec.connect)?;
-    let _bridge = nerve_zenoh::Bridge::start(c)?;
+/// READY, then the CPU and wall time spent between `GO` and `STOP` (a role that serves).
+fn until_stopped() -> Result<Outcome> {
     println!("READY");
     wait_for("GO")?;
     let (cpu0, t0) = (cpu_s(), Instant::now());
@@ -136,6 +131,16 @@ fn bridge(spec: &Spec) -> Result<Outcome> {
         wall_s: t0.elapsed().as_secs_f64(),
         ..Outcome::default()
     })
+}
+
+/// nerve's bridge on this host until `STOP`.
+fn bridge(spec: &Spec) -> Result<Outcome> {
+    let mut c = nerve_zenoh::BridgeConfig::new();
+    c.multicast(false)?;
+    c.listen(&spec.listen)?;
+    c.connect(&spec.connect)?;
+    let _bridge = nerve_zenoh::Bridge::start(c)?;
+    until_stopped()
 }
 
 fn topic_name(k: usize) -> String {
@@ -409,15 +414,7 @@ fn serve(spec: &Spec) -> Result<Outcome> {
         }
         other => bail!("no {other} server"),
     }
-    println!("READY");
-    wait_for("GO")?;
-    let (cpu0, t0) = (cpu_s(), Instant::now());
-    wait_for("STOP")?;
-    Ok(Outcome {
-        cpu_s: cpu_s() - cpu0,
-        wall_s: t0.elapsed().as_secs_f64(),
-        ..Outcome::default()
-    })
+    until_stopped()
 }
 
 /// `count` callers for `secs`, each closed-loop (hz 0: stress) or paced at `hz / count`.

@@ -39,7 +39,8 @@ class ZenohBridge:
 
     def status(self) -> dict[str, Any]:
         """What it sees: ``hosts`` (id, name), remote ``topics`` and ``nodes`` with their host,
-        and per-topic counters in ``stats`` (sent, received, lost, rejected, dropped, missed)."""
+        and per-topic counters in ``stats`` (exported, imported, sent, received, lost, rejected,
+        dropped, missed)."""
         return json.loads(self._bridge.status_json())
 
     def close(self) -> None:
