@@ -83,6 +83,8 @@ impl Net {
             ip(&["-n", &ns, "addr", "add", &addr, "dev", &dev])?;
             ip(&["-n", &ns, "link", "set", &dev, "up"])?;
             ip(&["-n", &ns, "link", "set", "lo", "up"])?;
+            // Multicast leaves by the veth (discovery protocols such as DDS's use it).
+            ip(&["-n", &ns, "route", "add", "224.0.0.0/4", "dev", &dev])?;
         }
         Ok(net)
     }

@@ -6,7 +6,9 @@
 //!   per host (`nerve_zenoh`, peer mode, TCP);
 //! - `zenoh`: raw Zenoh, the same payloads, publishers `express` with blocking congestion
 //!   control as the bridge sends reliable topics, TCP;
-//! - `udp`: a datagram per message (channels up to 8 KB; no RPC, no 6 MB images).
+//! - `udp`: a datagram per message (channels up to 8 KB; no RPC, no 6 MB images);
+//! - `ros2`: rclpy over Fast DDS, UDP only, static peers (`benches/python/net_ros2.py`;
+//!   channels up to 8 KB).
 //!
 //! Cases: channels of 512 B … 8 KB on one topic and 1 KB on 1/4/8 topics, each topic at
 //! 1 kHz (average and max latency, loss, CPU % of each side's processes: the publisher plus
@@ -39,10 +41,24 @@ struct Role {
 
 impl Role {
     fn start(net: &Net, host: usize, spec: &Spec) -> Result<Role> {
-        let exe = std::env::current_exe()?;
-        let mut child = net
-            .command(host, &exe.to_string_lossy())
-            .args(["__net-role", "--spec", &serde_json::to_string(spec)?])
+        let spec_json = serde_json::to_string(spec)?;
+        let mut command = if spec.system == "ros2" {
+            // The ROS 2 peer: rclpy in its own venv (benches/python/setup_peers.sh ros2).
+            let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../python");
+            let py = here.join(".venvs/ros2/bin/python");
+            if !py.exists() {
+                bail!("the ros2 peer is not installed: run benches/python/setup_peers.sh ros2");
+            }
+            let mut c = net.command(host, &py.to_string_lossy());
+            c.arg(here.join("net_ros2.py"));
+            c
+        } else {
+            let mut c = net.command(host, &std::env::current_exe()?.to_string_lossy());
+            c.arg("__net-role");
+            c
+        };
+        let mut child = command
+            .args(["--spec", &spec_json])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -153,7 +169,7 @@ fn cases() -> Vec<Case> {
 /// The systems that take part in `case`.
 fn systems(case: &Case) -> &'static [&'static str] {
     match case.kind {
-        Kind::Channel { .. } if case.size <= 8192 => &["nerve", "zenoh", "udp"],
+        Kind::Channel { .. } if case.size <= 8192 => &["nerve", "zenoh", "udp", "ros2"],
         _ => &["nerve", "zenoh"],
     }
 }
@@ -210,11 +226,13 @@ fn run_one(net: &Net, system: &str, case: &Case, secs: f64) -> Result<Run> {
                 hz,
                 ..base.clone()
             };
+            // ROS 2's discovery: each side names the other (static peers).
             let sub = Role::start(
                 net,
                 1,
                 &Spec {
                     connect: b_connect,
+                    peer: net.hosts[0].ip.clone(),
                     ..spec("sub")
                 },
             );
@@ -302,7 +320,11 @@ fn rows_of(system: &str, case: &Case, round: usize, run: &Result<Run>) -> Vec<Ro
         "network",
         system,
         "rust",
-        if system == "udp" { "udp" } else { "tcp" },
+        match system {
+            "udp" => "udp",
+            "ros2" => "dds-udp",
+            _ => "tcp",
+        },
         &topology,
         case.name,
         &message,

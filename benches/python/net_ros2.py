@@ -1,0 +1,108 @@
+"""The ROS 2 side of ``nerve-bench network``: rclpy over Fast DDS between two network
+namespaces, UDP only (no shared-memory shortcut: both hosts are on one machine), discovery by
+static peers. Same protocol as the Rust roles (``benches/nerve-bench/src/network/roles.rs``):
+``--spec JSON`` says what to do; ``READY`` once set up, start on a ``GO`` line on stdin,
+``RESULT {json}`` at the end (count, expected, latencies_us, cpu_s, wall_s).
+
+Channels only: a publisher of ``std_msgs/UInt8MultiArray`` (send stamp and sequence in the
+first 16 bytes) at ``hz`` per topic, a subscriber computing receive time − send stamp. Runs in
+the ros2 peer's venv (``setup_peers.sh ros2``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+import threading
+import time
+
+os.environ.setdefault("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp")
+# UDP only: two processes on one machine would otherwise meet in shared memory.
+os.environ.setdefault("FASTDDS_BUILTIN_TRANSPORTS", "UDPv4")
+os.environ.pop("ROS_LOCALHOST_ONLY", None)
+os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "SUBNET")
+
+import rclpy  # noqa: E402
+from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
+from std_msgs.msg import UInt8MultiArray  # noqa: E402
+
+
+def cpu_s() -> float:
+    u = resource.getrusage(resource.RUSAGE_SELF)
+    return u.ru_utime + u.ru_stime
+
+
+def wait_for(word: str) -> None:
+    for line in sys.stdin:
+        if line.strip() == word:
+            return
+    raise SystemExit(f"stdin closed before {word}")
+
+
+def result(**kw: object) -> None:
+    print("RESULT " + json.dumps(kw), flush=True)
+
+
+def main() -> None:
+    spec = json.loads(sys.argv[sys.argv.index("--spec") + 1])
+    os.environ["ROS_STATIC_PEERS"] = spec["peer"]
+    rclpy.init()
+    node = rclpy.create_node(f"netbench_{spec['role']}_{os.getpid()}")
+    qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+    topics = [f"net/t{k}" for k in range(spec["count"])]
+    hz, secs, size = spec["hz"], spec["secs"], max(spec["size"], 16)
+    if spec["role"] == "pub":
+        pubs = [node.create_publisher(UInt8MultiArray, t, qos) for t in topics]
+        deadline = time.monotonic() + 30
+        while any(p.get_subscription_count() == 0 for p in pubs):
+            if time.monotonic() > deadline:
+                raise SystemExit("no subscriber matched")
+            time.sleep(0.05)
+        print("READY", flush=True)
+        wait_for("GO")
+        c0, t0 = cpu_s(), time.monotonic()
+        n = int(hz * secs)
+        period = 1.0 / hz
+        msg = UInt8MultiArray()
+        payload = bytearray(size)
+        for i in range(n):
+            due = t0 + i * period
+            delay = due - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            payload[0:8] = time.time_ns().to_bytes(8, "little")
+            payload[8:16] = i.to_bytes(8, "little")
+            msg.data = bytes(payload)
+            for p in pubs:
+                p.publish(msg)
+        result(count=n * len(pubs), expected=0, latencies_us=[], cpu_s=cpu_s() - c0,
+               wall_s=time.monotonic() - t0)
+    elif spec["role"] == "sub":
+        lat: list[float] = []
+        lock = threading.Lock()
+
+        def on(msg: UInt8MultiArray) -> None:
+            stamp = int.from_bytes(bytes(msg.data[0:8]), "little")
+            with lock:
+                lat.append((time.time_ns() - stamp) / 1e3)
+
+        subs = [node.create_subscription(UInt8MultiArray, t, on, qos) for t in topics]
+        print("READY", flush=True)
+        print("CONNECTED", flush=True)
+        wait_for("GO")
+        c0, t0 = cpu_s(), time.monotonic()
+        expected = int(hz * secs) * len(subs)
+        end = t0 + secs + 3
+        while len(lat) < expected and time.monotonic() < end:
+            rclpy.spin_once(node, timeout_sec=0.05)
+        result(count=len(lat), expected=expected, latencies_us=lat, cpu_s=cpu_s() - c0,
+               wall_s=time.monotonic() - t0)
+    else:
+        raise SystemExit(f"no ros2 {spec['role']} role")
+    node.destroy_node()
+    rclpy.shutdown()
+
+
+if __name__ == "__main__":
+    main()
