@@ -4,9 +4,12 @@ static peers. Same protocol as the Rust roles (``benches/nerve-bench/src/network
 ``--spec JSON`` says what to do; ``READY`` once set up, start on a ``GO`` line on stdin,
 ``RESULT {json}`` at the end (count, expected, latencies_us, cpu_s, wall_s).
 
-Channels only: a publisher of ``std_msgs/UInt8MultiArray`` (send stamp and sequence in the
-first 16 bytes) at ``hz`` per topic, a subscriber computing receive time − send stamp. Runs in
-the ros2 peer's venv (``setup_peers.sh ros2``)."""
+Channels: a publisher of ``std_msgs/UInt8MultiArray`` (send stamp and sequence in the first 16
+bytes) at ``hz`` per topic, a subscriber computing receive time − send stamp. Services:
+``rcl_interfaces/srv/GetParameters`` carrying a ``size``-character string both ways (the only
+service type rclpy from PyPI ships that carries free data, as in ``rpc_pingpong.py``), called
+in a closed loop (``hz`` 0) or at ``hz`` calls per second in all. Runs in the ros2 peer's venv
+(``setup_peers.sh ros2``)."""
 
 from __future__ import annotations
 
@@ -98,10 +101,81 @@ def main() -> None:
             rclpy.spin_once(node, timeout_sec=0.05)
         result(count=len(lat), expected=expected, latencies_us=lat, cpu_s=cpu_s() - c0,
                wall_s=time.monotonic() - t0)
+    elif spec["role"] == "server":
+        from rcl_interfaces.msg import ParameterType, ParameterValue
+        from rcl_interfaces.srv import GetParameters
+
+        def echo(req, resp):  # noqa: ANN001, ANN202
+            resp.values = [ParameterValue(type=ParameterType.PARAMETER_STRING,
+                                          string_value=req.names[0])]
+            return resp
+
+        node.create_service(GetParameters, "/net/echo", echo)
+        stop = threading.Event()
+
+        def spin() -> None:
+            while not stop.is_set():
+                rclpy.spin_once(node, timeout_sec=0.05)
+
+        spinner = threading.Thread(target=spin)
+        spinner.start()
+        print("READY", flush=True)
+        wait_for("GO")
+        c0, t0 = cpu_s(), time.monotonic()
+        wait_for("STOP")
+        stop.set()
+        spinner.join()
+        result(count=0, expected=0, latencies_us=[], cpu_s=cpu_s() - c0,
+               wall_s=time.monotonic() - t0)
+    elif spec["role"] == "client":
+        call_ros2(node, spec)
     else:
         raise SystemExit(f"no ros2 {spec['role']} role")
     node.destroy_node()
     rclpy.shutdown()
+
+
+def call_ros2(node: rclpy.node.Node, spec: dict) -> None:
+    """Calls ``/net/echo`` for ``secs``: one at a time (``hz`` 0), or paced at ``hz`` in all
+    with the answers collected as they come."""
+    from rcl_interfaces.srv import GetParameters
+
+    client = node.create_client(GetParameters, "/net/echo")
+    deadline = time.monotonic() + 30
+    while not client.service_is_ready():
+        if time.monotonic() > deadline:
+            raise SystemExit("the service never matched")
+        rclpy.spin_once(node, timeout_sec=0.05)
+    req = GetParameters.Request()
+    req.names = ["x" * max(spec["size"], 1)]
+    warm = client.call_async(req)
+    rclpy.spin_until_future_complete(node, warm, timeout_sec=10)
+    print("READY", flush=True)
+    wait_for("GO")
+    c0, t0 = cpu_s(), time.monotonic()
+    hz, secs = spec["hz"], spec["secs"]
+    lat: list[float] = []
+    if hz <= 0:
+        end = t0 + secs
+        while time.monotonic() < end:
+            t = time.perf_counter()
+            fut = client.call_async(req)
+            rclpy.spin_until_future_complete(node, fut, timeout_sec=5)
+            if fut.done():
+                lat.append((time.perf_counter() - t) * 1e6)
+    else:
+        n = int(hz * secs)
+        sent = 0
+        while sent < n or (time.monotonic() < t0 + secs + 3 and len(lat) < n):
+            now = time.monotonic()
+            if sent < n and now >= t0 + sent / hz:
+                t = time.perf_counter()
+                client.call_async(req).add_done_callback(
+                    lambda f, t=t: lat.append((time.perf_counter() - t) * 1e6))
+                sent += 1
+            rclpy.spin_once(node, timeout_sec=0.0005)
+    result(count=len(lat), expected=int(hz * secs), latencies_us=lat, cpu_s=cpu_s() - c0,
+           wall_s=time.monotonic() - t0)
 
 
 if __name__ == "__main__":

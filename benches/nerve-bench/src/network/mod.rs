@@ -8,7 +8,8 @@
 //!   control as the bridge sends reliable topics, TCP;
 //! - `udp`: a datagram per message (channels up to 8 KB; no RPC, no 6 MB images);
 //! - `ros2`: rclpy over Fast DDS, UDP only, static peers (`benches/python/net_ros2.py`;
-//!   channels up to 8 KB).
+//!   channels up to 8 KB and services; one executor thread, so its "callers" pace the calls
+//!   but do not add threads).
 //!
 //! Cases: channels of 512 B … 8 KB on one topic and 1 KB on 1/4/8 topics, each topic at
 //! 1 kHz (average and max latency, loss, CPU % of each side's processes: the publisher plus
@@ -170,6 +171,7 @@ fn cases() -> Vec<Case> {
 fn systems(case: &Case) -> &'static [&'static str] {
     match case.kind {
         Kind::Channel { .. } if case.size <= 8192 => &["nerve", "zenoh", "udp", "ros2"],
+        Kind::Rpc { .. } => &["nerve", "zenoh", "ros2"],
         _ => &["nerve", "zenoh"],
     }
 }
@@ -266,6 +268,7 @@ fn run_one(net: &Net, system: &str, case: &Case, secs: f64) -> Result<Run> {
                     count: callers,
                     hz,
                     connect: b_connect,
+                    peer: net.hosts[0].ip.clone(),
                     ..base.clone()
                 },
             )?;
