@@ -10,6 +10,8 @@
 mod common;
 #[path = "common/net.rs"]
 mod net;
+#[path = "common/robot.rs"]
+mod robot;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
@@ -75,49 +77,9 @@ fn helper() {
     }
 }
 
-#[derive(serde::Serialize, serde::Deserialize)]
-struct Plan {
-    goal: [f64; 2],
-    speed: f32,
-}
-
-/// A service `arm/plan`, the parameters of node `controller` and an action `fib`, until
-/// killed.
+/// The robot of `graph.rs` (a service, parameters, an action), until killed.
 fn run_robot() {
-    use nerve::rpc::{ActionServer, GoalOutcome, ParamDescriptor, Parameters, Service};
-    let params = Parameters::new("controller");
-    params
-        .declare(
-            ParamDescriptor::new("gain", 1.5)
-                .float_range(0.0, 10.0)
-                .description("proportional gain"),
-        )
-        .unwrap();
-    let _params = params.serve().unwrap();
-    let plan = Service::<Plan, Vec<[f64; 2]>>::builder("arm/plan").build();
-    let _plan = plan
-        .server()
-        .serve(|p: Plan| Ok(vec![[0.0, 0.0], p.goal]))
-        .unwrap();
-    let _fib = ActionServer::<u32, u32, u64>::builder("fib")
-        .serve(
-            |n: &u32| {
-                if *n > 90 {
-                    Err(format!("n = {n}: at most 90"))
-                } else {
-                    Ok(())
-                }
-            },
-            |ctx, n| {
-                let (mut a, mut b) = (0u64, 1u64);
-                for i in 0..n {
-                    (a, b) = (b, a + b);
-                    ctx.feedback(i);
-                }
-                GoalOutcome::Succeeded(a)
-            },
-        )
-        .unwrap();
+    let _robot = robot::serve();
     println!("READY");
     loop {
         std::thread::sleep(Duration::from_secs(1));

@@ -3,21 +3,15 @@
 //! the same process killed with `kill -9`.
 
 mod common;
+#[path = "common/robot.rs"]
+mod robot;
 
 use std::time::{Duration, Instant};
 
 use common::{assert_fails, ok};
 use nerve::exec::{Context, Node, Scheduler};
 use nerve::prelude::*;
-use nerve::rpc::{ActionServer, GoalOutcome, ParamDescriptor, Parameters, Service};
 use nerve_testing::{domain, process};
-use serde::{Deserialize, Serialize};
-
-#[derive(Serialize, Deserialize)]
-struct Plan {
-    goal: [f64; 2],
-    speed: f32,
-}
 
 struct Controller(Publisher<CmdVel>);
 
@@ -35,42 +29,7 @@ impl Node for Controller {
 fn child_entry() {
     let Some(role) = process::role() else { return };
     assert_eq!(role, "robot");
-    let params = Parameters::new("controller");
-    params
-        .declare(
-            ParamDescriptor::new("gain", 1.5)
-                .float_range(0.0, 10.0)
-                .description("proportional gain"),
-        )
-        .unwrap();
-    params
-        .declare(ParamDescriptor::new("mode", "auto"))
-        .unwrap();
-    let _params = params.serve().unwrap();
-    let plan = Service::<Plan, Vec<[f64; 2]>>::builder("arm/plan").build();
-    let _plan = plan
-        .server()
-        .serve(|p: Plan| Ok(vec![[0.0, 0.0], p.goal]))
-        .unwrap();
-    let _fib = ActionServer::<u32, u32, u64>::builder("fib")
-        .serve(
-            |n: &u32| {
-                if *n > 90 {
-                    Err(format!("n = {n}: at most 90"))
-                } else {
-                    Ok(())
-                }
-            },
-            |ctx, n| {
-                let (mut a, mut b) = (0u64, 1u64);
-                for i in 0..n {
-                    (a, b) = (b, a + b);
-                    ctx.feedback(i);
-                }
-                GoalOutcome::Succeeded(a)
-            },
-        )
-        .unwrap();
+    let _robot = robot::serve();
     let cmd = Topic::<CmdVel>::open("cli/cmd")
         .unwrap()
         .publisher()
