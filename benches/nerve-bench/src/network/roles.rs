@@ -375,6 +375,15 @@ fn subscribe(spec: &Spec) -> Result<Outcome> {
     })
 }
 
+/// The echo service's settings (1 MiB messages).
+fn echo_config() -> nerve::rpc::ServiceConfig {
+    Service::<(), ()>::builder("net/echo")
+        .max_message_bytes(1 << 20)
+        .build()
+        .config()
+        .clone()
+}
+
 /// An echo service (`net/echo`) or queryable (`bench/echo`) until `STOP`.
 fn serve(spec: &Spec) -> Result<Outcome> {
     let _server;
@@ -382,13 +391,8 @@ fn serve(spec: &Spec) -> Result<Outcome> {
     let _session;
     match spec.system.as_str() {
         "nerve" => {
-            let config = Service::<(), ()>::builder("net/echo")
-                .max_message_bytes(1 << 20)
-                .build()
-                .config()
-                .clone();
             _server = Some(Server::start(
-                config,
+                echo_config(),
                 1,
                 Arc::new(|req: &[u8]| Ok(req.to_vec())),
             )?);
@@ -422,12 +426,7 @@ fn call(spec: &Spec) -> Result<Outcome> {
     type Caller = Box<dyn Fn(&[u8]) -> bool + Send + Sync>;
     let caller: Arc<Caller> = match spec.system.as_str() {
         "nerve" => {
-            let config = Service::<(), ()>::builder("net/echo")
-                .max_message_bytes(1 << 20)
-                .build()
-                .config()
-                .clone();
-            let client = RawClient::open(config)?;
+            let client = RawClient::open(echo_config())?;
             if !client.wait_for_server(Duration::from_secs(30)) {
                 bail!("the bridge never brought net/echo in");
             }
