@@ -102,3 +102,31 @@ pub(crate) fn follow(
         .wait()
         .map_err(zerr)
 }
+
+/// Answers other bridges' questions `nerve/<domain>/@<what>/<this bridge>/<name>` with what
+/// `lookup` finds for `name` (nothing: no reply, the asker times out and asks again).
+pub(crate) fn serve(
+    inner: &Arc<Inner>,
+    what: &'static str,
+    lookup: impl Fn(&Inner, &str) -> Option<Vec<u8>> + Send + Sync + 'static,
+) -> Result<zenoh::query::Queryable<()>, BridgeError> {
+    let weak: Weak<Inner> = Arc::downgrade(inner);
+    let domain = inner.config.domain;
+    inner
+        .session
+        .declare_queryable(format!("nerve/{domain}/@{what}/{}/**", inner.id_str))
+        .callback(move |query| {
+            let Some(inner) = weak.upgrade() else { return };
+            let key = query.key_expr().as_str().to_owned();
+            let Some((_, name)) = crate::wire::split_key(&key, domain, what) else {
+                return;
+            };
+            if let Some(answer) = lookup(&inner, name) {
+                if let Err(e) = query.reply(key.as_str(), answer).wait() {
+                    tracing::warn!(what, name, error = %e, "a meta could not be sent");
+                }
+            }
+        })
+        .wait()
+        .map_err(zerr)
+}

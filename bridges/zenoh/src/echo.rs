@@ -11,6 +11,7 @@
 //! go out once either way).
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
 
 /// How many imported messages may wait to be seen by the exporter (more: the oldest notes are
@@ -21,6 +22,8 @@ const MAX_PENDING: usize = 1024;
 #[derive(Debug, Default)]
 pub struct EchoFilter {
     pending: Mutex<VecDeque<u64>>,
+    /// `pending`'s length, read without the lock on every exported message.
+    waiting: AtomicUsize,
 }
 
 /// The hash the filter keys messages by (of the bytes as they travel).
@@ -36,15 +39,16 @@ impl EchoFilter {
             p.pop_front();
         }
         p.push_back(hash);
+        // Relaxed: the importer stores this before it publishes the message, and the
+        // exporter loads it after receiving that message: the topic's ring (release on
+        // publish, acquire on receive) is what pairs them.
+        self.waiting.store(p.len(), Relaxed);
     }
 
-    /// Whether imported messages wait to be seen (if not, the exporter need not hash).
+    /// Whether imported messages wait to be seen (if not, the exporter need not hash); no lock.
     pub fn has_pending(&self) -> bool {
-        !self
-            .pending
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .is_empty()
+        // Relaxed: see `imported`.
+        self.waiting.load(Relaxed) > 0
     }
 
     /// The exporter read a message with this hash: true when it was imported (do not send it
@@ -55,6 +59,8 @@ impl EchoFilter {
             Some(i) => {
                 // The ones before it were imported but never seen (lapped): forget them.
                 p.drain(..=i);
+                // Relaxed: see `imported` (this side only shrinks it, under the lock).
+                self.waiting.store(p.len(), Relaxed);
                 true
             }
             None => false,

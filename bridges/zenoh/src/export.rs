@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use nerve::raw::{RawMessage, RawSubscriber, RawTopic, TopicMeta};
@@ -55,35 +55,16 @@ pub(crate) fn stop(t: &TopicState) {
 
 /// Answers other bridges' questions for the meta of a topic exported here.
 pub(crate) fn serve_metas(inner: &Arc<Inner>) -> Result<zenoh::query::Queryable<()>, BridgeError> {
-    let weak: Weak<Inner> = Arc::downgrade(inner);
-    let domain = inner.config.domain;
-    inner
-        .session
-        .declare_queryable(wire::meta_all(domain, &inner.id_str))
-        .callback(move |query| {
-            let Some(inner) = weak.upgrade() else { return };
-            let key = query.key_expr().as_str().to_owned();
-            let Some((_, topic)) = wire::split_key(&key, domain, "meta") else {
-                return;
-            };
-            let state = inner
-                .topics
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .get(topic)
-                .cloned();
-            let meta = state.and_then(|t| {
-                let e = t.export.lock().unwrap_or_else(|e| e.into_inner());
-                e.as_ref().map(|e| e.wire_meta.clone())
-            });
-            if let Some(m) = meta {
-                if let Err(e) = query.reply(key.as_str(), m).wait() {
-                    tracing::warn!(topic, error = %e, "a topic meta could not be sent");
-                }
-            }
-        })
-        .wait()
-        .map_err(zerr)
+    crate::ask::serve(inner, "meta", |inner, topic| {
+        let state = inner
+            .topics
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(topic)
+            .cloned()?;
+        let e = state.export.lock().unwrap_or_else(|e| e.into_inner());
+        e.as_ref().map(|e| e.wire_meta.clone())
+    })
 }
 
 /// Follows the local domain: starts exporting a topic when a publisher of another process

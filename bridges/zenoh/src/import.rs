@@ -158,7 +158,13 @@ pub(crate) fn run(
 }
 
 fn gone(inner: &Inner, bridge: &str, topic: &str) {
-    let state = inner.topic(topic);
+    let state = inner
+        .topics
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(topic)
+        .cloned();
+    let Some(state) = state else { return };
     let mut slot = state.import.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(i) = slot.as_mut() {
         i.sources.remove(bridge);

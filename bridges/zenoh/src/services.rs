@@ -16,7 +16,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::mpsc::{sync_channel, Receiver};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use nerve::rpc::discovery::{self, Interface};
@@ -205,27 +205,10 @@ fn serve_calls(rx: &Mutex<Receiver<Query>>, client: &RawClient, host: &str) {
 
 /// Answers other bridges' questions for the meta of a service exported here.
 pub(crate) fn serve_metas(inner: &Arc<Inner>) -> Result<zenoh::query::Queryable<()>, BridgeError> {
-    let weak: Weak<Inner> = Arc::downgrade(inner);
-    let domain = inner.config.domain;
-    inner
-        .session
-        .declare_queryable(wire::smeta_all(domain, &inner.id_str))
-        .callback(move |q: Query| {
-            let Some(inner) = weak.upgrade() else { return };
-            let key = q.key_expr().as_str().to_owned();
-            let Some((_, name)) = wire::split_key(&key, domain, "smeta") else {
-                return;
-            };
-            let meta = {
-                let s = inner.services.lock().unwrap_or_else(|e| e.into_inner());
-                s.exported.get(name).map(|e| e.meta.clone())
-            };
-            if let Some(m) = meta {
-                let _ = q.reply(key.as_str(), m).wait();
-            }
-        })
-        .wait()
-        .map_err(zerr)
+    crate::ask::serve(inner, "smeta", |inner, name| {
+        let s = inner.services.lock().unwrap_or_else(|e| e.into_inner());
+        s.exported.get(name).map(|e| e.meta.clone())
+    })
 }
 
 /// Follows other hosts' service tokens (handled on the import thread: answers are awaited

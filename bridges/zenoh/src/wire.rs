@@ -34,11 +34,6 @@ pub fn meta_key(domain: u32, bridge: &str, topic: &str) -> String {
     format!("nerve/{domain}/@meta/{bridge}/{topic}")
 }
 
-/// Every meta queryable `bridge` serves.
-pub fn meta_all(domain: u32, bridge: &str) -> String {
-    format!("nerve/{domain}/@meta/{bridge}/**")
-}
-
 /// The queryable answering calls of service `service`.
 pub fn call_key(domain: u32, service: &str) -> String {
     format!("nerve/{domain}/@call/{service}")
@@ -52,11 +47,6 @@ pub fn service_token(domain: u32, bridge: &str, service: &str) -> String {
 /// The queryable of service `service`'s meta at `bridge`.
 pub fn smeta_key(domain: u32, bridge: &str, service: &str) -> String {
     format!("nerve/{domain}/@smeta/{bridge}/{service}")
-}
-
-/// Every service meta queryable `bridge` serves.
-pub fn smeta_all(domain: u32, bridge: &str) -> String {
-    format!("nerve/{domain}/@smeta/{bridge}/**")
 }
 
 /// The liveliness token of node `node` running on `bridge`'s host.
@@ -75,13 +65,6 @@ pub fn split_key<'a>(key: &'a str, domain: u32, what: &str) -> Option<(&'a str, 
     let (bridge, topic) = rest.split_once('/')?;
     nerve::name::validate(topic).ok()?;
     Some((bridge, topic))
-}
-
-/// The topic of a message key `nerve/<domain>/<topic>`.
-pub fn topic_of(key: &str, domain: u32) -> Option<&str> {
-    let topic = key.strip_prefix(&format!("nerve/{domain}/"))?;
-    nerve::name::validate(topic).ok()?;
-    Some(topic)
 }
 
 /// What a bridge says of a topic it exports: enough to create it on another host.
@@ -155,8 +138,6 @@ mod tests {
         assert_eq!(split_key(&k, 3, "topic"), Some(("abc", "robot/imu")));
         assert_eq!(split_key(&k, 4, "topic"), None);
         assert_eq!(split_key("nerve/3/@topic/abc/bad//name", 3, "topic"), None);
-        assert_eq!(topic_of(&data_key(3, "a/b"), 3), Some("a/b"));
-        assert_eq!(topic_of("nerve/3/..", 3), None);
     }
 
     #[test]
