@@ -65,7 +65,8 @@ def main() -> None:
         print("READY", flush=True)
         wait_for("GO")
         c0, t0 = cpu_s(), time.monotonic()
-        n = int(hz * secs)
+        warm = spec.get("warm", 0)
+        n = warm + int(hz * secs)
         period = 1.0 / hz
         msg = UInt8MultiArray()
         payload = bytearray(size)
@@ -79,14 +80,19 @@ def main() -> None:
             msg.data = bytes(payload)
             for p in pubs:
                 p.publish(msg)
-        result(count=n * len(pubs), expected=0, latencies_us=[], cpu_s=cpu_s() - c0,
+        result(count=(n - warm) * len(pubs), expected=0, latencies_us=[], cpu_s=cpu_s() - c0,
                wall_s=time.monotonic() - t0)
     elif spec["role"] == "sub":
         lat: list[float] = []
         lock = threading.Lock()
 
+        warm = spec.get("warm", 0)
+
         def on(msg: UInt8MultiArray) -> None:
-            stamp = int.from_bytes(bytes(msg.data[0:8]), "little")
+            head = bytes(msg.data[0:16])
+            stamp = int.from_bytes(head[0:8], "little")
+            if int.from_bytes(head[8:16], "little") < warm:
+                return
             with lock:
                 lat.append((time.time_ns() - stamp) / 1e3)
 
@@ -96,7 +102,7 @@ def main() -> None:
         wait_for("GO")
         c0, t0 = cpu_s(), time.monotonic()
         expected = int(hz * secs) * len(subs)
-        end = t0 + secs + 3
+        end = t0 + warm / hz + secs + 3
         while len(lat) < expected and time.monotonic() < end:
             rclpy.spin_once(node, timeout_sec=0.05)
         result(count=len(lat), expected=expected, latencies_us=lat, cpu_s=cpu_s() - c0,

@@ -57,7 +57,7 @@ enum Command {
     /// Across machines (two network namespaces here): AimRT's tables of channels (512 B to
     /// 8 KB, 1/4/8 topics at 1 kHz, 6 MB images) and services (stress and 1 kHz with 1/4/8
     /// callers), nerve over its Zenoh bridge against raw Zenoh and UDP.
-    Network(report::SuiteArgs),
+    Network(network::NetworkArgs),
     /// Internal: one process of a `network` run.
     #[command(name = "__net-role", hide = true)]
     NetRole {

@@ -20,9 +20,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use nerve::rpc::discovery::{self, Interface};
-use nerve::rpc::{CallError, Failure, RawClient, RawResult, Server, Service};
+use nerve::rpc::{CallError, Failure, RawClient, Responder, Server, Service};
 use serde::{Deserialize, Serialize};
-use zenoh::query::Query;
+use zenoh::query::{Query, Reply};
 use zenoh::Wait;
 
 use crate::ask::{ask, refused, Asked, TokenEvent};
@@ -203,6 +203,26 @@ fn serve_calls(rx: &Mutex<Receiver<Query>>, client: &RawClient, host: &str) {
     }
 }
 
+/// A call sent to another host, not answered yet. Dropped by Zenoh when the query ends (every
+/// reply in, or the timeout): a call still unanswered then fails, saying so.
+struct Waiting {
+    responder: Option<Responder>,
+    host: String,
+    timeout: Duration,
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        if let Some(r) = self.responder.take() {
+            r.respond(Err(Failure::Handler(format!(
+                "host {}: no answer (waited at most {:?}): the host, its bridge or its server \
+                 may be gone",
+                self.host, self.timeout
+            ))));
+        }
+    }
+}
+
 /// Answers other bridges' questions for the meta of a service exported here.
 pub(crate) fn serve_metas(inner: &Arc<Inner>) -> Result<zenoh::query::Queryable<()>, BridgeError> {
     crate::ask::serve(inner, "smeta", |inner, name| {
@@ -280,32 +300,47 @@ fn open_import(inner: &Arc<Inner>, name: &str, meta: &ServiceMeta) -> Result<Imp
     let domain = inner.config.domain;
     let mut config = config(name, domain);
     config.interface = meta.interface.clone();
+    // No polling for the next request: a call here waits on the network for far longer than
+    // a futex wake-up, and a polling receiver would hold a core the handler needs.
+    config.spin = Duration::ZERO;
     let (session, key, host) = (
         inner.session.clone(),
         wire::call_key(domain, name),
         meta.host.clone(),
     );
     let timeout = inner.config.call_timeout;
-    let handler = Arc::new(move |request: &[u8]| -> RawResult {
-        let unreachable = |why: String| Failure::Handler(format!("host {host}: {why}"));
+    // Each call is a Zenoh query whose reply, arriving on Zenoh's thread, answers the caller
+    // there: no thread waits per call, and calls in flight are bounded only by the callers.
+    let handler = Arc::new(move |request: &[u8], responder: Responder| {
         let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
-        let replies = session
+        let waiting = Waiting {
+            responder: Some(responder),
+            host: host.clone(),
+            timeout,
+        };
+        let waiting = Mutex::new(waiting);
+        let host = host.clone();
+        let asked = session
             .get(&key)
             .payload(request.to_vec())
             .attachment(ms.to_le_bytes().to_vec())
             .timeout(timeout)
-            .wait()
-            .map_err(|e| unreachable(e.to_string()))?;
-        let reply = replies
-            .recv()
-            .map_err(|_| unreachable(format!("no answer within {timeout:?}")))?;
-        match reply.result() {
-            Ok(sample) => Ok(sample.payload().to_bytes().to_vec()),
-            Err(err) => Err(decode_failure(&err.payload().to_bytes(), &host)),
+            .callback(move |reply: Reply| {
+                let Some(responder) = nerve::sys::lock(&waiting).responder.take() else {
+                    return; // a second reply (two hosts serve it): the first one answered
+                };
+                responder.respond(match reply.result() {
+                    Ok(sample) => Ok(sample.payload().to_bytes().to_vec()),
+                    Err(err) => Err(decode_failure(&err.payload().to_bytes(), &host)),
+                });
+            })
+            .wait();
+        if let Err(e) = asked {
+            tracing::warn!(error = %e, "a call could not be sent to the remote host");
         }
     });
     let own = crate::OwnPublisher::new(inner, &format!("{name}/server"));
-    let server = Server::start(config, WORKERS, handler).map_err(|e| e.to_string())?;
+    let server = Server::start_deferred(config, handler).map_err(|e| e.to_string())?;
     let action_types = match (name.strip_suffix("/goal"), &meta.action) {
         (Some(action), Some(types)) => discovery::announce(domain, action, types)
             .map_err(|e| tracing::warn!(action, error = %e, "action types not announced"))

@@ -115,6 +115,6 @@ pub use param::{
     Parameters,
 };
 pub use service::{
-    Client, Failure, RawClient, RawHandler, RawResult, Server, ServerBuilder, ServerStats, Service,
-    ServiceBuilder, ServiceConfig,
+    Client, DeferredHandler, Failure, RawClient, RawHandler, RawResult, Responder, Server,
+    ServerBuilder, ServerStats, Service, ServiceBuilder, ServiceConfig,
 };

@@ -126,10 +126,10 @@ pub mod rpc {
     pub use nerve_rpc::discovery;
     pub use nerve_rpc::{
         ActionBuilder, ActionClient, ActionError, ActionServer, CallError, Client, ClientSide,
-        Failure, GoalContext, GoalHandle, GoalOutcome, GoalResult, GoalStatus, ParamClient,
-        ParamDescriptor, ParamError, ParamInfo, ParamRange, ParamServer, ParamType, ParamValue,
-        Parameters, Payload, RawClient, RawHandler, RawResult, ServeError, Server, ServerBuilder,
-        ServerSide, ServerStats, Service, ServiceBuilder, ServiceConfig,
+        DeferredHandler, Failure, GoalContext, GoalHandle, GoalOutcome, GoalResult, GoalStatus,
+        ParamClient, ParamDescriptor, ParamError, ParamInfo, ParamRange, ParamServer, ParamType,
+        ParamValue, Parameters, Payload, RawClient, RawHandler, RawResult, Responder, ServeError,
+        Server, ServerBuilder, ServerSide, ServerStats, Service, ServiceBuilder, ServiceConfig,
     };
 }
 

@@ -9,7 +9,10 @@
 //! - `udp`: a datagram per message (channels up to 8 KB; no RPC, no 6 MB images);
 //! - `ros2`: rclpy over Fast DDS, UDP only, static peers (`benches/python/net_ros2.py`;
 //!   channels up to 8 KB and services; one executor thread, so its "callers" pace the calls
-//!   but do not add threads).
+//!   but do not add threads);
+//! - `nerve-local`: the publisher on the subscriber's host, no bridge: the one shared-memory
+//!   hop (a sleeping subscriber woken through its futex) that nerve's path adds at each end
+//!   of raw Zenoh's (channels only).
 //!
 //! Cases: channels of 512 B … 8 KB on one topic and 1 KB on 1/4/8 topics, each topic at
 //! 1 kHz (average and max latency, loss, CPU % of each side's processes: the publisher plus
@@ -28,6 +31,26 @@ use nerve_testing::netns::{Net, Proc};
 
 use crate::machine::Machine;
 use crate::report::{emit, Row, SuiteArgs};
+
+/// `nerve-bench network`'s options.
+#[derive(clap::Args, Debug)]
+pub struct NetworkArgs {
+    #[command(flatten)]
+    pub suite: SuiteArgs,
+    /// Only cases whose label contains this text (`channel 1 topics 1024`, `rpc-stress`,
+    /// `image`; a label reads `<case> <topology> <message> <bytes>`).
+    #[arg(long, value_name = "TEXT")]
+    pub only: Option<String>,
+    /// Systems to run, comma separated, in round order (default: every system of each case).
+    #[arg(long, value_delimiter = ',')]
+    pub systems: Vec<String>,
+    /// Seconds per case and system (default: 3 with --quick, 10 otherwise).
+    #[arg(long)]
+    pub secs: Option<f64>,
+    /// Interleaved rounds per case (default: 1 with --quick, 2 otherwise).
+    #[arg(long)]
+    pub rounds: Option<usize>,
+}
 use crate::stats::Summary;
 
 pub use roles::run as role_main;
@@ -170,9 +193,11 @@ fn cases() -> Vec<Case> {
 /// The systems that take part in `case`.
 fn systems(case: &Case) -> &'static [&'static str] {
     match case.kind {
-        Kind::Channel { .. } if case.size <= 8192 => &["nerve", "zenoh", "udp", "ros2"],
+        Kind::Channel { .. } if case.size <= 8192 => {
+            &["nerve", "zenoh", "udp", "ros2", "nerve-local"]
+        }
         Kind::Rpc { .. } => &["nerve", "zenoh", "ros2"],
-        _ => &["nerve", "zenoh"],
+        _ => &["nerve", "zenoh", "nerve-local"],
     }
 }
 
@@ -184,6 +209,14 @@ struct Run {
     cpu_a: f64,
     /// CPU seconds of the receiving host's (bridge + subscriber; bridge + client).
     cpu_b: f64,
+}
+
+/// Messages per topic sent before a channel case's measured ones: a second's worth, and at
+/// least 48 (more than the 40 chunks of a 6 MB image topic's pool at depth 16, so that every
+/// chunk has been used once: the first use of a chunk's pages costs page faults, about 3 ms
+/// for 6 MB here, that no later message pays).
+fn warm_up(hz: f64) -> u64 {
+    (hz as u64).max(48)
 }
 
 fn run_one(net: &Net, system: &str, case: &Case, secs: f64) -> Result<Run> {
@@ -226,6 +259,7 @@ fn run_one(net: &Net, system: &str, case: &Case, secs: f64) -> Result<Run> {
                 role: role.into(),
                 count: topics,
                 hz,
+                warm: warm_up(hz),
                 ..base.clone()
             };
             // ROS 2's discovery: each side names the other (static peers).
@@ -238,9 +272,10 @@ fn run_one(net: &Net, system: &str, case: &Case, secs: f64) -> Result<Run> {
                     ..spec("sub")
                 },
             );
+            // nerve-local: the publisher on the subscriber's host, one shared-memory hop.
             let publisher = Role::start(
                 net,
-                0,
+                usize::from(system == "nerve-local"),
                 &Spec {
                     listen: a_listen,
                     ..spec("pub")
@@ -326,6 +361,7 @@ fn rows_of(system: &str, case: &Case, round: usize, run: &Result<Run>) -> Vec<Ro
         match system {
             "udp" => "udp",
             "ros2" => "dds-udp",
+            "nerve-local" => "shm",
             _ => "tcp",
         },
         &topology,
@@ -439,16 +475,30 @@ fn target_rows(case: &Case, nerve: &[Run], zenoh: &[Run]) -> Vec<Row> {
 }
 
 /// Runs every case, systems interleaved per round, and emits the rows and targets.
-pub fn run_suite(args: &SuiteArgs) -> Result<()> {
+pub fn run_suite(opts: &NetworkArgs) -> Result<()> {
+    let args = &opts.suite;
     let machine = Machine::detect();
     let (secs, rounds) = if args.quick { (3.0, 1) } else { (10.0, 2) };
+    let (secs, rounds) = (opts.secs.unwrap_or(secs), opts.rounds.unwrap_or(rounds));
     let net = Net::new(2, 'n').map_err(|why| {
         anyhow!("the network benchmark needs two network namespaces and cannot make them: {why}")
     })?;
     let mut rows = Vec::new();
     for case in cases() {
-        let mut by_system: Vec<(&str, Vec<Run>)> =
-            systems(&case).iter().map(|s| (*s, Vec::new())).collect();
+        let (topology, message) = labels(&case);
+        let label = format!("{} {topology} {message} {}", case.name, case.size);
+        if opts
+            .only
+            .as_ref()
+            .is_some_and(|o| !label.contains(o.as_str()))
+        {
+            continue;
+        }
+        let mut by_system: Vec<(&str, Vec<Run>)> = systems(&case)
+            .iter()
+            .filter(|s| opts.systems.is_empty() || opts.systems.iter().any(|o| o == *s))
+            .map(|s| (*s, Vec::new()))
+            .collect();
         for round in 0..rounds {
             for (system, runs) in by_system.iter_mut() {
                 eprintln!(

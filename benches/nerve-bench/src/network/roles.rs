@@ -40,6 +40,11 @@ pub struct Spec {
     pub peer: String,
     /// See `peer`.
     pub port: u16,
+    /// Channels: messages per topic sent before the measured ones, at the same rate, and not
+    /// counted (sequence numbers below it): first-use costs (a pool's pages touched for the
+    /// first time, a connection's buffers growing) stay out of a steady-state figure.
+    #[serde(default)]
+    pub warm: u64,
 }
 
 /// What a role measured.
@@ -156,8 +161,7 @@ fn open_image(k: usize, size: usize) -> Result<Topic<Image>> {
 }
 
 /// Paces `n` sends at `hz` from now (a message late by more than a period is sent at once).
-fn paced(hz: f64, secs: f64, mut send: impl FnMut(u64)) -> u64 {
-    let n = (hz * secs) as u64;
+fn paced(hz: f64, n: u64, mut send: impl FnMut(u64)) -> u64 {
     let period = Duration::from_secs_f64(1.0 / hz);
     let start = Instant::now();
     for i in 0..n {
@@ -171,15 +175,16 @@ fn paced(hz: f64, secs: f64, mut send: impl FnMut(u64)) -> u64 {
     n
 }
 
-/// Publishes on `count` topics at `hz` each for `secs`, payloads of `size` stamped with the
-/// send time.
+/// Publishes on `count` topics at `hz` each, `warm` messages then `secs` worth, payloads of
+/// `size` stamped with the send time and numbered (nerve: in the header; the others: the
+/// first 16 bytes, stamp then sequence).
 fn publish(spec: &Spec) -> Result<Outcome> {
-    let (hz, secs, size) = (spec.hz, spec.secs, spec.size);
+    let (hz, secs, size, warm) = (spec.hz, spec.secs, spec.size, spec.warm);
     let sent = Arc::new(AtomicU64::new(0));
     let mut senders: Vec<Box<dyn FnMut(u64) + Send>> = Vec::new();
     let _session;
     match spec.system.as_str() {
-        "nerve" => {
+        "nerve" | "nerve-local" => {
             for k in 0..spec.count {
                 let p = open_image(k, size)?.publisher()?;
                 senders.push(Box::new(move |i| {
@@ -234,8 +239,9 @@ fn publish(spec: &Spec) -> Result<Outcome> {
         .map(|mut send| {
             let sent = sent.clone();
             std::thread::spawn(move || {
-                let n = paced(hz, secs, &mut send);
-                sent.fetch_add(n, Relaxed); // Relaxed: a count read after the joins
+                let n = paced(hz, warm + (hz * secs) as u64, &mut send);
+                // Relaxed: a count read after the joins.
+                sent.fetch_add(n.saturating_sub(warm), Relaxed);
             })
         })
         .collect();
@@ -250,8 +256,9 @@ fn publish(spec: &Spec) -> Result<Outcome> {
     })
 }
 
-/// Receives on `count` topics until each has `hz × secs` messages or `secs + 3` s passed;
-/// latency = receive time − send stamp (the hosts share the machine's clock).
+/// Receives on `count` topics until each has `hz × secs` messages after the `warm` ones, or
+/// the warm-up and `secs + 3` s passed; latency = receive time − send stamp (the hosts share
+/// the machine's clock).
 fn subscribe(spec: &Spec) -> Result<Outcome> {
     let expected = (spec.hz * spec.secs) as u64;
     let lat = Arc::new(Mutex::new(Vec::<f64>::with_capacity(
@@ -261,7 +268,11 @@ fn subscribe(spec: &Spec) -> Result<Outcome> {
     let stop = Arc::new(AtomicBool::new(false));
     let record = {
         let (lat, got) = (lat.clone(), got.clone());
-        move |stamp: u64| {
+        let warm = spec.warm;
+        move |stamp: u64, seq: u64| {
+            if seq < warm {
+                return;
+            }
             let us = now_ns().saturating_sub(stamp) as f64 / 1e3;
             nerve::sys::lock(&lat).push(us);
             got.fetch_add(1, Relaxed); // Relaxed: a count read after the receivers stop
@@ -271,7 +282,7 @@ fn subscribe(spec: &Spec) -> Result<Outcome> {
     let _session;
     let _subs: Vec<zenoh::pubsub::Subscriber<()>>;
     match spec.system.as_str() {
-        "nerve" => {
+        "nerve" | "nerve-local" => {
             let mut subs = Vec::new();
             for k in 0..spec.count {
                 let t = open_image(k, spec.size)?;
@@ -280,7 +291,7 @@ fn subscribe(spec: &Spec) -> Result<Outcome> {
                 subs.push((t, s));
             }
             // Connected: the bridge here imported every topic (its publisher is on each);
-            // the publisher there starts after READY.
+            // the publisher there (`nerve-local`: here) starts after READY.
             println!("READY");
             let end = Instant::now() + Duration::from_secs(30);
             while !subs.iter().all(|(t, _)| {
@@ -289,7 +300,7 @@ fn subscribe(spec: &Spec) -> Result<Outcome> {
                     .any(|i| i.name == t.name() && i.publishers() > 0)
             }) {
                 if Instant::now() > end {
-                    bail!("the bridge never brought the topics in");
+                    bail!("no publisher came (the bridge never brought the topics in)");
                 }
                 std::thread::sleep(Duration::from_millis(20));
             }
@@ -299,7 +310,8 @@ fn subscribe(spec: &Spec) -> Result<Outcome> {
                     while !stop.load(Relaxed) {
                         // Relaxed: a flag.
                         if let Ok(Some(m)) = s.recv_timeout(Duration::from_millis(50)) {
-                            record(m.header().header.stamp_ns);
+                            let h = m.header().header;
+                            record(h.stamp_ns, h.seq);
                         }
                     }
                 }));
@@ -316,8 +328,8 @@ fn subscribe(spec: &Spec) -> Result<Outcome> {
                     s.declare_subscriber(format!("bench/t{k}"))
                         .callback(move |sample| {
                             let b = sample.payload().to_bytes();
-                            if b.len() >= 8 {
-                                record(u64::from_le_bytes(b[..8].try_into().unwrap_or([0; 8])));
+                            if let Some((stamp, seq)) = stamp_and_seq(&b) {
+                                record(stamp, seq);
                             }
                         })
                         .wait()
@@ -337,8 +349,8 @@ fn subscribe(spec: &Spec) -> Result<Outcome> {
                     while !stop.load(Relaxed) {
                         // Relaxed: a flag.
                         if let Ok(n) = sock.recv(&mut buf) {
-                            if n >= 8 {
-                                record(u64::from_le_bytes(buf[..8].try_into().unwrap_or([0; 8])));
+                            if let Some((stamp, seq)) = stamp_and_seq(&buf[..n]) {
+                                record(stamp, seq);
                             }
                         }
                     }
@@ -349,14 +361,14 @@ fn subscribe(spec: &Spec) -> Result<Outcome> {
         }
         other => bail!("unknown system {other}"),
     }
-    if spec.system != "nerve" {
+    if !spec.system.starts_with("nerve") {
         println!("READY");
     }
     println!("CONNECTED");
     wait_for("GO")?;
     let (cpu0, t0) = (cpu_s(), Instant::now());
     let all = expected * spec.count as u64;
-    let end = t0 + Duration::from_secs_f64(spec.secs + 3.0);
+    let end = t0 + Duration::from_secs_f64(spec.warm as f64 / spec.hz + spec.secs + 3.0);
     // Relaxed: counts polled until they reach the end.
     while got.load(Relaxed) < all && Instant::now() < end {
         std::thread::sleep(Duration::from_millis(10));
@@ -373,6 +385,12 @@ fn subscribe(spec: &Spec) -> Result<Outcome> {
         cpu_s: cpu_s() - cpu0,
         wall_s: t0.elapsed().as_secs_f64(),
     })
+}
+
+/// A raw message's send stamp and sequence (its first 16 bytes).
+fn stamp_and_seq(b: &[u8]) -> Option<(u64, u64)> {
+    let word = |i: usize| Some(u64::from_le_bytes(b.get(i..i + 8)?.try_into().ok()?));
+    Some((word(0)?, word(8)?))
 }
 
 /// The echo service's settings (1 MiB messages).
@@ -477,7 +495,9 @@ fn call(spec: &Spec) -> Result<Outcome> {
                     }
                 };
                 if per_caller_hz > 0.0 {
-                    paced(per_caller_hz, secs, |_| one(&mut lat));
+                    paced(per_caller_hz, (per_caller_hz * secs) as u64, |_| {
+                        one(&mut lat)
+                    });
                 } else {
                     let end = Instant::now() + Duration::from_secs_f64(secs);
                     while Instant::now() < end {

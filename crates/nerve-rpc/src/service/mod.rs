@@ -31,7 +31,9 @@ use serde::Serialize;
 
 pub use self::client::{Client, RawClient};
 pub use self::config::ServiceConfig;
-pub use self::server::{Failure, RawHandler, RawResult, Server, ServerBuilder, ServerStats};
+pub use self::server::{
+    DeferredHandler, Failure, RawHandler, RawResult, Responder, Server, ServerBuilder, ServerStats,
+};
 pub(crate) use self::watch::ServerWatch;
 use crate::error::CallError;
 

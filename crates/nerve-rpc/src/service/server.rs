@@ -1,5 +1,6 @@
 //! The server side: a receiving thread (and optional workers) running the handler on each
-//! request, one response publisher per client, and the liveness record on `S/server`.
+//! request, one response publisher per client, and the liveness record on `S/server`. A
+//! deferred server's handler answers later, from any thread, through a [`Responder`].
 
 use std::collections::HashMap;
 use std::marker::PhantomData;
@@ -39,6 +40,61 @@ pub type RawResult = Result<Vec<u8>, Failure>;
 /// [`Failure`]) out. A binding wraps its language's function in one and does the encoding on
 /// its side.
 pub type RawHandler = dyn Fn(&[u8]) -> RawResult + Send + Sync;
+/// A handler that answers later, what [`Server::start_deferred`] runs: it gets the request
+/// bytes and a [`Responder`], and returns at once (it runs on the receiving thread, so it must
+/// not block); the answer goes whenever, from whichever thread, the responder is used.
+pub type DeferredHandler = dyn Fn(&[u8], Responder) + Send + Sync;
+
+/// What a server runs on each request.
+enum Handler {
+    /// Answers before it returns.
+    Now(Arc<RawHandler>),
+    /// Answers through a [`Responder`], later.
+    Later(Arc<DeferredHandler>),
+}
+
+/// One request of a deferred server, to be answered once from any thread. Dropped unanswered
+/// (a handler that lost it, or panicked), the caller gets
+/// [`CallError::Handler`](crate::error::CallError::Handler) at once, not a timeout.
+#[must_use = "a caller waits for this answer: respond, or drop it to send an error"]
+pub struct Responder {
+    server: Arc<ServerShared>,
+    /// `None` once answered.
+    header: Option<RpcHeader>,
+}
+
+impl Responder {
+    /// Sends the answer (a response, or why not) to the caller.
+    pub fn respond(mut self, result: RawResult) {
+        if let Some(h) = self.header.take() {
+            self.server.respond(h, result);
+        }
+    }
+}
+
+impl Drop for Responder {
+    fn drop(&mut self) {
+        if let Some(h) = self.header.take() {
+            let why = if std::thread::panicking() {
+                "the handler panicked"
+            } else {
+                "the handler dropped the request unanswered"
+            };
+            let name = &self.server.config.name;
+            self.server
+                .respond(h, Err(Failure::Handler(format!("service '{name}': {why}"))));
+        }
+    }
+}
+
+impl std::fmt::Debug for Responder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Responder")
+            .field("service", &self.server.config.name)
+            .field("answered", &self.header.is_none())
+            .finish()
+    }
+}
 
 /// Configures and starts a server.
 #[must_use = "a builder does nothing until .serve()"]
@@ -109,7 +165,7 @@ pub struct ServerStats {
 
 struct ServerShared {
     config: ServiceConfig,
-    handler: Arc<RawHandler>,
+    handler: Handler,
     /// Set when the `Server` drops; the receiving loop checks it every 50 ms. Relaxed: it
     /// hands over no data, and `Server::drop` joins the threads, which orders everything
     /// they did before the join.
@@ -149,6 +205,24 @@ impl Server {
         config: ServiceConfig,
         workers: usize,
         handler: Arc<RawHandler>,
+    ) -> Result<Server, ServeError> {
+        Self::start_with(config, workers, Handler::Now(handler))
+    }
+
+    /// Starts serving `config` with a handler that answers later through a [`Responder`]
+    /// (a bridge forwarding calls to another host: many calls in flight, no thread held per
+    /// call). The handler runs on the receiving thread and must return at once.
+    pub fn start_deferred(
+        config: ServiceConfig,
+        handler: Arc<DeferredHandler>,
+    ) -> Result<Server, ServeError> {
+        Self::start_with(config, 1, Handler::Later(handler))
+    }
+
+    fn start_with(
+        config: ServiceConfig,
+        workers: usize,
+        handler: Handler,
     ) -> Result<Server, ServeError> {
         let open_err = |e: OpenError| ServeError::Open {
             service: config.name.clone(),
@@ -356,9 +430,19 @@ impl ServerShared {
         Some(p)
     }
 
-    fn handle(&self, h: RpcHeader, data: &[u8]) {
-        // (Every counter here is Relaxed: see `ServerShared::handled`.)
-        let handler = &self.handler;
+    fn handle(self: &Arc<Self>, h: RpcHeader, data: &[u8]) {
+        let handler = match &self.handler {
+            Handler::Now(handler) => handler,
+            Handler::Later(handler) => {
+                let responder = Responder {
+                    server: self.clone(),
+                    header: Some(h),
+                };
+                // A panic drops the responder, which answers the caller with it.
+                let _ = std::panic::catch_unwind(AssertUnwindSafe(|| handler(data, responder)));
+                return;
+            }
+        };
         let result =
             std::panic::catch_unwind(AssertUnwindSafe(|| handler(data))).unwrap_or_else(|_| {
                 Err(Failure::Handler(format!(
@@ -366,6 +450,12 @@ impl ServerShared {
                     self.config.name
                 )))
             });
+        self.respond(h, result);
+    }
+
+    /// Sends `result` to the caller of request `h` (unless its deadline passed).
+    fn respond(&self, h: RpcHeader, result: RawResult) {
+        // (Every counter here is Relaxed: see `ServerShared::handled`.)
         self.handled.fetch_add(1, Relaxed);
         let (kind, body) = match result {
             Ok(b) => (wire::KIND_OK, b),
