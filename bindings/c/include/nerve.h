@@ -1,0 +1,247 @@
+/* nerve's C ABI (libnerve_c). Generated from bindings/c by cbindgen: do not edit.
+ * Conventions: docs/design/c-api.md. */
+
+#ifndef NERVE_H
+#define NERVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+// Success.
+#define NERVE_OK 0
+
+// Nothing to receive: `nerve_recv` found no message within its timeout. Not a failure;
+// `nerve_last_error()` is not set.
+#define NERVE_EMPTY 1
+
+// A null pointer, a length that does not fit, a string that is not UTF-8, an option out of
+// range.
+#define NERVE_E_INVALID_ARGUMENT -1
+
+// The handle was closed (or released) before this call.
+#define NERVE_E_CLOSED -2
+
+// Joining a topic that does not exist.
+#define NERVE_E_NOT_FOUND -3
+
+// The topic exists with another type (the text names both and the first field that differs).
+#define NERVE_E_TYPE_MISMATCH -4
+
+// The topic exists with other QoS settings.
+#define NERVE_E_QOS_MISMATCH -5
+
+// The topic's shared memory is damaged.
+#define NERVE_E_CORRUPT -6
+
+// The shared-memory file system is full.
+#define NERVE_E_NO_SPACE -7
+
+// A reliable topic stayed full for the publisher's whole timeout, or the chunk pool is
+// exhausted.
+#define NERVE_E_FULL -8
+
+// A message larger than the topic allows.
+#define NERVE_E_TOO_LARGE -9
+
+// The caller's buffer cannot hold the message (the needed length is returned).
+#define NERVE_E_BUFFER_TOO_SMALL -10
+
+// A call that does not fit the topic's kind of message (bytes for a chunked type, a loan for
+// a fixed one), or a size that is not the type's.
+#define NERVE_E_WRONG_SIZE -11
+
+// The handle is in use by another thread right now (a subscriber receives on one thread at a
+// time).
+#define NERVE_E_BUSY -12
+
+// Every endpoint record of the topic is taken.
+#define NERVE_E_TOO_MANY_ENDPOINTS -13
+
+// The operating system refused.
+#define NERVE_E_IO -14
+
+// nerve panicked: a bug in nerve (the text says where). The handle may be unusable.
+#define NERVE_E_PANIC -99
+
+// `nerve_topic_options.domain`: `$NERVE_DOMAIN`, or 0.
+#define NERVE_DOMAIN_DEFAULT UINT32_MAX
+
+// `nerve_topic_options.reliability`: best effort (the default): a slow subscriber loses the
+// oldest messages, counted.
+#define NERVE_BEST_EFFORT 0
+
+// Reliable: a publisher waits for room (up to its timeout) rather than overwrite.
+#define NERVE_RELIABLE 1
+
+// Latest only: a subscriber sees the newest message.
+#define NERVE_LATEST_ONLY 2
+
+// `nerve_type.kind`: copied into the ring slot (a plain struct).
+#define NERVE_KIND_FIXED 1
+
+// `nerve_type.kind`: a header and elements in a shared chunk (images, point clouds).
+#define NERVE_KIND_CHUNKED 2
+
+// A publisher (opaque).
+typedef struct nerve_publisher nerve_publisher;
+
+// A subscriber (opaque).
+typedef struct nerve_subscriber nerve_subscriber;
+
+// An open topic (opaque: C holds pointers to it only).
+typedef struct nerve_topic nerve_topic;
+
+// How a topic is opened; start from `nerve_topic_options_default()`.
+typedef struct nerve_topic_options {
+  // `NERVE_DOMAIN_DEFAULT`, or the domain.
+  uint32_t domain;
+  // Ring capacity in messages (rounded up to a power of two); 0: the default.
+  uint32_t depth;
+  // `NERVE_BEST_EFFORT`, `NERVE_RELIABLE` or `NERVE_LATEST_ONLY`.
+  uint32_t reliability;
+  // Publishers and subscribers the topic can hold at once; 0: the default.
+  uint32_t max_endpoints;
+  // Largest chunked message in bytes; 0: the default.
+  uint64_t max_message_bytes;
+} nerve_topic_options;
+
+// A message type as topics store it: what a generated message struct's `NERVE_TYPE_...`
+// constant holds, and what every language's definition of one type agrees on.
+typedef struct nerve_type {
+  // The type's name, e.g. `"geometry_msgs/Twist"` (NUL-terminated).
+  const char *name;
+  // `NERVE_KIND_FIXED` or `NERVE_KIND_CHUNKED`.
+  uint32_t kind;
+  // Bytes of the message (fixed) or of its header (chunked).
+  uint32_t size;
+  // Alignment of the message or header.
+  uint32_t align;
+  // Bytes of one payload element (chunked; 0 for fixed).
+  uint32_t elem_size;
+  // The hash of the field layout: two definitions with different fields differ here.
+  uint64_t layout_hash;
+  // The type's description as nerve's schemas encode it (fields, offsets, units), carried
+  // by the topic so tools can read its messages; NULL with length 0 for none.
+  const uint8_t *description;
+  // Bytes at `description`.
+  size_t description_len;
+} nerve_type;
+
+// A subscriber's counters.
+typedef struct nerve_subscriber_stats {
+  // Messages received.
+  uint64_t received;
+  // Messages overwritten before this subscriber read them.
+  uint64_t lost;
+  // Messages skipped because a publisher died while writing them.
+  uint64_t dropped;
+} nerve_subscriber_stats;
+
+#ifdef __cplusplus
+extern "C" {
+#endif // __cplusplus
+
+// The text of this thread's last failed call (`""` if none): the same text as nerve's Rust
+// errors, naming the topic and what to do. Valid until this thread's next failing call; copy
+// it to keep it.
+const char *nerve_last_error(void);
+
+// Every option at its default.
+struct nerve_topic_options nerve_topic_options_default(void);
+
+// Opens topic `name` of `type` (creating it if it does not exist) with `options` (NULL: the
+// defaults), and stores the handle at `out`. A topic that exists with another type is
+// `NERVE_E_TYPE_MISMATCH`, naming both.
+//
+// # Safety
+// `name` is a NUL-terminated string; `type` points to a `nerve_type` whose `name` is one and
+// whose `description` holds `description_len` bytes; `options` is NULL or valid; `out` is
+// valid for a write.
+int32_t nerve_topic_open(const char *name,
+                         const struct nerve_type *type,
+                         const struct nerve_topic_options *options,
+                         struct nerve_topic **out);
+
+// Joins topic `name` of `domain` (`NERVE_DOMAIN_DEFAULT` for the default) as it exists, with
+// its type and settings; `NERVE_E_NOT_FOUND` if there is none.
+//
+// # Safety
+// `name` is a NUL-terminated string; `out` is valid for a write.
+int32_t nerve_topic_join(const char *name, uint32_t domain, struct nerve_topic **out);
+
+// Closes a topic handle (its publishers and subscribers stay open). A second close, or a use
+// after it, is `NERVE_E_CLOSED`.
+//
+// # Safety
+// `topic` is NULL or a handle from `nerve_topic_open` / `nerve_topic_join`.
+int32_t nerve_topic_close(struct nerve_topic *topic);
+
+// The largest payload of a chunked message on `topic`, in bytes, into `out` (0 for a fixed
+// type).
+//
+// # Safety
+// `topic` is a topic handle; `out` is valid for a write.
+int32_t nerve_topic_max_payload_bytes(const struct nerve_topic *topic, uint64_t *out);
+
+// Opens a publisher on `topic`.
+//
+// # Safety
+// `topic` is a topic handle; `out` is valid for a write.
+int32_t nerve_publisher_open(const struct nerve_topic *topic, struct nerve_publisher **out);
+
+// Closes a publisher.
+//
+// # Safety
+// `publisher` is NULL or a publisher handle.
+int32_t nerve_publisher_close(struct nerve_publisher *publisher);
+
+// Publishes one fixed message: exactly the type's `size` bytes at `message`, copied into the
+// ring. `NERVE_E_WRONG_SIZE` for another length or a chunked type; `NERVE_E_FULL` when a
+// reliable topic stays full.
+//
+// # Safety
+// `publisher` is a publisher handle; `message` points to `len` readable bytes.
+int32_t nerve_publish(const struct nerve_publisher *publisher, const uint8_t *message, size_t len);
+
+// Opens a subscriber on `topic`, starting with up to `history` recent messages (0: only new
+// ones).
+//
+// # Safety
+// `topic` is a topic handle; `out` is valid for a write.
+int32_t nerve_subscriber_open(const struct nerve_topic *topic,
+                              uint64_t history,
+                              struct nerve_subscriber **out);
+
+// Closes a subscriber.
+//
+// # Safety
+// `subscriber` is NULL or a subscriber handle.
+int32_t nerve_subscriber_close(struct nerve_subscriber *subscriber);
+
+// Receives one fixed message into `(buf, cap)` and stores its length at `len`: `NERVE_OK`,
+// `NERVE_EMPTY` when none came within `timeout_ns` (0: do not wait; negative: wait for ever),
+// `NERVE_E_BUFFER_TOO_SMALL` (with the needed length at `len`; the message is lost to this
+// subscriber), `NERVE_E_WRONG_SIZE` on a chunked topic.
+//
+// # Safety
+// `subscriber` is a subscriber handle; `buf` points to `cap` writable bytes; `len` is valid for
+// a write.
+int32_t nerve_recv(struct nerve_subscriber *subscriber,
+                   int64_t timeout_ns,
+                   uint8_t *buf,
+                   size_t cap,
+                   size_t *len);
+
+// The subscriber's counters into `out`.
+//
+// # Safety
+// `subscriber` is a subscriber handle; `out` is valid for a write.
+int32_t nerve_subscriber_get_stats(struct nerve_subscriber *subscriber,
+                                   struct nerve_subscriber_stats *out);
+
+#ifdef __cplusplus
+}  // extern "C"
+#endif  // __cplusplus
+
+#endif  /* NERVE_H */
