@@ -64,14 +64,18 @@ def main() -> None:
             time.sleep(0.05)
         print("READY", flush=True)
         wait_for("GO")
-        c0, t0 = cpu_s(), time.monotonic()
+        start = time.monotonic()
         warm = spec.get("warm", 0)
         n = warm + int(hz * secs)
         period = 1.0 / hz
         msg = UInt8MultiArray()
         payload = bytearray(size)
+        # The clocks (CPU and wall) start when the warm-up ends, as in the Rust roles.
+        c0, t0 = cpu_s(), start
         for i in range(n):
-            due = t0 + i * period
+            if i == warm:
+                c0, t0 = cpu_s(), time.monotonic()
+            due = start + i * period
             delay = due - time.monotonic()
             if delay > 0:
                 time.sleep(delay)
@@ -100,9 +104,12 @@ def main() -> None:
         print("READY", flush=True)
         print("CONNECTED", flush=True)
         wait_for("GO")
+        warm_end = time.monotonic() + warm / hz
+        while time.monotonic() < warm_end:
+            rclpy.spin_once(node, timeout_sec=0.01)
         c0, t0 = cpu_s(), time.monotonic()
         expected = int(hz * secs) * len(subs)
-        end = t0 + warm / hz + secs + 3
+        end = t0 + secs + 3
         while len(lat) < expected and time.monotonic() < end:
             rclpy.spin_once(node, timeout_sec=0.05)
         result(count=len(lat), expected=expected, latencies_us=lat, cpu_s=cpu_s() - c0,

@@ -238,10 +238,17 @@ fn run_one(net: &Net, system: &str, case: &Case, secs: f64) -> Result<Run> {
             .into_iter()
             .enumerate()
         {
+            // A channel case's rate and warm-up: the bridge's CPU is counted after it too.
+            let (hz, warm) = match case.kind {
+                Kind::Channel { hz, .. } => (hz, warm_up(hz)),
+                Kind::Rpc { .. } => (0.0, 0),
+            };
             let spec = Spec {
                 role: "bridge".into(),
                 listen: l,
                 connect: c,
+                hz,
+                warm,
                 ..base.clone()
             };
             bridges.push(Role::start(net, host, &spec)?);

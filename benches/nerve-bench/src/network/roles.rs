@@ -125,10 +125,22 @@ pub fn run(spec_json: &str) -> Result<()> {
     Ok(())
 }
 
-/// READY, then the CPU and wall time spent between `GO` and `STOP` (a role that serves).
-fn until_stopped() -> Result<Outcome> {
+/// How long a channel case's warm-up lasts from `GO`: the clocks (CPU and wall) of every role
+/// start after it, so that rates and CPU % are those of the measured messages.
+fn warm_up(spec: &Spec) -> Duration {
+    if spec.hz > 0.0 && spec.warm > 0 {
+        Duration::from_secs_f64(spec.warm as f64 / spec.hz)
+    } else {
+        Duration::ZERO
+    }
+}
+
+/// READY, then the CPU and wall time spent between the end of the warm-up after `GO` and
+/// `STOP` (a role that serves).
+fn until_stopped(spec: &Spec) -> Result<Outcome> {
     println!("READY");
     wait_for("GO")?;
+    std::thread::sleep(warm_up(spec));
     let (cpu0, t0) = (cpu_s(), Instant::now());
     wait_for("STOP")?;
     Ok(Outcome {
@@ -145,7 +157,7 @@ fn bridge(spec: &Spec) -> Result<Outcome> {
     c.listen(&spec.listen)?;
     c.connect(&spec.connect)?;
     let _bridge = nerve_zenoh::Bridge::start(c)?;
-    until_stopped()
+    until_stopped(spec)
 }
 
 fn topic_name(k: usize) -> String {
@@ -233,7 +245,6 @@ fn publish(spec: &Spec) -> Result<Outcome> {
     }
     println!("READY");
     wait_for("GO")?;
-    let (cpu0, t0) = (cpu_s(), Instant::now());
     let threads: Vec<_> = senders
         .into_iter()
         .map(|mut send| {
@@ -245,6 +256,8 @@ fn publish(spec: &Spec) -> Result<Outcome> {
             })
         })
         .collect();
+    std::thread::sleep(warm_up(spec));
+    let (cpu0, t0) = (cpu_s(), Instant::now());
     for t in threads {
         let _ = t.join();
     }
@@ -366,9 +379,10 @@ fn subscribe(spec: &Spec) -> Result<Outcome> {
     }
     println!("CONNECTED");
     wait_for("GO")?;
+    std::thread::sleep(warm_up(spec));
     let (cpu0, t0) = (cpu_s(), Instant::now());
     let all = expected * spec.count as u64;
-    let end = t0 + Duration::from_secs_f64(spec.warm as f64 / spec.hz + spec.secs + 3.0);
+    let end = t0 + Duration::from_secs_f64(spec.secs + 3.0);
     // Relaxed: counts polled until they reach the end.
     while got.load(Relaxed) < all && Instant::now() < end {
         std::thread::sleep(Duration::from_millis(10));
@@ -436,7 +450,7 @@ fn serve(spec: &Spec) -> Result<Outcome> {
         }
         other => bail!("no {other} server"),
     }
-    until_stopped()
+    until_stopped(spec)
 }
 
 /// `count` callers for `secs`, each closed-loop (hz 0: stress) or paced at `hz / count`.
