@@ -8,6 +8,24 @@
 #include <stdint.h>
 #include <stdbool.h>
 
+// The service has no live server.
+#define NERVE_E_NO_SERVER -20
+
+// No response within the call's timeout (the server is alive).
+#define NERVE_E_TIMEOUT -21
+
+// The server died or stopped during the call.
+#define NERVE_E_SERVER_DIED -22
+
+// The handler failed; the text is its message.
+#define NERVE_E_HANDLER -23
+
+// The server could not decode the request.
+#define NERVE_E_BAD_REQUEST -24
+
+// Another live server serves the service already.
+#define NERVE_E_ALREADY_SERVED -25
+
 // Success.
 #define NERVE_OK 0
 
@@ -83,14 +101,71 @@
 // `nerve_type.kind`: a header and elements in a shared chunk (images, point clouds).
 #define NERVE_KIND_CHUNKED 2
 
+// A service client (opaque).
+typedef struct nerve_client nerve_client;
+
 // A publisher (opaque).
 typedef struct nerve_publisher nerve_publisher;
+
+// Where a C handler puts its answer (valid during the handler's call only).
+typedef struct nerve_reply nerve_reply;
+
+// A running server (opaque); closing it stops serving.
+typedef struct nerve_server nerve_server;
 
 // A subscriber (opaque).
 typedef struct nerve_subscriber nerve_subscriber;
 
 // An open topic (opaque: C holds pointers to it only).
 typedef struct nerve_topic nerve_topic;
+
+// A chunk loaned for one message, filled in place and sent with `nerve_loan_send` (or given
+// back with `nerve_loan_discard`). `header` and `data` lie in shared memory; `data` is
+// 64-byte aligned. The first three fields are nerve's.
+typedef struct nerve_loan {
+  // The publisher that lent it.
+  struct nerve_publisher *owner;
+  // nerve's: which of the publisher's loans.
+  uint32_t slot;
+  // nerve's: which lending of that slot.
+  uint32_t generation;
+  // The message's header (the type's `size` bytes).
+  uint8_t *header;
+  // Bytes at `header`.
+  size_t header_len;
+  // The payload.
+  uint8_t *data;
+  // Bytes at `data` (as asked).
+  size_t data_len;
+} nerve_loan;
+
+// A received chunked message, read in place (zero copy: `header` and `data` point into the
+// shared segment) until `nerve_sample_release`. Holding it keeps its chunk from reuse. The
+// first three fields are nerve's.
+typedef struct nerve_sample {
+  // The subscriber that received it.
+  struct nerve_subscriber *owner;
+  // nerve's: which of the subscriber's samples.
+  uint32_t slot;
+  // nerve's: which lending of that slot.
+  uint32_t generation;
+  // The message's header.
+  const uint8_t *header;
+  // Bytes at `header`.
+  size_t header_len;
+  // The payload (64-byte aligned).
+  const uint8_t *data;
+  // Bytes at `data`.
+  size_t data_len;
+} nerve_sample;
+
+// A C handler: `request` (`request_len` bytes) in; answer with `nerve_reply_set` or
+// `nerve_reply_error` on `reply`, and return `NERVE_OK`. Runs on nerve's threads (as many at
+// once as the server has workers), with the `context` given at `nerve_server_open`.
+typedef int32_t (*nerve_handler)(void *context,
+                                 const uint8_t *request,
+                                 size_t request_len,
+                                 struct nerve_reply *reply);
 
 // How a topic is opened; start from `nerve_topic_options_default()`.
 typedef struct nerve_topic_options {
@@ -141,6 +216,108 @@ typedef struct nerve_subscriber_stats {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+// Loans a chunk for a message of `payload_bytes` (a whole number of the type's elements)
+// and fills `out`; write the header and payload through its pointers, then send it.
+// `NERVE_E_WRONG_SIZE` on a fixed type or a length that is not whole elements,
+// `NERVE_E_TOO_LARGE` over the topic's limit, `NERVE_E_FULL` when the pool has no chunk.
+//
+// # Safety
+// `publisher` is a publisher handle; `out` is valid for a write.
+int32_t nerve_loan_open(struct nerve_publisher *publisher,
+                        size_t payload_bytes,
+                        struct nerve_loan *out);
+
+// Publishes a filled loan (O(1): a descriptor goes into the ring) and clears `*loan`.
+//
+// # Safety
+// `loan` is NULL or points to a `nerve_loan` from `nerve_loan_open`.
+int32_t nerve_loan_send(struct nerve_loan *loan);
+
+// Gives a loan's chunk back unsent and clears `*loan`.
+//
+// # Safety
+// `loan` is NULL or points to a `nerve_loan` from `nerve_loan_open`.
+int32_t nerve_loan_discard(struct nerve_loan *loan);
+
+// Receives one chunked message in place into `out`: `NERVE_OK`, `NERVE_EMPTY` when none came
+// within `timeout_ns` (0: do not wait; negative: wait for ever), `NERVE_E_WRONG_SIZE` on a
+// fixed topic (use `nerve_recv`), `NERVE_E_FULL` when this subscriber holds too many samples.
+//
+// # Safety
+// `subscriber` is a subscriber handle; `out` is valid for a write.
+int32_t nerve_recv_sample(struct nerve_subscriber *subscriber,
+                          int64_t timeout_ns,
+                          struct nerve_sample *out);
+
+// Releases a sample (its chunk may be reused; its pointers must not be used any more) and
+// clears `*sample`. A second release is `NERVE_E_CLOSED`.
+//
+// # Safety
+// `sample` is NULL or points to a `nerve_sample` from `nerve_recv_sample` (or cleared).
+int32_t nerve_sample_release(struct nerve_sample *sample);
+
+// Opens a client of service `name` in `domain` (`NERVE_DOMAIN_DEFAULT` for the default).
+//
+// # Safety
+// `name` is a NUL-terminated string; `out` is valid for a write.
+int32_t nerve_client_open(const char *name, uint32_t domain, struct nerve_client **out);
+
+// Closes a client.
+//
+// # Safety
+// `client` is NULL or a client handle.
+int32_t nerve_client_close(struct nerve_client *client);
+
+// Calls the service with `request` and waits up to `timeout_ns` for the response, copied into
+// `(response, cap)` with its length at `response_len`. `NERVE_E_BUFFER_TOO_SMALL` gives the
+// length needed (the response is lost); the other failures say why (`NERVE_E_NO_SERVER`,
+// `NERVE_E_TIMEOUT`, `NERVE_E_HANDLER` with the handler's message, ...).
+//
+// # Safety
+// `client` is a client handle; `request` points to `request_len` readable bytes; `response`
+// to `cap` writable bytes; `response_len` is valid for a write.
+int32_t nerve_call(struct nerve_client *client,
+                   const uint8_t *request,
+                   size_t request_len,
+                   int64_t timeout_ns,
+                   uint8_t *response,
+                   size_t cap,
+                   size_t *response_len);
+
+// Answers with `len` bytes at `bytes` (copied).
+//
+// # Safety
+// `reply` is the pointer the handler was given, during its call; `bytes` points to `len`
+// readable bytes.
+int32_t nerve_reply_set(struct nerve_reply *reply, const uint8_t *data, size_t len);
+
+// Answers with a failure: the caller gets `NERVE_E_HANDLER` with `message`.
+//
+// # Safety
+// `reply` is the pointer the handler was given, during its call; `message` is a
+// NUL-terminated string.
+int32_t nerve_reply_error(struct nerve_reply *reply, const char *message);
+
+// Serves `name` in `domain` with `handler` on `workers` threads (0 or 1: one thread, the
+// lowest latency) until `nerve_server_close`. `NERVE_E_ALREADY_SERVED` when another live
+// server has it.
+//
+// # Safety
+// `name` is a NUL-terminated string; `handler` may be called from nerve's threads, `workers`
+// at once, with `context`, until the server is closed; `out` is valid for a write.
+int32_t nerve_server_open(const char *name,
+                          uint32_t domain,
+                          uint32_t workers,
+                          nerve_handler handler,
+                          void *context,
+                          struct nerve_server **out);
+
+// Stops serving (waits for handlers running now to return).
+//
+// # Safety
+// `server` is NULL or a server handle.
+int32_t nerve_server_close(struct nerve_server *server);
 
 // The text of this thread's last failed call (`""` if none): the same text as nerve's Rust
 // errors, naming the topic and what to do. Valid until this thread's next failing call; copy

@@ -10,10 +10,13 @@ use std::sync::{Mutex, TryLockError};
 
 use crate::status::{fail, Res, NERVE_E_BUSY, NERVE_E_CLOSED, NERVE_E_INVALID_ARGUMENT};
 
-/// Tags of the handle kinds (ASCII of "nervetop", "nervepub", "nervesub").
+/// Tags of the handle kinds (ASCII of "nervetop", "nervepub", "nervesub", "nerveclt",
+/// "nervesrv"); each even, as the closed bit is the lowest.
 pub(crate) const TOPIC_TAG: u64 = 0x6e65_7276_6574_6f70;
 pub(crate) const PUBLISHER_TAG: u64 = 0x6e65_7276_6570_7562;
 pub(crate) const SUBSCRIBER_TAG: u64 = 0x6e65_7276_6573_7562;
+pub(crate) const CLIENT_TAG: u64 = 0x6e65_7276_6563_6c74;
+pub(crate) const SERVER_TAG: u64 = 0x6e65_7276_6573_7276;
 
 /// Set in a closed handle's tag.
 const CLOSED_BIT: u64 = 1;
@@ -77,6 +80,8 @@ fn handle_kind_of(tag: u64) -> &'static str {
         TOPIC_TAG => "topic",
         PUBLISHER_TAG => "publisher",
         SUBSCRIBER_TAG => "subscriber",
+        CLIENT_TAG => "client",
+        SERVER_TAG => "server",
         _ => "nerve",
     }
 }

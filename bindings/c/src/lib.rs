@@ -10,9 +10,14 @@
 
 #![warn(missing_docs)]
 
+pub mod chunk;
 mod handle;
+pub mod service;
+mod slots;
 pub mod status;
 pub mod topic;
 
+pub use chunk::*;
+pub use service::*;
 pub use status::*;
 pub use topic::*;

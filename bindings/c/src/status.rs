@@ -94,35 +94,41 @@ pub(crate) fn guard(what: &str, body: impl FnOnce() -> Res<i32>) -> i32 {
     }
 }
 
+/// The status code of an open error.
+pub(crate) fn open_code(e: &OpenError) -> i32 {
+    match e {
+        OpenError::InvalidName { .. } | OpenError::InvalidConfig { .. } => NERVE_E_INVALID_ARGUMENT,
+        OpenError::NotFound { .. } => NERVE_E_NOT_FOUND,
+        OpenError::TypeMismatch { .. } => NERVE_E_TYPE_MISMATCH,
+        OpenError::QosMismatch { .. } => NERVE_E_QOS_MISMATCH,
+        OpenError::Corrupt { .. } => NERVE_E_CORRUPT,
+        OpenError::TooManyEndpoints { .. } => NERVE_E_TOO_MANY_ENDPOINTS,
+        OpenError::NoSpace { .. } => NERVE_E_NO_SPACE,
+        OpenError::Busy { .. } => NERVE_E_BUSY,
+        _ => NERVE_E_IO,
+    }
+}
+
 impl From<OpenError> for Failure {
     fn from(e: OpenError) -> Self {
-        let code = match &e {
-            OpenError::InvalidName { .. } | OpenError::InvalidConfig { .. } => {
-                NERVE_E_INVALID_ARGUMENT
-            }
-            OpenError::NotFound { .. } => NERVE_E_NOT_FOUND,
-            OpenError::TypeMismatch { .. } => NERVE_E_TYPE_MISMATCH,
-            OpenError::QosMismatch { .. } => NERVE_E_QOS_MISMATCH,
-            OpenError::Corrupt { .. } => NERVE_E_CORRUPT,
-            OpenError::TooManyEndpoints { .. } => NERVE_E_TOO_MANY_ENDPOINTS,
-            OpenError::NoSpace { .. } => NERVE_E_NO_SPACE,
-            OpenError::Busy { .. } => NERVE_E_BUSY,
-            _ => NERVE_E_IO,
-        };
-        fail(code, e.to_string())
+        fail(open_code(&e), e.to_string())
+    }
+}
+
+/// The status code of a send error.
+pub(crate) fn send_code(e: &SendError<()>) -> i32 {
+    match e {
+        SendError::Full { .. } | SendError::PoolExhausted { .. } => NERVE_E_FULL,
+        SendError::TooLarge { .. } => NERVE_E_TOO_LARGE,
+        SendError::NoSpace { .. } => NERVE_E_NO_SPACE,
+        SendError::Encode { .. } => NERVE_E_WRONG_SIZE,
+        SendError::Corrupt { .. } => NERVE_E_CORRUPT,
     }
 }
 
 impl From<SendError<()>> for Failure {
     fn from(e: SendError<()>) -> Self {
-        let code = match &e {
-            SendError::Full { .. } | SendError::PoolExhausted { .. } => NERVE_E_FULL,
-            SendError::TooLarge { .. } => NERVE_E_TOO_LARGE,
-            SendError::NoSpace { .. } => NERVE_E_NO_SPACE,
-            SendError::Encode { .. } => NERVE_E_WRONG_SIZE,
-            SendError::Corrupt { .. } => NERVE_E_CORRUPT,
-        };
-        fail(code, e.to_string())
+        fail(send_code(&e), e.to_string())
     }
 }
 

@@ -4,10 +4,13 @@
 use std::ffi::{c_char, CStr};
 use std::time::Duration;
 
-use nerve::raw::{RawMessage, RawPublisher, RawSubscriber, RawTopic, StoredType};
+use nerve::raw::{
+    RawLoan, RawMessage, RawPublisher, RawSample, RawSubscriber, RawTopic, StoredType,
+};
 use nerve::Reliability;
 
 use crate::handle::{self, Handle, PUBLISHER_TAG, SUBSCRIBER_TAG, TOPIC_TAG};
+use crate::slots::Slots;
 use crate::status::{
     fail, guard, Res, NERVE_EMPTY, NERVE_E_BUFFER_TOO_SMALL, NERVE_E_INVALID_ARGUMENT,
     NERVE_E_WRONG_SIZE, NERVE_OK,
@@ -102,7 +105,7 @@ pub struct nerve_subscriber {
 ///
 /// # Safety
 /// `s` is NULL or points to a NUL-terminated string.
-unsafe fn text<'a>(s: *const c_char, what: &str, arg: &str) -> Res<&'a str> {
+pub(crate) unsafe fn text<'a>(s: *const c_char, what: &str, arg: &str) -> Res<&'a str> {
     if s.is_null() {
         return Err(fail(
             NERVE_E_INVALID_ARGUMENT,
@@ -122,7 +125,7 @@ unsafe fn text<'a>(s: *const c_char, what: &str, arg: &str) -> Res<&'a str> {
 ///
 /// # Safety
 /// `p` is NULL or points to `len` readable bytes.
-unsafe fn bytes<'a>(p: *const u8, len: usize, what: &str, arg: &str) -> Res<&'a [u8]> {
+pub(crate) unsafe fn bytes<'a>(p: *const u8, len: usize, what: &str, arg: &str) -> Res<&'a [u8]> {
     if len == 0 {
         return Ok(&[]);
     }
@@ -137,7 +140,7 @@ unsafe fn bytes<'a>(p: *const u8, len: usize, what: &str, arg: &str) -> Res<&'a 
 }
 
 /// Refuses a NULL out-pointer before anything is opened (so nothing is left open behind it).
-fn need_out<T>(out: *mut T, what: &str) -> Res<()> {
+pub(crate) fn need_out<T>(out: *mut T, what: &str) -> Res<()> {
     if out.is_null() {
         return Err(fail(
             NERVE_E_INVALID_ARGUMENT,
@@ -151,7 +154,7 @@ fn need_out<T>(out: *mut T, what: &str) -> Res<()> {
 ///
 /// # Safety
 /// `out` is NULL or valid for a write of `T`.
-unsafe fn put<T>(out: *mut T, value: T, what: &str) -> Res<()> {
+pub(crate) unsafe fn put<T>(out: *mut T, value: T, what: &str) -> Res<()> {
     if out.is_null() {
         return Err(fail(
             NERVE_E_INVALID_ARGUMENT,
@@ -287,12 +290,26 @@ fn topic_handle(t: *const nerve_topic) -> *const Handle<RawTopic> {
     t.cast()
 }
 
-fn publisher_handle(p: *const nerve_publisher) -> *const Handle<RawPublisher> {
+pub(crate) fn publisher_handle(p: *const nerve_publisher) -> *const Handle<Pub> {
     p.cast()
 }
 
-fn subscriber_handle(s: *const nerve_subscriber) -> *const Handle<RawSubscriber> {
+pub(crate) fn subscriber_handle(s: *const nerve_subscriber) -> *const Handle<Sub> {
     s.cast()
+}
+
+/// What a publisher handle holds: the publisher and its loans being filled.
+pub(crate) struct Pub {
+    pub raw: RawPublisher,
+    pub loans: Slots<RawLoan>,
+    /// The type's header bytes (a loan's header).
+    pub header: usize,
+}
+
+/// What a subscriber handle holds: the subscriber and the samples C holds.
+pub(crate) struct Sub {
+    pub raw: RawSubscriber,
+    pub samples: Slots<RawSample>,
 }
 
 /// Closes a topic handle (its publishers and subscribers stay open). A second close, or a use
@@ -346,8 +363,16 @@ pub unsafe extern "C" fn nerve_publisher_open(
     guard(WHAT, || {
         need_out(out, WHAT)?;
         // SAFETY: the caller's promise.
-        let p =
-            unsafe { handle::with(topic_handle(topic), TOPIC_TAG, WHAT, |t| Ok(t.publisher()?)) }?;
+        let (raw, header) = unsafe {
+            handle::with(topic_handle(topic), TOPIC_TAG, WHAT, |t| {
+                Ok((t.publisher()?, t.stored_type().size as usize))
+            })
+        }?;
+        let p = Pub {
+            raw,
+            loans: Slots::default(),
+            header,
+        };
         let h = Handle::open(PUBLISHER_TAG, "publisher", p);
         // SAFETY: the caller's promise for `out`.
         unsafe { put(out, h.cast::<nerve_publisher>(), WHAT) }?;
@@ -393,7 +418,7 @@ pub unsafe extern "C" fn nerve_publish(
         // SAFETY: the caller's promise.
         unsafe {
             handle::with(publisher_handle(publisher), PUBLISHER_TAG, WHAT, |p| {
-                Ok(p.send_bytes(bytes)?)
+                Ok(p.raw.send_bytes(bytes)?)
             })
         }?;
         Ok(NERVE_OK)
@@ -420,6 +445,10 @@ pub unsafe extern "C" fn nerve_subscriber_open(
                 Ok(t.subscriber(history)?)
             })
         }?;
+        let s = Sub {
+            raw: s,
+            samples: Slots::default(),
+        };
         let h = Handle::open(SUBSCRIBER_TAG, "subscriber", s);
         // SAFETY: the caller's promise for `out`.
         unsafe { put(out, h.cast::<nerve_subscriber>(), WHAT) }?;
@@ -474,9 +503,9 @@ pub unsafe extern "C" fn nerve_recv(
         unsafe {
             handle::with(subscriber_handle(subscriber), SUBSCRIBER_TAG, WHAT, |s| {
                 let got = match timeout_ns {
-                    0 => s.try_recv()?,
-                    t if t < 0 => Some(s.recv()?),
-                    t => s.recv_timeout(Duration::from_nanos(t as u64))?,
+                    0 => s.raw.try_recv()?,
+                    t if t < 0 => Some(s.raw.recv()?),
+                    t => s.raw.recv_timeout(Duration::from_nanos(t as u64))?,
                 };
                 // The message's length, or None for a chunked one; copied out if it fits.
                 let n = match &got {
@@ -496,8 +525,8 @@ pub unsafe extern "C" fn nerve_recv(
                     return Err(fail(
                         NERVE_E_WRONG_SIZE,
                         format!(
-                            "{WHAT}: topic '{}' carries chunked messages: receive them as samples",
-                            s.topic()
+                            "{WHAT}: topic '{}' carries chunked messages: receive them with nerve_recv_sample",
+                            s.raw.topic()
                         ),
                     ));
                 };
@@ -508,7 +537,7 @@ pub unsafe extern "C" fn nerve_recv(
                         NERVE_E_BUFFER_TOO_SMALL,
                         format!(
                             "{WHAT}: topic '{}': a message of {n} bytes does not fit a buffer of {cap}",
-                            s.topic()
+                            s.raw.topic()
                         ),
                     ));
                 }
@@ -532,7 +561,7 @@ pub unsafe extern "C" fn nerve_subscriber_get_stats(
         // SAFETY: the caller's promise.
         let st = unsafe {
             handle::with(subscriber_handle(subscriber), SUBSCRIBER_TAG, WHAT, |s| {
-                Ok(s.stats())
+                Ok(s.raw.stats())
             })
         }?;
         let stats = nerve_subscriber_stats {

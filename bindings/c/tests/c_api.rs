@@ -16,20 +16,43 @@ fn static_lib() -> PathBuf {
         .expect("libnerve_c.a next to the test binary: cargo builds it with the tests")
 }
 
-/// Compiles `tests/c/<name>.c` (`sanitize`: with ASan and UBSan) and runs it; panics with its
-/// output unless it exits 0.
-fn run_c(name: &str, sanitize: bool) {
+/// Compiles `tests/c/<file>` (C11, or C++17 for `.cpp`; `sanitize`: with ASan and UBSan) and
+/// runs it; panics with its output unless it exits 0.
+fn run_c(file: &str, sanitize: bool) {
+    let (domain, _guard) = nerve_testing::domain();
+    run_c_in(file, sanitize, domain);
+}
+
+/// [`run_c`] in `domain`.
+fn run_c_in(file: &str, sanitize: bool, domain: u32) {
+    let (name, cpp) = match file.strip_suffix(".cpp") {
+        Some(n) => (n, true),
+        None => (file, false),
+    };
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = std::env::temp_dir().join(format!(
         "nerve-c-{name}-{}{}",
         std::process::id(),
         if sanitize { "-san" } else { "" }
     ));
-    let mut cc = Command::new(std::env::var("CC").unwrap_or_else(|_| "cc".into()));
-    cc.args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-g"])
+    let (compiler, std, source) = if cpp {
+        (
+            std::env::var("CXX").unwrap_or_else(|_| "c++".into()),
+            "-std=c++17",
+            format!("{name}.cpp"),
+        )
+    } else {
+        (
+            std::env::var("CC").unwrap_or_else(|_| "cc".into()),
+            "-std=c11",
+            format!("{name}.c"),
+        )
+    };
+    let mut cc = Command::new(&compiler);
+    cc.args([std, "-Wall", "-Wextra", "-Werror", "-g"])
         .arg("-I")
         .arg(dir.join("include"))
-        .arg(dir.join("tests/c").join(format!("{name}.c")));
+        .arg(dir.join("tests/c").join(&source));
     if sanitize {
         cc.args(["-fsanitize=address,undefined", "-fno-sanitize-recover=all"]);
     }
@@ -39,10 +62,9 @@ fn run_c(name: &str, sanitize: bool) {
     let built = cc.output().expect("running the C compiler (cc)");
     assert!(
         built.status.success(),
-        "compiling tests/c/{name}.c failed:\n{}",
+        "compiling tests/c/{source} with {compiler} failed:\n{}",
         String::from_utf8_lossy(&built.stderr)
     );
-    let (domain, _guard) = nerve_testing::domain();
     let ran = Command::new(&out)
         .env("NERVE_DOMAIN", domain.to_string())
         .output()
@@ -50,7 +72,7 @@ fn run_c(name: &str, sanitize: bool) {
     let _ = std::fs::remove_file(&out);
     assert!(
         ran.status.success(),
-        "tests/c/{name}.c{} failed ({}):\n{}\n{}",
+        "tests/c/{source}{} failed ({}):\n{}\n{}",
         if sanitize { " under ASan/UBSan" } else { "" },
         ran.status,
         String::from_utf8_lossy(&ran.stdout),
@@ -71,4 +93,51 @@ fn fixed_messages_from_c_under_sanitizers() {
 #[test]
 fn misuse_from_c_is_an_error_not_undefined_behaviour() {
     run_c("misuse", true);
+}
+
+#[test]
+fn chunked_messages_from_c_in_place() {
+    run_c("chunked", false);
+}
+
+#[test]
+fn chunked_messages_from_c_under_sanitizers() {
+    run_c("chunked", true);
+}
+
+#[test]
+fn the_cpp_wrapper() {
+    run_c("wrapper.cpp", false);
+}
+
+#[test]
+fn the_cpp_wrapper_under_sanitizers() {
+    run_c("wrapper.cpp", true);
+}
+
+/// The C program's services, and a Rust server (`test_c/upper`) it calls.
+fn services(sanitize: bool) {
+    let (domain, _guard) = nerve_testing::domain();
+    let config = nerve::rpc::Service::<(), ()>::builder("test_c/upper")
+        .domain(domain)
+        .build()
+        .config()
+        .clone();
+    let _upper = nerve::rpc::Server::start(
+        config,
+        1,
+        std::sync::Arc::new(|req: &[u8]| Ok(req.to_ascii_uppercase())),
+    )
+    .expect("the Rust server");
+    run_c_in("service", sanitize, domain);
+}
+
+#[test]
+fn services_from_c_and_across_languages() {
+    services(false);
+}
+
+#[test]
+fn services_from_c_under_sanitizers() {
+    services(true);
 }

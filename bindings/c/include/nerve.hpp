@@ -1,0 +1,397 @@
+// nerve for C++17: a header-only wrapper over nerve's C ABI (nerve.h, libnerve_c).
+//
+//   NERVE_FIXED(Twist, "demo/Twist", 0x...);            // a plain struct on the wire
+//   nerve::Topic<Twist> topic("robot/cmd_vel", nerve::Options().reliable());
+//   auto pub = topic.publisher();  pub.send(Twist{...});
+//   auto sub = topic.subscriber(); if (auto m = sub.recv_for(10ms)) use(*m);
+//
+//   NERVE_CHUNKED(FrameHeader, uint8_t, "demo/Frame", 0x...);   // header + elements, zero copy
+//   nerve::Topic<nerve::Chunked<FrameHeader, uint8_t>> frames("camera/frames", opts);
+//   auto loan = frames.publisher().loan(w * h);  loan.header().seq = 1;  fill(loan.data());
+//   loan.send();
+//   if (auto s = frames.subscriber().recv_sample_for(1s)) read(s->header(), s->data());
+//
+// Errors throw nerve::Error (its code and nerve_last_error()'s text). Every throwing call has a
+// noexcept twin taking a nerve::Status& last (as std::filesystem does with std::error_code).
+// Handles are RAII and move-only. Conventions: docs/design/c-api.md.
+#ifndef NERVE_HPP
+#define NERVE_HPP
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "nerve.h"
+
+namespace nerve {
+
+/// A failed call: its status code (`NERVE_E_*`) and nerve's text for it.
+class Error : public std::runtime_error {
+public:
+    Error(int code, const char *what) : std::runtime_error(what), code_(code) {}
+    int code() const noexcept { return code_; }
+
+private:
+    int code_;
+};
+
+/// The outcome of a noexcept call: `ok()`, or the code and text of what failed.
+struct Status {
+    int code = NERVE_OK;
+    std::string message;
+    bool ok() const noexcept { return code >= 0; }
+    explicit operator bool() const noexcept { return ok(); }
+};
+
+namespace detail {
+inline int check(int rc) {
+    if (rc < 0) {
+        throw Error(rc, nerve_last_error());
+    }
+    return rc;
+}
+inline int note(int rc, Status &st) noexcept {
+    st.code = rc;
+    if (rc < 0) {
+        try {
+            st.message = nerve_last_error();
+        } catch (...) {
+            st.message.clear();
+        }
+    } else {
+        st.message.clear();
+    }
+    return rc;
+}
+inline int64_t ns(std::chrono::nanoseconds d) noexcept { return d.count() < 0 ? 0 : d.count(); }
+}  // namespace detail
+
+/// A view of contiguous elements (the part of C++20's std::span this needs).
+template <class T>
+class Span {
+public:
+    constexpr Span() noexcept = default;
+    constexpr Span(T *data, std::size_t size) noexcept : data_(data), size_(size) {}
+    constexpr T *data() const noexcept { return data_; }
+    constexpr std::size_t size() const noexcept { return size_; }
+    constexpr std::size_t size_bytes() const noexcept { return size_ * sizeof(T); }
+    constexpr bool empty() const noexcept { return size_ == 0; }
+    constexpr T &operator[](std::size_t i) const noexcept { return data_[i]; }
+    constexpr T *begin() const noexcept { return data_; }
+    constexpr T *end() const noexcept { return data_ + size_; }
+
+private:
+    T *data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+/// A chunked message type: a header and a run of elements in a shared chunk.
+template <class Header, class Elem>
+struct Chunked {
+    using header_type = Header;
+    using elem_type = Elem;
+};
+
+/// What a C++ type is on the wire; given by NERVE_FIXED / NERVE_CHUNKED (or a generated
+/// message header).
+template <class T>
+struct TypeOf;
+
+/// How a topic is opened (defaults: the default domain and depth, best effort).
+class Options {
+public:
+    Options() noexcept : o_(nerve_topic_options_default()) {}
+    Options &domain(uint32_t d) noexcept { o_.domain = d; return *this; }
+    Options &depth(uint32_t n) noexcept { o_.depth = n; return *this; }
+    Options &best_effort() noexcept { o_.reliability = NERVE_BEST_EFFORT; return *this; }
+    Options &reliable() noexcept { o_.reliability = NERVE_RELIABLE; return *this; }
+    Options &latest_only() noexcept { o_.reliability = NERVE_LATEST_ONLY; return *this; }
+    Options &max_endpoints(uint32_t n) noexcept { o_.max_endpoints = n; return *this; }
+    Options &max_message_bytes(uint64_t n) noexcept { o_.max_message_bytes = n; return *this; }
+    const nerve_topic_options &c() const noexcept { return o_; }
+
+private:
+    nerve_topic_options o_;
+};
+
+template <class T>
+struct is_chunked : std::false_type {};
+template <class H, class E>
+struct is_chunked<Chunked<H, E>> : std::true_type {};
+
+template <class T>
+class Publisher;
+template <class T>
+class Subscriber;
+
+/// A chunk loaned for one message: fill `header()` and `data()` in place, then `send()`.
+/// Dropped unsent, the chunk goes back.
+template <class H, class E>
+class Loan {
+public:
+    explicit Loan(nerve_loan l) noexcept : l_(l) {}
+    Loan(Loan &&o) noexcept : l_(std::exchange(o.l_, nerve_loan{})) {}
+    Loan &operator=(Loan &&o) noexcept {
+        if (this != &o) {
+            discard();
+            l_ = std::exchange(o.l_, nerve_loan{});
+        }
+        return *this;
+    }
+    Loan(const Loan &) = delete;
+    Loan &operator=(const Loan &) = delete;
+    ~Loan() { discard(); }
+
+    H &header() noexcept { return *reinterpret_cast<H *>(l_.header); }
+    Span<E> data() noexcept { return Span<E>(reinterpret_cast<E *>(l_.data), l_.data_len / sizeof(E)); }
+    /// Publishes the message (O(1)).
+    void send() { detail::check(nerve_loan_send(&l_)); }
+    void send(Status &st) noexcept { detail::note(nerve_loan_send(&l_), st); }
+
+private:
+    void discard() noexcept {
+        if (l_.owner != nullptr) {
+            nerve_loan_discard(&l_);
+        }
+    }
+    nerve_loan l_;
+};
+
+/// A received chunked message, read in place until it is dropped.
+template <class H, class E>
+class Sample {
+public:
+    explicit Sample(nerve_sample s) noexcept : s_(s) {}
+    Sample(Sample &&o) noexcept : s_(std::exchange(o.s_, nerve_sample{})) {}
+    Sample &operator=(Sample &&o) noexcept {
+        if (this != &o) {
+            release();
+            s_ = std::exchange(o.s_, nerve_sample{});
+        }
+        return *this;
+    }
+    Sample(const Sample &) = delete;
+    Sample &operator=(const Sample &) = delete;
+    ~Sample() { release(); }
+
+    const H &header() const noexcept { return *reinterpret_cast<const H *>(s_.header); }
+    Span<const E> data() const noexcept {
+        return Span<const E>(reinterpret_cast<const E *>(s_.data), s_.data_len / sizeof(E));
+    }
+
+private:
+    void release() noexcept {
+        if (s_.owner != nullptr) {
+            nerve_sample_release(&s_);
+        }
+    }
+    nerve_sample s_;
+};
+
+/// An open topic of `T` (a NERVE_FIXED struct or a Chunked<H, E>).
+template <class T>
+class Topic {
+public:
+    Topic(const std::string &name, const Options &options = Options()) {
+        nerve_type t = TypeOf<T>::type();
+        detail::check(nerve_topic_open(name.c_str(), &t, &options.c(), &h_));
+    }
+    Topic(const std::string &name, const Options &options, Status &st) noexcept {
+        nerve_type t = TypeOf<T>::type();
+        detail::note(nerve_topic_open(name.c_str(), &t, &options.c(), &h_), st);
+    }
+    Topic(Topic &&o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+    Topic &operator=(Topic &&o) noexcept {
+        if (this != &o) {
+            close();
+            h_ = std::exchange(o.h_, nullptr);
+        }
+        return *this;
+    }
+    Topic(const Topic &) = delete;
+    Topic &operator=(const Topic &) = delete;
+    ~Topic() { close(); }
+
+    Publisher<T> publisher() const {
+        nerve_publisher *p = nullptr;
+        detail::check(nerve_publisher_open(h_, &p));
+        return Publisher<T>(p);
+    }
+    /// A subscriber starting with up to `history` recent messages.
+    Subscriber<T> subscriber(uint64_t history = 0) const {
+        nerve_subscriber *s = nullptr;
+        detail::check(nerve_subscriber_open(h_, history, &s));
+        return Subscriber<T>(s);
+    }
+    nerve_topic *handle() const noexcept { return h_; }
+
+private:
+    void close() noexcept {
+        if (h_ != nullptr) {
+            nerve_topic_close(h_);
+            h_ = nullptr;
+        }
+    }
+    nerve_topic *h_ = nullptr;
+};
+
+/// Publishes `T`: `send` for a fixed struct, `loan` for a chunked message.
+template <class T>
+class Publisher {
+public:
+    explicit Publisher(nerve_publisher *h) noexcept : h_(h) {}
+    Publisher(Publisher &&o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+    Publisher &operator=(Publisher &&o) noexcept {
+        if (this != &o) {
+            close();
+            h_ = std::exchange(o.h_, nullptr);
+        }
+        return *this;
+    }
+    Publisher(const Publisher &) = delete;
+    Publisher &operator=(const Publisher &) = delete;
+    ~Publisher() { close(); }
+
+    template <class U = T, class = std::enable_if_t<!is_chunked<U>::value>>
+    void send(const U &msg) {
+        detail::check(nerve_publish(h_, reinterpret_cast<const uint8_t *>(&msg), sizeof(U)));
+    }
+    template <class U = T, class = std::enable_if_t<!is_chunked<U>::value>>
+    void send(const U &msg, Status &st) noexcept {
+        detail::note(nerve_publish(h_, reinterpret_cast<const uint8_t *>(&msg), sizeof(U)), st);
+    }
+    /// A loan of `elems` elements.
+    template <class U = T, class = std::enable_if_t<is_chunked<U>::value>>
+    Loan<typename U::header_type, typename U::elem_type> loan(std::size_t elems) {
+        nerve_loan l{};
+        detail::check(nerve_loan_open(h_, elems * sizeof(typename U::elem_type), &l));
+        return Loan<typename U::header_type, typename U::elem_type>(l);
+    }
+    nerve_publisher *handle() const noexcept { return h_; }
+
+private:
+    void close() noexcept {
+        if (h_ != nullptr) {
+            nerve_publisher_close(h_);
+            h_ = nullptr;
+        }
+    }
+    nerve_publisher *h_ = nullptr;
+};
+
+/// Receives `T`: `try_recv` / `recv_for` / `recv` for a fixed struct (a copy), the
+/// `..._sample` ones for a chunked message (in place).
+template <class T>
+class Subscriber {
+public:
+    explicit Subscriber(nerve_subscriber *h) noexcept : h_(h) {}
+    Subscriber(Subscriber &&o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+    Subscriber &operator=(Subscriber &&o) noexcept {
+        if (this != &o) {
+            close();
+            h_ = std::exchange(o.h_, nullptr);
+        }
+        return *this;
+    }
+    Subscriber(const Subscriber &) = delete;
+    Subscriber &operator=(const Subscriber &) = delete;
+    ~Subscriber() { close(); }
+
+    template <class U = T, class = std::enable_if_t<!is_chunked<U>::value>>
+    std::optional<U> try_recv() { return receive(0); }
+    template <class U = T, class = std::enable_if_t<!is_chunked<U>::value>>
+    std::optional<U> recv_for(std::chrono::nanoseconds timeout) {
+        return receive(detail::ns(timeout));
+    }
+    /// Waits for the next message.
+    template <class U = T, class = std::enable_if_t<!is_chunked<U>::value>>
+    U recv() {
+        return *receive(-1);
+    }
+    template <class U = T, class = std::enable_if_t<!is_chunked<U>::value>>
+    std::optional<U> recv_for(std::chrono::nanoseconds timeout, Status &st) noexcept {
+        U msg;
+        std::size_t len = 0;
+        int rc = detail::note(
+            nerve_recv(h_, detail::ns(timeout), reinterpret_cast<uint8_t *>(&msg), sizeof(U), &len), st);
+        if (rc != NERVE_OK) {
+            return std::nullopt;
+        }
+        return msg;
+    }
+
+    using SampleT = Sample<typename TypeOf<T>::header_type, typename TypeOf<T>::elem_type>;
+    template <class U = T, class = std::enable_if_t<is_chunked<U>::value>>
+    std::optional<SampleT> try_sample() { return sample(0); }
+    template <class U = T, class = std::enable_if_t<is_chunked<U>::value>>
+    std::optional<SampleT> recv_sample_for(std::chrono::nanoseconds timeout) {
+        return sample(detail::ns(timeout));
+    }
+
+    nerve_subscriber_stats stats() const {
+        nerve_subscriber_stats s{};
+        detail::check(nerve_subscriber_get_stats(h_, &s));
+        return s;
+    }
+    nerve_subscriber *handle() const noexcept { return h_; }
+
+private:
+    std::optional<T> receive(int64_t timeout_ns) {
+        static_assert(std::is_trivially_copyable<T>::value, "a fixed message is a plain struct");
+        T msg;
+        std::size_t len = 0;
+        int rc = detail::check(nerve_recv(h_, timeout_ns, reinterpret_cast<uint8_t *>(&msg), sizeof(T), &len));
+        if (rc == NERVE_EMPTY) {
+            return std::nullopt;
+        }
+        return msg;
+    }
+    std::optional<SampleT> sample(int64_t timeout_ns) {
+        nerve_sample s{};
+        if (detail::check(nerve_recv_sample(h_, timeout_ns, &s)) == NERVE_EMPTY) {
+            return std::nullopt;
+        }
+        return SampleT(s);
+    }
+    void close() noexcept {
+        if (h_ != nullptr) {
+            nerve_subscriber_close(h_);
+            h_ = nullptr;
+        }
+    }
+    nerve_subscriber *h_ = nullptr;
+};
+
+}  // namespace nerve
+
+/// Declares plain struct `T` as the fixed message type `NAME` (its layout hash `HASH`: the
+/// same in every language that defines it). At global scope.
+#define NERVE_FIXED(T, NAME, HASH)                                                          \
+    template <>                                                                             \
+    struct nerve::TypeOf<T> {                                                               \
+        using header_type = T;                                                              \
+        using elem_type = uint8_t;                                                          \
+        static nerve_type type() noexcept {                                                 \
+            static_assert(std::is_trivially_copyable<T>::value, #T " must be a plain struct"); \
+            return nerve_type{NAME, NERVE_KIND_FIXED, sizeof(T), alignof(T), 0, HASH, nullptr, 0}; \
+        }                                                                                   \
+    }
+
+/// Declares the chunked message type `NAME`: a header `H` and elements `E`. At global scope.
+#define NERVE_CHUNKED(H, E, NAME, HASH)                                                      \
+    template <>                                                                              \
+    struct nerve::TypeOf<nerve::Chunked<H, E>> {                                             \
+        using header_type = H;                                                               \
+        using elem_type = E;                                                                 \
+        static nerve_type type() noexcept {                                                  \
+            return nerve_type{NAME, NERVE_KIND_CHUNKED, sizeof(H), alignof(H), sizeof(E), HASH, \
+                              nullptr, 0};                                                   \
+        }                                                                                    \
+    }
+
+#endif  // NERVE_HPP
