@@ -466,6 +466,9 @@ fn hosts_exchange_topics_through_zenoh() {
         "service imported service=\"arm/plan\"",
         Duration::from_secs(15),
     );
+    // An action is listed once its goal service, its types and its events topic are all here
+    // (the topic comes through the topic import, a moment apart from the services).
+    net.wait_nerve(1, &["action", "list"], "fib", true);
     let call = |args: &[&str]| {
         let (code, out, err) = net.nerve_full(1, args);
         assert_eq!(code, 0, "{args:?} on h1: {err}");

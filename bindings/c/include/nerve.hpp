@@ -69,6 +69,40 @@ inline int note(int rc, Status &st) noexcept {
     return rc;
 }
 inline int64_t ns(std::chrono::nanoseconds d) noexcept { return d.count() < 0 ? 0 : d.count(); }
+
+/// A C handle owned by one object, closed with `Close` when the owner goes; move-only.
+template <class C, int (*Close)(C *)>
+class Owned {
+public:
+    Owned() noexcept = default;
+    explicit Owned(C *h) noexcept : h_(h) {}
+    Owned(Owned &&o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+    Owned &operator=(Owned &&o) noexcept {
+        if (this != &o) {
+            reset();
+            h_ = std::exchange(o.h_, nullptr);
+        }
+        return *this;
+    }
+    Owned(const Owned &) = delete;
+    Owned &operator=(const Owned &) = delete;
+    ~Owned() { reset(); }
+    C *get() const noexcept { return h_; }
+    /// Where a C call stores a new handle (the old one, if any, is closed first).
+    C **out() noexcept {
+        reset();
+        return &h_;
+    }
+
+private:
+    void reset() noexcept {
+        if (h_ != nullptr) {
+            Close(h_);
+            h_ = nullptr;
+        }
+    }
+    C *h_ = nullptr;
+};
 }  // namespace detail
 
 /// A view of contiguous elements (the part of C++20's std::span this needs).
@@ -199,45 +233,28 @@ class Topic {
 public:
     Topic(const std::string &name, const Options &options = Options()) {
         nerve_type t = TypeOf<T>::type();
-        detail::check(nerve_topic_open(name.c_str(), &t, &options.c(), &h_));
+        detail::check(nerve_topic_open(name.c_str(), &t, &options.c(), h_.out()));
     }
     Topic(const std::string &name, const Options &options, Status &st) noexcept {
         nerve_type t = TypeOf<T>::type();
-        detail::note(nerve_topic_open(name.c_str(), &t, &options.c(), &h_), st);
+        detail::note(nerve_topic_open(name.c_str(), &t, &options.c(), h_.out()), st);
     }
-    Topic(Topic &&o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
-    Topic &operator=(Topic &&o) noexcept {
-        if (this != &o) {
-            close();
-            h_ = std::exchange(o.h_, nullptr);
-        }
-        return *this;
-    }
-    Topic(const Topic &) = delete;
-    Topic &operator=(const Topic &) = delete;
-    ~Topic() { close(); }
 
     Publisher<T> publisher() const {
         nerve_publisher *p = nullptr;
-        detail::check(nerve_publisher_open(h_, &p));
+        detail::check(nerve_publisher_open(h_.get(), &p));
         return Publisher<T>(p);
     }
     /// A subscriber starting with up to `history` recent messages.
     Subscriber<T> subscriber(uint64_t history = 0) const {
         nerve_subscriber *s = nullptr;
-        detail::check(nerve_subscriber_open(h_, history, &s));
+        detail::check(nerve_subscriber_open(h_.get(), history, &s));
         return Subscriber<T>(s);
     }
-    nerve_topic *handle() const noexcept { return h_; }
+    nerve_topic *handle() const noexcept { return h_.get(); }
 
 private:
-    void close() noexcept {
-        if (h_ != nullptr) {
-            nerve_topic_close(h_);
-            h_ = nullptr;
-        }
-    }
-    nerve_topic *h_ = nullptr;
+    detail::Owned<nerve_topic, nerve_topic_close> h_;
 };
 
 /// Publishes `T`: `send` for a fixed struct, `loan` for a chunked message.
@@ -245,43 +262,26 @@ template <class T>
 class Publisher {
 public:
     explicit Publisher(nerve_publisher *h) noexcept : h_(h) {}
-    Publisher(Publisher &&o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
-    Publisher &operator=(Publisher &&o) noexcept {
-        if (this != &o) {
-            close();
-            h_ = std::exchange(o.h_, nullptr);
-        }
-        return *this;
-    }
-    Publisher(const Publisher &) = delete;
-    Publisher &operator=(const Publisher &) = delete;
-    ~Publisher() { close(); }
 
     template <class U = T, class = std::enable_if_t<!is_chunked<U>::value>>
     void send(const U &msg) {
-        detail::check(nerve_publish(h_, reinterpret_cast<const uint8_t *>(&msg), sizeof(U)));
+        detail::check(nerve_publish(h_.get(), reinterpret_cast<const uint8_t *>(&msg), sizeof(U)));
     }
     template <class U = T, class = std::enable_if_t<!is_chunked<U>::value>>
     void send(const U &msg, Status &st) noexcept {
-        detail::note(nerve_publish(h_, reinterpret_cast<const uint8_t *>(&msg), sizeof(U)), st);
+        detail::note(nerve_publish(h_.get(), reinterpret_cast<const uint8_t *>(&msg), sizeof(U)), st);
     }
     /// A loan of `elems` elements.
     template <class U = T, class = std::enable_if_t<is_chunked<U>::value>>
     Loan<typename U::header_type, typename U::elem_type> loan(std::size_t elems) {
         nerve_loan l{};
-        detail::check(nerve_loan_open(h_, elems * sizeof(typename U::elem_type), &l));
+        detail::check(nerve_loan_open(h_.get(), elems * sizeof(typename U::elem_type), &l));
         return Loan<typename U::header_type, typename U::elem_type>(l);
     }
-    nerve_publisher *handle() const noexcept { return h_; }
+    nerve_publisher *handle() const noexcept { return h_.get(); }
 
 private:
-    void close() noexcept {
-        if (h_ != nullptr) {
-            nerve_publisher_close(h_);
-            h_ = nullptr;
-        }
-    }
-    nerve_publisher *h_ = nullptr;
+    detail::Owned<nerve_publisher, nerve_publisher_close> h_;
 };
 
 /// Receives `T`: `try_recv` / `recv_for` / `recv` for a fixed struct (a copy), the
@@ -290,17 +290,6 @@ template <class T>
 class Subscriber {
 public:
     explicit Subscriber(nerve_subscriber *h) noexcept : h_(h) {}
-    Subscriber(Subscriber &&o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
-    Subscriber &operator=(Subscriber &&o) noexcept {
-        if (this != &o) {
-            close();
-            h_ = std::exchange(o.h_, nullptr);
-        }
-        return *this;
-    }
-    Subscriber(const Subscriber &) = delete;
-    Subscriber &operator=(const Subscriber &) = delete;
-    ~Subscriber() { close(); }
 
     template <class U = T, class = std::enable_if_t<!is_chunked<U>::value>>
     std::optional<U> try_recv() { return receive(0); }
@@ -318,7 +307,7 @@ public:
         U msg;
         std::size_t len = 0;
         int rc = detail::note(
-            nerve_recv(h_, detail::ns(timeout), reinterpret_cast<uint8_t *>(&msg), sizeof(U), &len), st);
+            nerve_recv(h_.get(), detail::ns(timeout), reinterpret_cast<uint8_t *>(&msg), sizeof(U), &len), st);
         if (rc != NERVE_OK) {
             return std::nullopt;
         }
@@ -335,17 +324,17 @@ public:
 
     nerve_subscriber_stats stats() const {
         nerve_subscriber_stats s{};
-        detail::check(nerve_subscriber_get_stats(h_, &s));
+        detail::check(nerve_subscriber_get_stats(h_.get(), &s));
         return s;
     }
-    nerve_subscriber *handle() const noexcept { return h_; }
+    nerve_subscriber *handle() const noexcept { return h_.get(); }
 
 private:
     std::optional<T> receive(int64_t timeout_ns) {
         static_assert(std::is_trivially_copyable<T>::value, "a fixed message is a plain struct");
         T msg;
         std::size_t len = 0;
-        int rc = detail::check(nerve_recv(h_, timeout_ns, reinterpret_cast<uint8_t *>(&msg), sizeof(T), &len));
+        int rc = detail::check(nerve_recv(h_.get(), timeout_ns, reinterpret_cast<uint8_t *>(&msg), sizeof(T), &len));
         if (rc == NERVE_EMPTY) {
             return std::nullopt;
         }
@@ -353,18 +342,12 @@ private:
     }
     std::optional<SampleT> sample(int64_t timeout_ns) {
         nerve_sample s{};
-        if (detail::check(nerve_recv_sample(h_, timeout_ns, &s)) == NERVE_EMPTY) {
+        if (detail::check(nerve_recv_sample(h_.get(), timeout_ns, &s)) == NERVE_EMPTY) {
             return std::nullopt;
         }
         return SampleT(s);
     }
-    void close() noexcept {
-        if (h_ != nullptr) {
-            nerve_subscriber_close(h_);
-            h_ = nullptr;
-        }
-    }
-    nerve_subscriber *h_ = nullptr;
+    detail::Owned<nerve_subscriber, nerve_subscriber_close> h_;
 };
 
 }  // namespace nerve

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use nerve::raw::RawMessage;
 
-use crate::handle::{self, PUBLISHER_TAG, SUBSCRIBER_TAG};
+use crate::handle::{self, Handle, PUBLISHER_TAG, SUBSCRIBER_TAG};
+use crate::slots::Slots;
 use crate::status::{
     fail, guard, Res, NERVE_EMPTY, NERVE_E_CLOSED, NERVE_E_FULL, NERVE_E_INVALID_ARGUMENT,
     NERVE_E_WRONG_SIZE, NERVE_OK,
@@ -61,6 +62,57 @@ pub struct nerve_sample {
     pub data: *const u8,
     /// Bytes at `data`.
     pub data_len: usize,
+}
+
+impl nerve_loan {
+    /// A loan that is no more (sent or discarded).
+    const GONE: nerve_loan = nerve_loan {
+        owner: std::ptr::null_mut(),
+        slot: 0,
+        generation: 0,
+        header: std::ptr::null_mut(),
+        header_len: 0,
+        data: std::ptr::null_mut(),
+        data_len: 0,
+    };
+}
+
+impl nerve_sample {
+    /// A sample that is no more (released).
+    const GONE: nerve_sample = nerve_sample {
+        owner: std::ptr::null_mut(),
+        slot: 0,
+        generation: 0,
+        header: std::ptr::null(),
+        header_len: 0,
+        data: std::ptr::null(),
+        data_len: 0,
+    };
+}
+
+/// Takes back from the handle `owner` (of `tag`) the object C holds as `(slot, generation)`
+/// in the table `slots_of` picks; refused when it was taken back already.
+///
+/// # Safety
+/// `owner` is NULL or the handle that lent the object (handles are never freed).
+unsafe fn take_back<O, T>(
+    owner: *const Handle<O>,
+    tag: u64,
+    (slot, generation): (u32, u32),
+    (what, thing): (&str, &str),
+    slots_of: impl FnOnce(&mut O) -> &mut Slots<T>,
+) -> Res<T> {
+    if owner.is_null() {
+        return Err(stale(what, thing));
+    }
+    // SAFETY: the caller's promise.
+    unsafe {
+        handle::with(owner, tag, what, |o| {
+            slots_of(o)
+                .take(slot, generation)
+                .ok_or_else(|| stale(what, thing))
+        })
+    }
 }
 
 fn too_many(what: &str, topic: &str, things: &str) -> crate::status::Failure {
@@ -131,27 +183,17 @@ unsafe fn finish_loan(loan: *mut nerve_loan, send: bool, what: &str) -> Res<i32>
     // SAFETY: the caller's promise: NULL or a valid loan.
     let l = unsafe { loan.as_mut() }
         .ok_or_else(|| fail(NERVE_E_INVALID_ARGUMENT, format!("{what}: loan is NULL")))?;
-    if l.owner.is_null() {
-        return Err(stale(what, "loan"));
-    }
-    let (slot, generation) = (l.slot, l.generation);
-    // SAFETY: `owner` is the publisher handle that filled the loan (never freed).
+    // SAFETY: `owner` is NULL or the publisher handle that filled the loan.
     let taken = unsafe {
-        handle::with(publisher_handle(l.owner), PUBLISHER_TAG, what, |p| {
-            p.loans
-                .take(slot, generation)
-                .ok_or_else(|| stale(what, "loan"))
-        })
+        take_back(
+            publisher_handle(l.owner),
+            PUBLISHER_TAG,
+            (l.slot, l.generation),
+            (what, "loan"),
+            |p| &mut p.loans,
+        )
     }?;
-    *l = nerve_loan {
-        owner: std::ptr::null_mut(),
-        slot: 0,
-        generation: 0,
-        header: std::ptr::null_mut(),
-        header_len: 0,
-        data: std::ptr::null_mut(),
-        data_len: 0,
-    };
+    *l = nerve_loan::GONE;
     if send {
         taken.send()?;
     }
@@ -252,29 +294,19 @@ pub unsafe extern "C" fn nerve_sample_release(sample: *mut nerve_sample) -> i32 
     const WHAT: &str = "nerve_sample_release";
     guard(WHAT, || {
         // SAFETY: the caller's promise: NULL or a valid sample.
-        let s = unsafe { sample.as_mut() }
+        let sample = unsafe { sample.as_mut() }
             .ok_or_else(|| fail(NERVE_E_INVALID_ARGUMENT, format!("{WHAT}: sample is NULL")))?;
-        if s.owner.is_null() {
-            return Err(stale(WHAT, "sample"));
-        }
-        let (slot, generation) = (s.slot, s.generation);
-        // SAFETY: `owner` is the subscriber handle that filled the sample (never freed).
+        // SAFETY: `owner` is NULL or the subscriber handle that filled the sample.
         let taken = unsafe {
-            handle::with(subscriber_handle(s.owner), SUBSCRIBER_TAG, WHAT, |sub| {
-                sub.samples
-                    .take(slot, generation)
-                    .ok_or_else(|| stale(WHAT, "sample"))
-            })
+            take_back(
+                subscriber_handle(sample.owner),
+                SUBSCRIBER_TAG,
+                (sample.slot, sample.generation),
+                (WHAT, "sample"),
+                |s| &mut s.samples,
+            )
         }?;
-        *s = nerve_sample {
-            owner: std::ptr::null_mut(),
-            slot: 0,
-            generation: 0,
-            header: std::ptr::null(),
-            header_len: 0,
-            data: std::ptr::null(),
-            data_len: 0,
-        };
+        *sample = nerve_sample::GONE;
         drop(taken);
         Ok(NERVE_OK)
     })
