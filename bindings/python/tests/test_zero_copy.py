@@ -163,7 +163,10 @@ def test_optional_encoders_where_installed(domain):
 def test_ctrl_c_interrupts_a_blocking_recv_promptly(domain):
     child = subprocess.Popen(
         [sys.executable, "-c", """
-import nerve, sys
+import nerve, signal, sys
+# Python's own Ctrl-C handler, even when started with SIGINT ignored (a background job of a
+# shell without job control passes that on, and Python then installs none).
+signal.signal(signal.SIGINT, signal.default_int_handler)
 s = nerve.Topic("sig/x", nerve.CmdVel).subscriber()
 print("ready", flush=True)
 try:
