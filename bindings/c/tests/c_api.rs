@@ -25,6 +25,24 @@ fn run_c(file: &str, sanitize: bool) {
 
 /// [`run_c`] in `domain`.
 fn run_c_in(file: &str, sanitize: bool, domain: u32) {
+    let (out, source) = build_c(file, sanitize);
+    let ran = Command::new(&out)
+        .env("NERVE_DOMAIN", domain.to_string())
+        .output()
+        .expect("running the C program");
+    let _ = std::fs::remove_file(&out);
+    assert!(
+        ran.status.success(),
+        "tests/c/{source}{} failed ({}):\n{}\n{}",
+        if sanitize { " under ASan/UBSan" } else { "" },
+        ran.status,
+        String::from_utf8_lossy(&ran.stdout),
+        String::from_utf8_lossy(&ran.stderr)
+    );
+}
+
+/// Compiles `tests/c/<file>`: the program's path and the source's name.
+fn build_c(file: &str, sanitize: bool) -> (PathBuf, String) {
     let (name, cpp) = match file.strip_suffix(".cpp") {
         Some(n) => (n, true),
         None => (file, false),
@@ -65,19 +83,7 @@ fn run_c_in(file: &str, sanitize: bool, domain: u32) {
         "compiling tests/c/{source} with {compiler} failed:\n{}",
         String::from_utf8_lossy(&built.stderr)
     );
-    let ran = Command::new(&out)
-        .env("NERVE_DOMAIN", domain.to_string())
-        .output()
-        .expect("running the C program");
-    let _ = std::fs::remove_file(&out);
-    assert!(
-        ran.status.success(),
-        "tests/c/{source}{} failed ({}):\n{}\n{}",
-        if sanitize { " under ASan/UBSan" } else { "" },
-        ran.status,
-        String::from_utf8_lossy(&ran.stdout),
-        String::from_utf8_lossy(&ran.stderr)
-    );
+    (out, source)
 }
 
 #[test]
@@ -140,4 +146,66 @@ fn services_from_c_and_across_languages() {
 #[test]
 fn services_from_c_under_sanitizers() {
     services(true);
+}
+
+/// A C node killed with `kill -9` while it holds samples: the publisher (Rust) goes on, its
+/// chunks come back, nothing blocks.
+#[test]
+fn a_c_node_killed_holding_samples_blocks_nothing() {
+    use nerve::raw::{RawTopic, StoredType};
+    use std::io::BufRead;
+    let (domain, _guard) = nerve_testing::domain();
+    let topic = RawTopic::builder(
+        "test_c/held",
+        StoredType {
+            name: "test_c/Blob".into(),
+            kind: 2,
+            size: 8,
+            align: 8,
+            elem_size: 1,
+            layout_hash: 0xb10b_0000_0000_0008,
+        },
+    )
+    .domain(domain)
+    .depth(4)
+    .max_message_bytes(1 << 20)
+    .open()
+    .expect("the topic, as the C node opens it");
+    let publisher = topic.publisher().expect("a publisher");
+    let (exe, _) = build_c("holder", false);
+    let mut child = Command::new(&exe)
+        .env("NERVE_DOMAIN", domain.to_string())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("the C node");
+    let mut lines = std::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut expect = |word: &str| {
+        let line = lines.next().and_then(Result::ok);
+        assert_eq!(line.as_deref(), Some(word), "the C node said");
+    };
+    expect("subscribed");
+    let send = |i: u64| {
+        let mut loan = publisher.loan(8, 4096).expect("a chunk");
+        loan.header_mut().copy_from_slice(&i.to_le_bytes());
+        loan.send()
+    };
+    // The pool has 16 chunks (depth 4); the node takes 12 and keeps them.
+    for i in 0..12 {
+        send(i).expect("sent");
+    }
+    expect("holding");
+    // SAFETY: kill(2) on our own child's pid.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGKILL) }, 0);
+    let _ = child.wait();
+    let _ = std::fs::remove_file(&exe);
+    // Far more messages than the pool has chunks: the dead node's twelve come back (alive, it
+    // would leave the publisher four, which the ring's own four hold: PoolExhausted).
+    let t = std::time::Instant::now();
+    for i in 0..1000 {
+        send(i).unwrap_or_else(|e| panic!("message {i} after the kill: {e}"));
+    }
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(5),
+        "the publisher was held up"
+    );
 }
