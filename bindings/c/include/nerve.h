@@ -167,20 +167,6 @@ typedef int32_t (*nerve_handler)(void *context,
                                  size_t request_len,
                                  struct nerve_reply *reply);
 
-// How a topic is opened; start from `nerve_topic_options_default()`.
-typedef struct nerve_topic_options {
-  // `NERVE_DOMAIN_DEFAULT`, or the domain.
-  uint32_t domain;
-  // Ring capacity in messages (rounded up to a power of two); 0: the default.
-  uint32_t depth;
-  // `NERVE_BEST_EFFORT`, `NERVE_RELIABLE` or `NERVE_LATEST_ONLY`.
-  uint32_t reliability;
-  // Publishers and subscribers the topic can hold at once; 0: the default.
-  uint32_t max_endpoints;
-  // Largest chunked message in bytes; 0: the default.
-  uint64_t max_message_bytes;
-} nerve_topic_options;
-
 // A message type as topics store it: what a generated message struct's `NERVE_TYPE_...`
 // constant holds, and what every language's definition of one type agrees on.
 typedef struct nerve_type {
@@ -202,6 +188,20 @@ typedef struct nerve_type {
   // Bytes at `description`.
   size_t description_len;
 } nerve_type;
+
+// How a topic is opened; start from `nerve_topic_options_default()`.
+typedef struct nerve_topic_options {
+  // `NERVE_DOMAIN_DEFAULT`, or the domain.
+  uint32_t domain;
+  // Ring capacity in messages (rounded up to a power of two); 0: the default.
+  uint32_t depth;
+  // `NERVE_BEST_EFFORT`, `NERVE_RELIABLE` or `NERVE_LATEST_ONLY`.
+  uint32_t reliability;
+  // Publishers and subscribers the topic can hold at once; 0: the default.
+  uint32_t max_endpoints;
+  // Largest chunked message in bytes; 0: the default.
+  uint64_t max_message_bytes;
+} nerve_topic_options;
 
 // A subscriber's counters.
 typedef struct nerve_subscriber_stats {
@@ -318,6 +318,14 @@ int32_t nerve_server_open(const char *name,
 // # Safety
 // `server` is NULL or a server handle.
 int32_t nerve_server_close(struct nerve_server *server);
+
+// Fills `out` with the standard message type `name`: its type name (`"nerve/CmdVel"`) or its
+// class name in other languages (`"CmdVel"`, `"Imu"`, `"Image"`). The pointers in `out` stay
+// valid for the process's life. `NERVE_E_NOT_FOUND` for a name that is none of them.
+//
+// # Safety
+// `name` is a NUL-terminated string; `out` is valid for a write.
+int32_t nerve_standard_type(const char *name, struct nerve_type *out);
 
 // The text of this thread's last failed call (`""` if none): the same text as nerve's Rust
 // errors, naming the topic and what to do. Valid until this thread's next failing call; copy

@@ -14,10 +14,12 @@ pub mod chunk;
 mod handle;
 pub mod service;
 mod slots;
+pub mod standard;
 pub mod status;
 pub mod topic;
 
 pub use chunk::*;
 pub use service::*;
+pub use standard::*;
 pub use status::*;
 pub use topic::*;

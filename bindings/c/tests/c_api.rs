@@ -190,8 +190,10 @@ fn a_c_node_killed_holding_samples_blocks_nothing() {
         loan.send()
     };
     // The pool has 16 chunks (depth 4); the node takes 12 and keeps them.
+    // One at a time (a burst would lap the node in a ring of 4 before it takes each one).
     for i in 0..12 {
         send(i).expect("sent");
+        expect("got");
     }
     expect("holding");
     // SAFETY: kill(2) on our own child's pid.

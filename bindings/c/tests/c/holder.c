@@ -1,5 +1,5 @@
-/* A C node that takes samples of `test_c/held` and never releases them: it prints "holding"
- * once it holds HOLD of them, then waits to be killed (kill -9 by the test). */
+/* A C node that takes samples of `test_c/held` and never releases them: it prints "got" for
+ * each, "holding" once it holds HOLD of them, then waits to be killed (kill -9 by the test). */
 #include <stdint.h>
 #include <unistd.h>
 #include "check.h"
@@ -28,6 +28,8 @@ int main(void) {
     nerve_sample held[HOLD];
     for (int i = 0; i < HOLD; i++) {
         EXPECT(nerve_recv_sample(sub, 10000000000ll, &held[i]), NERVE_OK);
+        printf("got\n");
+        fflush(stdout);
     }
     printf("holding\n");
     fflush(stdout);
