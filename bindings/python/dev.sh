@@ -9,6 +9,8 @@ export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-2}"
 [ -x "$root/.venv/bin/python" ] || python3 -m venv "$root/.venv"
 py="$root/.venv/bin/python"
 "$py" -m pip install -q maturin numpy msgpack pytest mypy ruff pandas pillow
+# CMake from PyPI: the C and C++ package (bindings/c) is built and used with it in the tests.
+"$py" -m pip install -q cmake
 # The reference readers recordings are checked with: the mcap reader with its ROS 2 decoder, and
 # rosbags (pure Python, from PyPI).
 "$py" -m pip install -q mcap mcap-ros2-support rosbags==0.11.9

@@ -51,3 +51,62 @@ def test_c_and_python_share_cmd_vel_both_ways(domain: int, c_node: Path) -> None
     finally:
         if child.poll() is None:
             child.kill()
+
+
+def _pkg_config_flags(pc: Path, field: str) -> list[str]:
+    """A field of a .pc file with its variables expanded (as pkg-config would)."""
+    values: dict[str, str] = {}
+    for line in pc.read_text().splitlines():
+        if "=" in line and ":" not in line.split("=", 1)[0]:
+            k, v = line.split("=", 1)
+            values[k.strip()] = v.strip()
+        elif line.startswith(f"{field}:"):
+            text = line.split(":", 1)[1]
+            for _ in range(3):
+                for k, v in values.items():
+                    text = text.replace("${" + k + "}", v)
+            return text.split()
+    raise AssertionError(f"{pc} has no {field}")
+
+
+def test_cmake_package_installs_and_the_examples_build_with_it(domain: int,
+                                                               tmp_path: Path) -> None:
+    """As a C or C++ user builds against nerve: install the CMake package, then build
+    examples/c and examples/cpp with find_package(nerve), and a C program with the flags of
+    nerve.pc; each runs."""
+    cmake = REPO / ".venv" / "bin" / "cmake"
+    if not cmake.exists():
+        pytest.skip("CMake is not in .venv (bindings/python/dev.sh installs it from PyPI)")
+    prefix = tmp_path / "prefix"
+    run = lambda *a: subprocess.run([str(x) for x in a], check=True, cwd=REPO)  # noqa: E731
+    run(cmake, "-S", REPO / "bindings/c", "-B", tmp_path / "build",
+        f"-DCMAKE_INSTALL_PREFIX={prefix}")
+    run(cmake, "--build", tmp_path / "build")
+    run(cmake, "--install", tmp_path / "build")
+    for header in ("nerve.h", "nerve.hpp"):
+        assert (prefix / "include" / header).exists()
+    outputs = []
+    for lang in ("c", "cpp"):
+        build = tmp_path / f"example-{lang}"
+        run(cmake, "-S", REPO / "examples" / lang / "publish_subscribe", "-B", build,
+            f"-DCMAKE_PREFIX_PATH={prefix}")
+        run(cmake, "--build", build)
+        out = subprocess.run([str(build / "publish_subscribe")], check=True,
+                             capture_output=True, text=True).stdout
+        outputs.append(out)
+    # The shared library is found through the installed package's run path, and both print
+    # the ten commands they received.
+    for out in outputs:
+        lines = out.splitlines()
+        assert len(lines) == 10 and lines[-1] == "cmd_vel 9: linear 0.9 m/s", out
+    pc = prefix / "lib" / "pkgconfig" / "nerve.pc"
+    exe = tmp_path / "with_pkg_config"
+    subprocess.run(
+        [os.environ.get("CC", "cc"), *_pkg_config_flags(pc, "Cflags"),
+         str(REPO / "examples/c/publish_subscribe/main.c"), *_pkg_config_flags(pc, "Libs"),
+         "-o", str(exe)],
+        check=True,
+    )
+    out = subprocess.run([str(exe)], check=True, capture_output=True, text=True,
+                         env={**os.environ, "LD_LIBRARY_PATH": str(prefix / "lib")}).stdout
+    assert out.splitlines()[-1] == "cmd_vel 9: linear 0.9 m/s"
