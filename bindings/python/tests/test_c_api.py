@@ -85,20 +85,29 @@ def test_cmake_package_installs_and_the_examples_build_with_it(domain: int,
     run(cmake, "--install", tmp_path / "build")
     for header in ("nerve.h", "nerve.hpp"):
         assert (prefix / "include" / header).exists()
-    outputs = []
-    for lang in ("c", "cpp"):
-        build = tmp_path / f"example-{lang}"
-        run(cmake, "-S", REPO / "examples" / lang / "publish_subscribe", "-B", build,
-            f"-DCMAKE_PREFIX_PATH={prefix}")
+    # Every example (examples/c/*, examples/cpp/*) builds with find_package(nerve) and runs,
+    # finding the shared library through the installed package's run path.
+    outputs = {}
+    for example in sorted((REPO / "examples").glob("c*/*/CMakeLists.txt")):
+        src = example.parent
+        name = f"{src.parent.name}/{src.name}"
+        build = tmp_path / "examples" / src.parent.name / src.name
+        run(cmake, "-S", src, "-B", build, f"-DCMAKE_PREFIX_PATH={prefix}")
         run(cmake, "--build", build)
-        out = subprocess.run([str(build / "publish_subscribe")], check=True,
-                             capture_output=True, text=True).stdout
-        outputs.append(out)
-    # The shared library is found through the installed package's run path, and both print
-    # the ten commands they received.
-    for out in outputs:
-        lines = out.splitlines()
-        assert len(lines) == 10 and lines[-1] == "cmd_vel 9: linear 0.9 m/s", out
+        done = subprocess.run([str(build / src.name)], capture_output=True, text=True)
+        assert done.returncode == 0, f"{name}: {done.stderr}"
+        outputs[name] = done.stdout.splitlines()
+    assert {"c/publish_subscribe", "cpp/publish_subscribe", "c/request_response",
+            "c/image_pipeline", "cpp/image_pipeline"} <= set(outputs)
+    for name in ("c/publish_subscribe", "cpp/publish_subscribe"):
+        assert len(outputs[name]) == 10, outputs[name]
+        assert outputs[name][-1] == "cmd_vel 9: linear 0.9 m/s"
+    assert outputs["c/request_response"] == [
+        "3 -> plan: 3 steps", "12 -> plan: 12 steps",
+        "500 -> refused: service 'arm/plan': the handler failed: steps must be a number up to 100"]
+    # The C and C++ pipelines send the same frames: the same sums.
+    assert outputs["c/image_pipeline"] == outputs["cpp/image_pipeline"]
+    assert len(outputs["c/image_pipeline"]) == 5
     pc = prefix / "lib" / "pkgconfig" / "nerve.pc"
     exe = tmp_path / "with_pkg_config"
     subprocess.run(
