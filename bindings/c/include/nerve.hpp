@@ -11,6 +11,9 @@
 //   loan.send();
 //   if (auto s = frames.subscriber().recv_sample_for(1s)) read(s->header(), s->data());
 //
+//   nerve::Server plan("arm/plan", [](std::string_view req) { return std::string(req); });
+//   std::string resp = nerve::Client("arm/plan").call("3", 1s);
+//
 // Errors throw nerve::Error (its code and nerve_last_error()'s text). Every throwing call has a
 // noexcept twin taking a nerve::Status& last (as std::filesystem does with std::error_code).
 // Handles are RAII and move-only. Conventions: docs/design/c-api.md.
@@ -20,11 +23,16 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "nerve.h"
 
@@ -348,6 +356,64 @@ private:
         return SampleT(s);
     }
     detail::Owned<nerve_subscriber, nerve_subscriber_close> h_;
+};
+
+/// A service client: request bytes in, response bytes out (encode them as the server
+/// expects). Failures throw nerve::Error: NERVE_E_NO_SERVER, NERVE_E_TIMEOUT,
+/// NERVE_E_HANDLER with the handler's message, ...
+class Client {
+public:
+    explicit Client(const std::string &service, uint32_t domain = NERVE_DOMAIN_DEFAULT,
+                    std::size_t max_response = std::size_t(1) << 20)
+        : buf_(max_response) {
+        detail::check(nerve_client_open(service.c_str(), domain, h_.out()));
+    }
+    /// Calls with `request`, waiting up to `timeout` for the response.
+    std::string call(std::string_view request, std::chrono::nanoseconds timeout) {
+        std::size_t len = 0;
+        detail::check(nerve_call(h_.get(), reinterpret_cast<const uint8_t *>(request.data()),
+                                 request.size(), detail::ns(timeout), buf_.data(), buf_.size(),
+                                 &len));
+        return std::string(reinterpret_cast<const char *>(buf_.data()), len);
+    }
+    nerve_client *handle() const noexcept { return h_.get(); }
+
+private:
+    std::vector<uint8_t> buf_;
+    detail::Owned<nerve_client, nerve_client_close> h_;
+};
+
+/// A service server running `handler` on nerve's threads (`workers` at once) until it goes
+/// out of scope. The handler returns the response bytes; an exception it throws fails the
+/// call, its `what()` reaching the caller.
+class Server {
+public:
+    using Handler = std::function<std::string(std::string_view request)>;
+
+    Server(const std::string &service, Handler handler, uint32_t workers = 1,
+           uint32_t domain = NERVE_DOMAIN_DEFAULT)
+        : handler_(std::make_unique<Handler>(std::move(handler))) {
+        detail::check(nerve_server_open(service.c_str(), domain, workers, &Server::trampoline,
+                                        handler_.get(), h_.out()));
+    }
+    nerve_server *handle() const noexcept { return h_.get(); }
+
+private:
+    static int32_t trampoline(void *context, const uint8_t *request, std::size_t len,
+                              nerve_reply *reply) noexcept {
+        try {
+            std::string r = (*static_cast<Handler *>(context))(
+                std::string_view(reinterpret_cast<const char *>(request), len));
+            return nerve_reply_set(reply, reinterpret_cast<const uint8_t *>(r.data()), r.size());
+        } catch (const std::exception &e) {
+            return nerve_reply_error(reply, e.what());
+        } catch (...) {
+            return nerve_reply_error(reply, "the C++ handler threw");
+        }
+    }
+    // Declared before the handle: the server stops (h_ is closed) before the handler goes.
+    std::unique_ptr<Handler> handler_;
+    detail::Owned<nerve_server, nerve_server_close> h_;
 };
 
 }  // namespace nerve

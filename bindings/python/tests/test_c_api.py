@@ -97,15 +97,16 @@ def test_cmake_package_installs_and_the_examples_build_with_it(domain: int,
         done = subprocess.run([str(build / src.name)], capture_output=True, text=True)
         assert done.returncode == 0, f"{name}: {done.stderr}"
         outputs[name] = done.stdout.splitlines()
-    assert {"c/publish_subscribe", "cpp/publish_subscribe", "c/request_response",
-            "c/image_pipeline", "cpp/image_pipeline"} <= set(outputs)
+    assert {f"{lang}/{scenario}" for lang in ("c", "cpp") for scenario in (
+        "publish_subscribe", "request_response", "image_pipeline")} <= set(outputs)
     for name in ("c/publish_subscribe", "cpp/publish_subscribe"):
         assert len(outputs[name]) == 10, outputs[name]
         assert outputs[name][-1] == "cmd_vel 9: linear 0.9 m/s"
     assert outputs["c/request_response"] == [
         "3 -> plan: 3 steps", "12 -> plan: 12 steps",
         "500 -> refused: service 'arm/plan': the handler failed: steps must be a number up to 100"]
-    # The C and C++ pipelines send the same frames: the same sums.
+    # C and C++ do the same: the same calls and answers, the same frames.
+    assert outputs["c/request_response"] == outputs["cpp/request_response"]
     assert outputs["c/image_pipeline"] == outputs["cpp/image_pipeline"]
     assert len(outputs["c/image_pipeline"]) == 5
     pc = prefix / "lib" / "pkgconfig" / "nerve.pc"

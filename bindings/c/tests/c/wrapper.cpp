@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 
 #include "nerve.hpp"
@@ -89,6 +90,34 @@ int main() {
         auto unsent = fpub.loan(16);  // dropped unsent: the chunk goes back, nothing is published
     }
     CHECK(!fsub.try_sample());
-    std::printf("wrapper: fixed, chunked and errors checked\n");
+    // Services: a lambda served on nerve's threads; its exception reaches the caller.
+    {
+        nerve::Server echo("test_cpp/echo", [](std::string_view req) {
+            if (req == "throw") {
+                throw std::runtime_error("asked to throw");
+            }
+            return std::string(req.rbegin(), req.rend());
+        }, 2);
+        nerve::Client client("test_cpp/echo");
+        for (int i = 0; i < 100; i++) {
+            std::string req = "call " + std::to_string(i);
+            CHECK(client.call(req, 2s) == std::string(req.rbegin(), req.rend()));
+        }
+        bool refused = false;
+        try {
+            client.call("throw", 2s);
+        } catch (const nerve::Error &e) {
+            refused = e.code() == NERVE_E_HANDLER && std::strstr(e.what(), "asked to throw");
+        }
+        CHECK(refused);
+    }
+    bool no_server = false;
+    try {
+        nerve::Client("test_cpp/echo").call("x", 100ms);
+    } catch (const nerve::Error &e) {
+        no_server = e.code() == NERVE_E_NO_SERVER;
+    }
+    CHECK(no_server);
+    std::printf("wrapper: fixed, chunked, services and errors checked\n");
     return 0;
 }
