@@ -4,8 +4,6 @@
 //! generation (`slots.rs`): sending, discarding or releasing one twice, or after its
 //! publisher or subscriber closed, is refused.
 
-use std::time::Duration;
-
 use nerve::raw::RawMessage;
 
 use crate::handle::{self, Handle, PUBLISHER_TAG, SUBSCRIBER_TAG};
@@ -240,11 +238,7 @@ pub unsafe extern "C" fn nerve_recv_sample(
         // SAFETY: the caller's promise.
         let got = unsafe {
             handle::with(subscriber_handle(subscriber), SUBSCRIBER_TAG, WHAT, |s| {
-                let got = match timeout_ns {
-                    0 => s.raw.try_recv()?,
-                    t if t < 0 => Some(s.raw.recv()?),
-                    t => s.raw.recv_timeout(Duration::from_nanos(t as u64))?,
-                };
+                let got = crate::topic::receive(&mut s.raw, timeout_ns)?;
                 let sample = match got {
                     None => return Ok(None),
                     Some(RawMessage::Chunk(sample)) => sample,

@@ -12,7 +12,7 @@ use crate::handle::{self, Handle, CLIENT_TAG, SERVER_TAG};
 use crate::status::{
     fail, guard, Failure as CFailure, NERVE_E_BUFFER_TOO_SMALL, NERVE_E_INVALID_ARGUMENT, NERVE_OK,
 };
-use crate::topic::{bytes, need_out, put, text, NERVE_DOMAIN_DEFAULT};
+use crate::topic::{bytes, domain_of, need_out, put, text};
 
 /// The service has no live server.
 pub const NERVE_E_NO_SERVER: i32 = -20;
@@ -86,13 +86,8 @@ impl From<ServeError> for CFailure {
 }
 
 fn config(name: &str, domain: u32) -> nerve::rpc::ServiceConfig {
-    let domain = if domain == NERVE_DOMAIN_DEFAULT {
-        nerve::default_domain()
-    } else {
-        domain
-    };
     Service::<(), ()>::builder(name)
-        .domain(domain)
+        .domain(domain_of(domain))
         .build()
         .config()
         .clone()

@@ -139,6 +139,28 @@ pub(crate) unsafe fn bytes<'a>(p: *const u8, len: usize, what: &str, arg: &str) 
     Ok(unsafe { std::slice::from_raw_parts(p, len) })
 }
 
+/// The domain a C caller means: `NERVE_DOMAIN_DEFAULT` is `$NERVE_DOMAIN` or 0.
+pub(crate) fn domain_of(domain: u32) -> u32 {
+    if domain == NERVE_DOMAIN_DEFAULT {
+        nerve::default_domain()
+    } else {
+        domain
+    }
+}
+
+/// The next message within `timeout_ns` (0: do not wait; negative: wait for ever), as every
+/// receiving entry point takes it.
+pub(crate) fn receive(
+    raw: &mut RawSubscriber,
+    timeout_ns: i64,
+) -> Result<Option<RawMessage<'_>>, nerve::RecvError> {
+    match timeout_ns {
+        0 => raw.try_recv(),
+        t if t < 0 => raw.recv().map(Some),
+        t => raw.recv_timeout(Duration::from_nanos(t as u64)),
+    }
+}
+
 /// Refuses a NULL out-pointer before anything is opened (so nothing is left open behind it).
 pub(crate) fn need_out<T>(out: *mut T, what: &str) -> Res<()> {
     if out.is_null() {
@@ -272,12 +294,7 @@ pub unsafe extern "C" fn nerve_topic_join(
         need_out(out, WHAT)?;
         // SAFETY: the caller's promise.
         let name = unsafe { text(name, WHAT, "name") }?;
-        let domain = if domain == NERVE_DOMAIN_DEFAULT {
-            nerve::default_domain()
-        } else {
-            domain
-        };
-        let topic = RawTopic::join(name, domain)?;
+        let topic = RawTopic::join(name, domain_of(domain))?;
         let h = Handle::open(TOPIC_TAG, "topic", topic);
         // SAFETY: the caller's promise for `out`.
         unsafe { put(out, h.cast::<nerve_topic>(), WHAT) }?;
@@ -502,11 +519,7 @@ pub unsafe extern "C" fn nerve_recv(
         // SAFETY: the caller's promise.
         unsafe {
             handle::with(subscriber_handle(subscriber), SUBSCRIBER_TAG, WHAT, |s| {
-                let got = match timeout_ns {
-                    0 => s.raw.try_recv()?,
-                    t if t < 0 => Some(s.raw.recv()?),
-                    t => s.raw.recv_timeout(Duration::from_nanos(t as u64))?,
-                };
+                let got = receive(&mut s.raw, timeout_ns)?;
                 // The message's length, or None for a chunked one; copied out if it fits.
                 let n = match &got {
                     None => return Ok(NERVE_EMPTY),

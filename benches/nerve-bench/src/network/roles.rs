@@ -127,7 +127,7 @@ pub fn run(spec_json: &str) -> Result<()> {
 
 /// How long a channel case's warm-up lasts from `GO`: the clocks (CPU and wall) of every role
 /// start after it, so that rates and CPU % are those of the measured messages.
-fn warm_up(spec: &Spec) -> Duration {
+fn warm_up_time(spec: &Spec) -> Duration {
     if spec.hz > 0.0 && spec.warm > 0 {
         Duration::from_secs_f64(spec.warm as f64 / spec.hz)
     } else {
@@ -140,7 +140,7 @@ fn warm_up(spec: &Spec) -> Duration {
 fn until_stopped(spec: &Spec) -> Result<Outcome> {
     println!("READY");
     wait_for("GO")?;
-    std::thread::sleep(warm_up(spec));
+    std::thread::sleep(warm_up_time(spec));
     let (cpu0, t0) = (cpu_s(), Instant::now());
     wait_for("STOP")?;
     Ok(Outcome {
@@ -256,7 +256,7 @@ fn publish(spec: &Spec) -> Result<Outcome> {
             })
         })
         .collect();
-    std::thread::sleep(warm_up(spec));
+    std::thread::sleep(warm_up_time(spec));
     let (cpu0, t0) = (cpu_s(), Instant::now());
     for t in threads {
         let _ = t.join();
@@ -379,7 +379,7 @@ fn subscribe(spec: &Spec) -> Result<Outcome> {
     }
     println!("CONNECTED");
     wait_for("GO")?;
-    std::thread::sleep(warm_up(spec));
+    std::thread::sleep(warm_up_time(spec));
     let (cpu0, t0) = (cpu_s(), Instant::now());
     let all = expected * spec.count as u64;
     let end = t0 + Duration::from_secs_f64(spec.secs + 3.0);
