@@ -7,6 +7,50 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+/* Declaring a C struct as a message type: its fields' names, kinds, offsets and sizes give the
+ * description and fingerprint Rust's #[derive(Message)] and Python's @nerve.message give the
+ * same definition, so the struct shares topics with them, and a disagreement is
+ * NERVE_E_TYPE_MISMATCH naming the first field that differs.
+ *
+ *   typedef struct { double left; double right; uint32_t seq; uint32_t _pad0; } WheelCmd;
+ *   NERVE_STRUCT(WheelCmd, "demo/WheelCmd",
+ *                NERVE_FIELD(WheelCmd, left, "f64"), NERVE_FIELD(WheelCmd, right, "f64"),
+ *                NERVE_FIELD(WheelCmd, seq, "u32"), NERVE_FIELD(WheelCmd, _pad0, "u32"))
+ *   nerve_type t; WheelCmd_nerve_type(&t);  ...  nerve_topic_open("wheels", &t, NULL, &topic);
+ *
+ * Kinds: "u8" ... "u64", "i8" ... "i64", "f32", "f64", "bool", "text[N]", a standard struct
+ * ("Header", "Vector3"), any of them as "T[N]"; NERVE_FIELD_OF nests a struct declared with
+ * NERVE_NESTED_STRUCT (count 0: one, N: an array of N). Padding the compiler would insert must
+ * be declared as _padN fields (Rust's layout has none implicit). */
+#ifdef __cplusplus
+#define NERVE_ALIGNOF(T) alignof(T)
+#else
+#define NERVE_ALIGNOF(T) _Alignof(T)
+#endif
+#define NERVE_FIELD(T, member, kind) \
+    { #member, kind, NULL, 0, offsetof(T, member), sizeof(((T *)0)->member) }
+#define NERVE_FIELD_OF(T, member, type_fn, count) \
+    { #member, NULL, type_fn, count, offsetof(T, member), sizeof(((T *)0)->member) }
+#define NERVE_DECLARE_(T, NAME, KIND, ELEM, ...)                                            \
+    static inline int32_t T##_nerve_type(nerve_type *out) {                                 \
+        static const nerve_field fields_[] = {__VA_ARGS__};                                 \
+        return nerve_type_declare(NAME, KIND, fields_, sizeof fields_ / sizeof fields_[0],  \
+                                  sizeof(T), NERVE_ALIGNOF(T), ELEM, out);                  \
+    }
+/* T_nerve_type(): fixed message type NAME of struct T. */
+#define NERVE_STRUCT(T, NAME, ...) NERVE_DECLARE_(T, NAME, NERVE_KIND_FIXED, NULL, __VA_ARGS__)
+/* T_nerve_type(): a struct other declared types nest (named T). */
+#define NERVE_NESTED_STRUCT(T, ...) NERVE_DECLARE_(T, #T, NERVE_KIND_STRUCT, NULL, __VA_ARGS__)
+#define NERVE_DECLARE_CHUNKED_(H, NAME, E, E_KIND, E_FN, ...)                              static inline int32_t H##_nerve_type(nerve_type *out) {                                 static const nerve_field fields_[] = {__VA_ARGS__};                                 static const nerve_field elem_ = {"elem", E_KIND, E_FN, 0, 0, sizeof(E)};           return nerve_type_declare(NAME, NERVE_KIND_CHUNKED, fields_,                        sizeof fields_ / sizeof fields_[0], sizeof(H),            NERVE_ALIGNOF(H), &elem_, out);                           }
+/* H_nerve_type(): chunked message type NAME: header struct H, elements E of kind E_KIND. */
+#define NERVE_CHUNKED_STRUCT(H, NAME, E, E_KIND, ...)                                       NERVE_DECLARE_CHUNKED_(H, NAME, E, E_KIND, NULL, __VA_ARGS__)
+/* The same with elements of a declared struct E (its type function E_FN). */
+#define NERVE_CHUNKED_STRUCT_OF(H, NAME, E, E_FN, ...)                                      NERVE_DECLARE_CHUNKED_(H, NAME, E, NULL, E_FN, __VA_ARGS__)
+
+
+// `nerve_type_declare`'s kind for a plain struct other declared types nest (it crosses no
+// topic by itself).
+#define NERVE_KIND_STRUCT 0
 
 // The service has no live server.
 #define NERVE_E_NO_SERVER -20
@@ -159,14 +203,6 @@ typedef struct nerve_sample {
   size_t data_len;
 } nerve_sample;
 
-// A C handler: `request` (`request_len` bytes) in; answer with `nerve_reply_set` or
-// `nerve_reply_error` on `reply`, and return `NERVE_OK`. Runs on nerve's threads (as many at
-// once as the server has workers), with the `context` given at `nerve_server_open`.
-typedef int32_t (*nerve_handler)(void *context,
-                                 const uint8_t *request,
-                                 size_t request_len,
-                                 struct nerve_reply *reply);
-
 // A message type as topics store it: what a generated message struct's `NERVE_TYPE_...`
 // constant holds, and what every language's definition of one type agrees on.
 typedef struct nerve_type {
@@ -188,6 +224,35 @@ typedef struct nerve_type {
   // Bytes at `description`.
   size_t description_len;
 } nerve_type;
+
+// Fills a `nerve_type` for a nested struct (a `NERVE_STRUCT` type's function).
+typedef int32_t (*nerve_type_fn)(struct nerve_type *out);
+
+// One field of a declared struct; written by the `NERVE_FIELD...` macros.
+typedef struct nerve_field {
+  // The field's name (NUL-terminated).
+  const char *name;
+  // Its kind: `"u8"` … `"u64"`, `"i8"` … `"i64"`, `"f32"`, `"f64"`, `"bool"`, `"text[N]"`,
+  // a standard struct's name (`"Header"`, `"Vector3"`), any of them as `"T[N]"`; NULL when
+  // `nested` gives the type.
+  const char *kind;
+  // A declared struct's type function, for a field of a user struct (`kind` NULL).
+  nerve_type_fn nested;
+  // With `nested`: 0 for one struct, N for an array of N.
+  uint32_t count;
+  // `offsetof` the field in the C struct.
+  size_t offset;
+  // `sizeof` the field in the C struct.
+  size_t size;
+} nerve_field;
+
+// A C handler: `request` (`request_len` bytes) in; answer with `nerve_reply_set` or
+// `nerve_reply_error` on `reply`, and return `NERVE_OK`. Runs on nerve's threads (as many at
+// once as the server has workers), with the `context` given at `nerve_server_open`.
+typedef int32_t (*nerve_handler)(void *context,
+                                 const uint8_t *request,
+                                 size_t request_len,
+                                 struct nerve_reply *reply);
 
 // How a topic is opened; start from `nerve_topic_options_default()`.
 typedef struct nerve_topic_options {
@@ -257,6 +322,28 @@ int32_t nerve_recv_sample(struct nerve_subscriber *subscriber,
 // `sample` is NULL or points to a `nerve_sample` from `nerve_recv_sample` (or cleared).
 int32_t nerve_sample_release(struct nerve_sample *sample);
 
+// Declares a C struct as message type `name` and fills `out` with its `nerve_type`
+// (description included; the pointers stay valid for the process's life). `kind` is
+// `NERVE_KIND_FIXED`, `NERVE_KIND_CHUNKED` (then `elem` gives the element type: its `kind` or
+// `nested`, and its `size`) or `NERVE_KIND_STRUCT` (a struct other declarations nest).
+// `fields` are the struct's `n_fields` fields in order; `size` and `align` its `sizeof` and
+// alignment. A declaration that is not how the compiler laid the struct out, or that Rust
+// would lay out differently (implicit padding), is `NERVE_E_TYPE_MISMATCH` or
+// `NERVE_E_INVALID_ARGUMENT` naming the field. Use the `NERVE_STRUCT` macros rather than this
+// call.
+//
+// # Safety
+// `name` is NUL-terminated; `fields` points to `n_fields` valid `nerve_field`s; `elem` is
+// NULL or valid; `out` is valid for a write.
+int32_t nerve_type_declare(const char *name,
+                           uint32_t kind,
+                           const struct nerve_field *fields,
+                           size_t n_fields,
+                           size_t size,
+                           size_t align,
+                           const struct nerve_field *elem,
+                           struct nerve_type *out);
+
 // Opens a client of service `name` in `domain` (`NERVE_DOMAIN_DEFAULT` for the default).
 //
 // # Safety
@@ -320,12 +407,21 @@ int32_t nerve_server_open(const char *name,
 int32_t nerve_server_close(struct nerve_server *server);
 
 // Fills `out` with the standard message type `name`: its type name (`"nerve/CmdVel"`) or its
-// class name in other languages (`"CmdVel"`, `"Imu"`, `"Image"`). The pointers in `out` stay
-// valid for the process's life. `NERVE_E_NOT_FOUND` for a name that is none of them.
+// class name in other languages (`"CmdVel"`, `"Imu"`, `"Image"`; a nested struct's, as
+// `"Vector3"`, gives a `NERVE_KIND_STRUCT` type). The pointers in `out` stay valid for the
+// process's life. `NERVE_E_NOT_FOUND` for a name that is none of them.
 //
 // # Safety
 // `name` is a NUL-terminated string; `out` is valid for a write.
 int32_t nerve_standard_type(const char *name, struct nerve_type *out);
+
+// `nerve_standard_type`, checked against the layout hash the caller was compiled with (what
+// the generated `nerve/msgs.h` passes): a header of another nerve version than the library is
+// `NERVE_E_TYPE_MISMATCH` here, rather than messages read with the wrong layout.
+//
+// # Safety
+// As `nerve_standard_type`.
+int32_t nerve_standard_type_checked(const char *name, uint64_t layout_hash, struct nerve_type *out);
 
 // The text of this thread's last failed call (`""` if none): the same text as nerve's Rust
 // errors, naming the topic and what to do. Valid until this thread's next failing call; copy

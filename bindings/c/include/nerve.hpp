@@ -139,8 +139,9 @@ struct Chunked {
     using elem_type = Elem;
 };
 
-/// What a C++ type is on the wire; given by NERVE_FIXED / NERVE_CHUNKED (or a generated
-/// message header).
+/// What a C++ type is on the wire: `static int32_t type(nerve_type *out) noexcept`, given by
+/// NERVE_MESSAGE / NERVE_CHUNKED_MESSAGE, by the generated nerve/msgs.hpp for the standard
+/// types, or by NERVE_FIXED / NERVE_CHUNKED (a layout hash alone).
 template <class T>
 struct TypeOf;
 
@@ -159,6 +160,18 @@ public:
 
 private:
     nerve_topic_options o_;
+};
+
+/// A message type's header and elements (a fixed type: itself, no elements).
+template <class T>
+struct Parts {
+    using header_type = T;
+    using elem_type = uint8_t;
+};
+template <class H, class E>
+struct Parts<Chunked<H, E>> {
+    using header_type = H;
+    using elem_type = E;
 };
 
 template <class T>
@@ -240,12 +253,17 @@ template <class T>
 class Topic {
 public:
     Topic(const std::string &name, const Options &options = Options()) {
-        nerve_type t = TypeOf<T>::type();
+        nerve_type t{};
+        detail::check(TypeOf<T>::type(&t));
         detail::check(nerve_topic_open(name.c_str(), &t, &options.c(), h_.out()));
     }
     Topic(const std::string &name, const Options &options, Status &st) noexcept {
-        nerve_type t = TypeOf<T>::type();
-        detail::note(nerve_topic_open(name.c_str(), &t, &options.c(), h_.out()), st);
+        nerve_type t{};
+        int32_t code = TypeOf<T>::type(&t);
+        if (code == NERVE_OK) {
+            code = nerve_topic_open(name.c_str(), &t, &options.c(), h_.out());
+        }
+        detail::note(code, st);
     }
 
     Publisher<T> publisher() const {
@@ -322,7 +340,7 @@ public:
         return msg;
     }
 
-    using SampleT = Sample<typename TypeOf<T>::header_type, typename TypeOf<T>::elem_type>;
+    using SampleT = Sample<typename Parts<T>::header_type, typename Parts<T>::elem_type>;
     template <class U = T, class = std::enable_if_t<is_chunked<U>::value>>
     std::optional<SampleT> try_sample() { return sample(0); }
     template <class U = T, class = std::enable_if_t<is_chunked<U>::value>>
@@ -418,29 +436,62 @@ private:
 
 }  // namespace nerve
 
-/// Declares plain struct `T` as the fixed message type `NAME` (its layout hash `HASH`: the
-/// same in every language that defines it). At global scope.
+/// Declares plain struct `T` as the fixed message type `NAME` by its layout hash alone (no
+/// description: tools see its bytes). Prefer NERVE_MESSAGE. At global scope.
 #define NERVE_FIXED(T, NAME, HASH)                                                          \
     template <>                                                                             \
     struct nerve::TypeOf<T> {                                                               \
-        using header_type = T;                                                              \
-        using elem_type = uint8_t;                                                          \
-        static nerve_type type() noexcept {                                                 \
+        static int32_t type(nerve_type *out) noexcept {                                     \
             static_assert(std::is_trivially_copyable<T>::value, #T " must be a plain struct"); \
-            return nerve_type{NAME, NERVE_KIND_FIXED, sizeof(T), alignof(T), 0, HASH, nullptr, 0}; \
+            *out = nerve_type{NAME, NERVE_KIND_FIXED, sizeof(T), alignof(T), 0, HASH, nullptr, 0}; \
+            return NERVE_OK;                                                                \
         }                                                                                   \
     }
 
-/// Declares the chunked message type `NAME`: a header `H` and elements `E`. At global scope.
+/// Declares the chunked message type `NAME` (header `H`, elements `E`) by its layout hash
+/// alone. Prefer NERVE_CHUNKED_MESSAGE. At global scope.
 #define NERVE_CHUNKED(H, E, NAME, HASH)                                                      \
     template <>                                                                              \
     struct nerve::TypeOf<nerve::Chunked<H, E>> {                                             \
-        using header_type = H;                                                               \
-        using elem_type = E;                                                                 \
-        static nerve_type type() noexcept {                                                  \
-            return nerve_type{NAME, NERVE_KIND_CHUNKED, sizeof(H), alignof(H), sizeof(E), HASH, \
+        static int32_t type(nerve_type *out) noexcept {                                      \
+            *out = nerve_type{NAME, NERVE_KIND_CHUNKED, sizeof(H), alignof(H), sizeof(E), HASH, \
                               nullptr, 0};                                                   \
+            return NERVE_OK;                                                                 \
         }                                                                                    \
     }
+
+/// `T` is the message type `FN` (a `T_nerve_type`-style function) gives. At global scope.
+#define NERVE_TYPE(T, FN)                                                                    \
+    template <>                                                                              \
+    struct nerve::TypeOf<T> {                                                                \
+        static int32_t type(nerve_type *out) noexcept {                                      \
+            static_assert(std::is_trivially_copyable<T>::value, #T " must be a plain struct"); \
+            return FN(out);                                                                  \
+        }                                                                                    \
+    }
+
+/// `Chunked<H, E>` is the chunked message type `FN` gives. At global scope.
+#define NERVE_CHUNKED_TYPE(H, E, FN)                                                         \
+    template <>                                                                              \
+    struct nerve::TypeOf<nerve::Chunked<H, E>> {                                             \
+        static int32_t type(nerve_type *out) noexcept { return FN(out); }                    \
+    }
+
+/// Declares struct `T` as fixed message type `NAME` with its fields (NERVE_FIELD...): the same
+/// description and fingerprint as the Rust and Python definitions. At global scope.
+#define NERVE_MESSAGE(T, NAME, ...)                                                          \
+    NERVE_STRUCT(T, NAME, __VA_ARGS__)                                                       \
+    NERVE_TYPE(T, T##_nerve_type)
+
+/// Declares chunked message type `NAME`: header `H` with its fields, elements `E` of kind
+/// `E_KIND` ("u8", "f32", "PointXYZ", ...). At global scope.
+#define NERVE_CHUNKED_MESSAGE(H, E, NAME, E_KIND, ...)                                       \
+    NERVE_CHUNKED_STRUCT(H, NAME, E, E_KIND, __VA_ARGS__)                                    \
+    NERVE_CHUNKED_TYPE(H, E, H##_nerve_type)
+
+/// The same with elements of a declared struct `E` (NERVE_NESTED_STRUCT). At global scope.
+#define NERVE_CHUNKED_MESSAGE_OF(H, E, NAME, ...)                                            \
+    NERVE_CHUNKED_STRUCT_OF(H, NAME, E, E##_nerve_type, __VA_ARGS__)                         \
+    NERVE_CHUNKED_TYPE(H, E, H##_nerve_type)
 
 #endif  // NERVE_HPP

@@ -11,6 +11,7 @@
 #![warn(missing_docs)]
 
 pub mod chunk;
+pub mod declare;
 mod handle;
 pub mod service;
 mod slots;
@@ -19,6 +20,7 @@ pub mod status;
 pub mod topic;
 
 pub use chunk::*;
+pub use declare::*;
 pub use service::*;
 pub use standard::*;
 pub use status::*;

@@ -2,89 +2,11 @@
 //! compiler against the static library and run, plain and under AddressSanitizer and
 //! UndefinedBehaviorSanitizer, in a domain of its own.
 
-use std::path::{Path, PathBuf};
+mod support;
+
 use std::process::Command;
 
-/// The static library cargo built for these tests (beside the test binary, or one up).
-fn static_lib() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    let deps = exe.parent().expect("deps");
-    [deps, deps.parent().expect("target dir")]
-        .iter()
-        .map(|d| d.join("libnerve_c.a"))
-        .find(|p| p.exists())
-        .expect("libnerve_c.a next to the test binary: cargo builds it with the tests")
-}
-
-/// Compiles `tests/c/<file>` (C11, or C++17 for `.cpp`; `sanitize`: with ASan and UBSan) and
-/// runs it; panics with its output unless it exits 0.
-fn run_c(file: &str, sanitize: bool) {
-    let (domain, _guard) = nerve_testing::domain();
-    run_c_in(file, sanitize, domain);
-}
-
-/// [`run_c`] in `domain`.
-fn run_c_in(file: &str, sanitize: bool, domain: u32) {
-    let (out, source) = build_c(file, sanitize);
-    let ran = Command::new(&out)
-        .env("NERVE_DOMAIN", domain.to_string())
-        .output()
-        .expect("running the C program");
-    let _ = std::fs::remove_file(&out);
-    assert!(
-        ran.status.success(),
-        "tests/c/{source}{} failed ({}):\n{}\n{}",
-        if sanitize { " under ASan/UBSan" } else { "" },
-        ran.status,
-        String::from_utf8_lossy(&ran.stdout),
-        String::from_utf8_lossy(&ran.stderr)
-    );
-}
-
-/// Compiles `tests/c/<file>`: the program's path and the source's name.
-fn build_c(file: &str, sanitize: bool) -> (PathBuf, String) {
-    let (name, cpp) = match file.strip_suffix(".cpp") {
-        Some(n) => (n, true),
-        None => (file, false),
-    };
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = std::env::temp_dir().join(format!(
-        "nerve-c-{name}-{}{}",
-        std::process::id(),
-        if sanitize { "-san" } else { "" }
-    ));
-    let (compiler, std, source) = if cpp {
-        (
-            std::env::var("CXX").unwrap_or_else(|_| "c++".into()),
-            "-std=c++17",
-            format!("{name}.cpp"),
-        )
-    } else {
-        (
-            std::env::var("CC").unwrap_or_else(|_| "cc".into()),
-            "-std=c11",
-            format!("{name}.c"),
-        )
-    };
-    let mut cc = Command::new(&compiler);
-    cc.args([std, "-Wall", "-Wextra", "-Werror", "-g"])
-        .arg("-I")
-        .arg(dir.join("include"))
-        .arg(dir.join("tests/c").join(&source));
-    if sanitize {
-        cc.args(["-fsanitize=address,undefined", "-fno-sanitize-recover=all"]);
-    }
-    cc.arg(static_lib())
-        .args(["-lpthread", "-ldl", "-lm", "-o"])
-        .arg(&out);
-    let built = cc.output().expect("running the C compiler (cc)");
-    assert!(
-        built.status.success(),
-        "compiling tests/c/{source} with {compiler} failed:\n{}",
-        String::from_utf8_lossy(&built.stderr)
-    );
-    (out, source)
-}
+use support::{build_c, run_c, run_c_in};
 
 #[test]
 fn fixed_messages_from_c() {

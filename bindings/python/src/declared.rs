@@ -5,130 +5,38 @@
 
 use std::collections::HashMap;
 
-use nerve::msgs::described::{FieldDoc, KindDoc, StructDoc, TypeDoc, TypeRef};
+use nerve::msgs::declare::{Declaration, DeclareError, DeclaredKind, FieldSpec};
+use nerve::msgs::described::{KindDoc, TypeDoc, TypeRef};
 use nerve::topic::MAX_FIXED_BYTES;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple, PyType};
 
 use crate::errors::guard;
-use crate::layout::{kind_of, prim_name, standard_key};
+use crate::layout::{kind_of, standard_key};
 
 /// Most structs one description may make classes of.
 const MAX_CLASSES: usize = 256;
 use crate::structs::{build_class, standard_classes, template_of, Made};
 
-fn prim(kind: &str) -> Option<TypeRef> {
-    Some(match kind {
-        "bool" => TypeRef::Bool,
-        "u8" => TypeRef::U8,
-        "i8" => TypeRef::I8,
-        "u16" => TypeRef::U16,
-        "i16" => TypeRef::I16,
-        "u32" => TypeRef::U32,
-        "i32" => TypeRef::I32,
-        "u64" => TypeRef::U64,
-        "i64" => TypeRef::I64,
-        "f32" => TypeRef::F32,
-        "f64" => TypeRef::F64,
-        _ => return None,
-    })
-}
-
-/// Adds `doc`'s structs to `structs` (a struct already there, same name and fingerprint, is
-/// reused) and returns the index of its root.
-fn merge(doc: &TypeDoc, structs: &mut Vec<StructDoc>) -> u32 {
-    let mut index = Vec::with_capacity(doc.structs.len());
-    for (i, s) in doc.structs.iter().enumerate() {
-        let hash = sub_hash(doc, i);
-        let found = (0..structs.len())
-            .find(|&k| structs[k].name == s.name && sub_hash_of(structs, k) == hash);
-        index.push(found.map_or_else(
-            || {
-                structs.push(s.clone());
-                (structs.len() - 1, true)
-            },
-            |k| (k, false),
-        ));
-    }
-    // Renumber the nested references of the structs just added.
-    for &(k, added) in &index {
-        if added {
-            let s = &mut structs[k];
-            for f in &mut s.fields {
-                renumber(&mut f.ty, &index);
-            }
-            if let KindDoc::Chunked(e) = &mut s.kind {
-                renumber(e, &index);
-            }
-        }
-    }
-    index[doc.root as usize].0 as u32
-}
-
-fn renumber(t: &mut TypeRef, index: &[(usize, bool)]) {
-    match t {
-        TypeRef::Struct(i) => *i = index[*i as usize].0 as u32,
-        TypeRef::Array { elem, .. } | TypeRef::Enum { repr: elem, .. } => renumber(elem, index),
-        _ => {}
-    }
-}
-
-/// The fingerprint of struct `i` of `doc`.
-fn sub_hash(doc: &TypeDoc, i: usize) -> u64 {
-    doc.hash_of(i as u32)
-}
-
-/// The fingerprint of struct `k` of a list being built.
-fn sub_hash_of(structs: &[StructDoc], k: usize) -> u64 {
-    TypeDoc {
-        root: k as u32,
-        structs: structs.to_vec(),
-    }
-    .hash()
-}
-
 /// A field's type from what Python declared: a kind string (`"f64"`, `"u32[3]"`,
 /// `"text[32]"`), a nested class's description (bytes), or `(description, n)` for `n` of
 /// them.
-fn type_ref(spec: &Bound<'_, PyAny>, structs: &mut Vec<StructDoc>) -> PyResult<TypeRef> {
+fn field_spec(spec: &Bound<'_, PyAny>) -> PyResult<FieldSpec> {
     if let Ok(kind) = spec.extract::<String>() {
-        if let Some(t) = prim(&kind) {
-            return Ok(t);
-        }
-        let parsed = kind
-            .strip_suffix(']')
-            .and_then(|k| k.split_once('['))
-            .and_then(|(base, n)| Some((base, n.parse::<u32>().ok()?)));
-        return match parsed {
-            Some(("text", n)) if n > 0 => Ok(TypeRef::Text { len: n }),
-            Some((base, n)) if n > 0 => match prim(base) {
-                Some(elem) => Ok(TypeRef::Array {
-                    elem: Box::new(elem),
-                    len: n,
-                }),
-                None => Err(PyTypeError::new_err(format!("unknown field kind {kind:?}"))),
-            },
-            _ => Err(PyTypeError::new_err(format!(
-                "unknown field kind {kind:?}: use u8 … u64, i8 … i64, f32, f64, bool, \
-                 text[N] or T[N]"
-            ))),
-        };
+        return Ok(FieldSpec::Kind(kind));
     }
     if let Ok(bytes) = spec.downcast::<PyBytes>() {
         let doc = TypeDoc::from_bytes(bytes.as_bytes())
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        return Ok(TypeRef::Struct(merge(&doc, structs)));
+        return Ok(FieldSpec::Doc(doc));
     }
     if let Ok(t) = spec.downcast::<PyTuple>() {
         if t.len() == 2 {
-            let elem = type_ref(&t.get_item(0)?, structs)?;
+            let elem = field_spec(&t.get_item(0)?)?;
             let len: u32 = t.get_item(1)?.extract()?;
             if len > 0 {
-                return Ok(TypeRef::Array {
-                    elem: Box::new(elem),
-                    len,
-                });
+                return Ok(FieldSpec::Array(Box::new(elem), len));
             }
         }
     }
@@ -138,26 +46,12 @@ fn type_ref(spec: &Bound<'_, PyAny>, structs: &mut Vec<StructDoc>) -> PyResult<T
     )))
 }
 
-fn align_of(t: &TypeRef, structs: &[StructDoc]) -> u32 {
-    match t {
-        TypeRef::Array { elem, .. } | TypeRef::Enum { repr: elem, .. } => align_of(elem, structs),
-        TypeRef::Text { .. } => 1,
-        TypeRef::Struct(i) => structs[*i as usize].align,
-        other => prim_name(other).map_or(1, |p| match p {
-            "bool" | "u8" | "i8" => 1,
-            "u16" | "i16" => 2,
-            "u32" | "i32" | "f32" => 4,
-            _ => 8,
-        }),
-    }
-}
-
 /// The description of a type declared in Python: `kind` is `"fixed"` (a message),
 /// `"struct"` (a plain struct other types nest) or `"chunked"` (a header whose messages
-/// carry any number of `elem`); `fields` are `(name, type)` in order (see `type_ref`); `ros2`
-/// the ROS 2 message it corresponds to (tools read it; not part of the fingerprint).
-/// Fields are laid out as `#[repr(C)]` lays them out; a gap Rust would fill with implicit
-/// padding is an error naming the field and the `_pad` field to add.
+/// carry any number of `elem`); `fields` are `(name, type)` in order (see `field_spec`);
+/// `ros2` the ROS 2 message it corresponds to (tools read it; not part of the fingerprint).
+/// Fields are laid out as `#[repr(C)]` lays them out (`nerve::msgs::declare`); a gap Rust
+/// would fill with implicit padding is an error naming the field and the `_pad` field to add.
 #[pyfunction]
 #[pyo3(signature = (name, kind, fields, elem=None, doc="", ros2=""))]
 pub(crate) fn declare<'py>(
@@ -170,84 +64,16 @@ pub(crate) fn declare<'py>(
     ros2: &str,
 ) -> PyResult<Bound<'py, PyBytes>> {
     guard("declare", || {
-        // A topic stores the type's name in 96 bytes.
-        if name.is_empty() || name.len() > 96 || name.contains('\0') {
-            return Err(PyValueError::new_err(format!(
-                "a message type name is 1 to 96 bytes without NUL, got {name:?}"
-            )));
-        }
-        if fields.is_empty() {
-            return Err(PyValueError::new_err(format!("{name} declares no fields")));
-        }
-        let mut structs = vec![StructDoc {
-            name: name.to_owned(),
-            kind: KindDoc::Struct,
-            size: 0,
-            align: 1,
-            fields: Vec::new(),
-            doc: doc.to_owned(),
-            ros2: ros2.to_owned(),
-        }];
-        let mut out = Vec::new();
-        let (mut offset, mut align) = (0u32, 1u32);
-        let mut seen = std::collections::HashSet::new();
+        let mut specs = Vec::with_capacity(fields.len());
         for (fname, spec) in &fields {
-            if !seen.insert(fname.clone()) {
-                return Err(PyValueError::new_err(format!(
-                    "{name}.{fname} is declared twice"
-                )));
-            }
-            let ty = type_ref(spec, &mut structs)
+            let spec = field_spec(spec)
                 .map_err(|e| PyTypeError::new_err(format!("{name}.{fname}: {}", e.value(py))))?;
-            let a = align_of(&ty, &structs);
-            let probe = TypeDoc {
-                root: 0,
-                structs: structs.clone(),
-            };
-            let size = probe
-                .size_of(&ty, 0)
-                .map_err(|e| PyValueError::new_err(format!("{name}.{fname}: {e}")))?;
-            if offset % a != 0 {
-                return Err(PyValueError::new_err(format!(
-                    "{name}.{fname} would start at byte {offset}, but it needs {a}-byte \
-                     alignment: declare {} bytes of padding before it, as the Rust definition \
-                     must: {}",
-                    a - offset % a,
-                    pad_field(out.len(), a - offset % a)
-                )));
-            }
-            out.push(FieldDoc {
-                name: fname.clone(),
-                ty,
-                offset,
-                padding: fname.starts_with("_pad"),
-                doc: String::new(),
-                unit: String::new(),
-            });
-            offset = offset
-                .checked_add(size)
-                .ok_or_else(|| PyValueError::new_err(format!("{name} is too large")))?;
-            align = align.max(a);
+            specs.push((fname.clone(), spec));
         }
-        if offset > MAX_FIXED_BYTES {
-            return Err(PyValueError::new_err(format!(
-                "{name} is {offset} bytes, above the {MAX_FIXED_BYTES} bytes (1 MiB) a message's \
-                 fixed part may take: carry large data as a chunked message's elements \
-                 (@nerve.message(..., elem=...))"
-            )));
-        }
-        if offset % align != 0 {
-            return Err(PyValueError::new_err(format!(
-                "{name} ends at byte {offset}, but its alignment is {align}: declare {} bytes \
-                 of padding at the end, as the Rust definition must: {}",
-                align - offset % align,
-                pad_field(out.len(), align - offset % align)
-            )));
-        }
-        let kind_doc = match (kind, elem) {
-            ("fixed", None) => KindDoc::Fixed,
-            ("struct", None) => KindDoc::Struct,
-            ("chunked", Some(e)) => KindDoc::Chunked(type_ref(&e, &mut structs)?),
+        let kind = match (kind, elem) {
+            ("fixed", None) => DeclaredKind::Fixed,
+            ("struct", None) => DeclaredKind::Struct,
+            ("chunked", Some(e)) => DeclaredKind::Chunked(field_spec(&e)?),
             _ => {
                 return Err(PyValueError::new_err(format!(
                     "{name}: kind is 'fixed', 'struct' or 'chunked' (chunked with an element \
@@ -255,16 +81,18 @@ pub(crate) fn declare<'py>(
                 )))
             }
         };
-        let root = &mut structs[0];
-        root.kind = kind_doc;
-        root.size = offset;
-        root.align = align;
-        root.fields = out;
-        let doc = TypeDoc { root: 0, structs };
-        // Checked as any process reading it will check it.
-        let bytes = doc.to_bytes();
-        TypeDoc::from_bytes(&bytes).map_err(|e| PyValueError::new_err(format!("{name}: {e}")))?;
-        Ok(PyBytes::new(py, &bytes))
+        let decl = Declaration {
+            name,
+            kind,
+            fields: specs,
+            doc,
+            ros2,
+        };
+        let made = nerve::msgs::declare::declare(&decl, &pad_field).map_err(|e| match e {
+            DeclareError::Kind(s) => PyTypeError::new_err(s),
+            DeclareError::Layout(s) => PyValueError::new_err(s),
+        })?;
+        Ok(PyBytes::new(py, &made.to_bytes()))
     })
 }
 

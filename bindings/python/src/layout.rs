@@ -39,8 +39,8 @@ pub(crate) fn kind_of(t: &TypeRef, keys: &[String], doc: &TypeDoc) -> String {
     }
 }
 
-/// The kind string of a primitive `TypeRef` (the inverse of `declared::prim`).
-pub(crate) fn prim_name(t: &TypeRef) -> Option<&'static str> {
+/// The kind string of a primitive `TypeRef` (the inverse of `nerve::msgs::declare::prim`).
+fn prim_name(t: &TypeRef) -> Option<&'static str> {
     Some(match t {
         TypeRef::Bool => "bool",
         TypeRef::U8 => "u8",

@@ -85,6 +85,7 @@
 //! layout checks, the runtime schema and the fingerprint.
 #![warn(missing_docs)]
 
+pub mod declare;
 pub mod described;
 pub mod diagnostic_msgs;
 pub mod dynamic;

@@ -4,22 +4,9 @@
  *   cmake --build build && ./build/image_pipeline */
 #include <stdint.h>
 #include <stdio.h>
-#include "nerve.h"
+#include "nerve/msgs.h"
 
-typedef struct {
-    uint32_t width, height;
-    uint64_t seq;
-} FrameHeader;
-
-/* A frame: this header, then width x height mono8 pixels. */
-static const nerve_type FRAME = {
-    .name = "demo/Frame",
-    .kind = NERVE_KIND_CHUNKED,
-    .size = sizeof(FrameHeader),
-    .align = _Alignof(FrameHeader),
-    .elem_size = 1,
-    .layout_hash = 0xde3f7a3e00000001ull,
-};
+/* A frame: nerve's standard Image (the same type as Rust's and Python's), 640x480 mono8. */
 
 static int fail(const char *what) {
     fprintf(stderr, "%s: %s\n", what, nerve_last_error());
@@ -27,12 +14,14 @@ static int fail(const char *what) {
 }
 
 int main(void) {
+    nerve_type image;
+    if (nerve_msgs_Image_type(&image) != NERVE_OK) return fail("Image");
     nerve_topic_options options = nerve_topic_options_default();
     options.depth = 4;
     options.reliability = NERVE_RELIABLE;
     options.max_message_bytes = 1u << 20;
     nerve_topic *topic;
-    if (nerve_topic_open("camera/frames", &FRAME, &options, &topic) != NERVE_OK)
+    if (nerve_topic_open("camera/frames", &image, &options, &topic) != NERVE_OK)
         return fail("open camera/frames");
     nerve_publisher *pub;
     nerve_subscriber *sub;
@@ -41,16 +30,19 @@ int main(void) {
     for (uint64_t i = 0; i < 5; i++) {
         nerve_loan loan;
         if (nerve_loan_open(pub, 640 * 480, &loan) != NERVE_OK) return fail("loan");
-        *(FrameHeader *)loan.header = (FrameHeader){640, 480, i};
+        nerve_msgs_ImageHeader *header = (nerve_msgs_ImageHeader *)loan.header;
+        *header = (nerve_msgs_ImageHeader){.header = {.seq = i, .frame_id = "camera"},
+                                           .width = 640, .height = 480, .step = 640,
+                                           .encoding = 5 /* mono8 */};
         for (size_t p = 0; p < loan.data_len; p++) loan.data[p] = (uint8_t)(p + i);
         if (nerve_loan_send(&loan) != NERVE_OK) return fail("send");
 
         nerve_sample frame;
         if (nerve_recv_sample(sub, 1000000000, &frame) != NERVE_OK) return fail("receive");
-        const FrameHeader *h = (const FrameHeader *)frame.header;
+        const nerve_msgs_ImageHeader *h = (const nerve_msgs_ImageHeader *)frame.header;
         unsigned long sum = 0;
         for (size_t p = 0; p < frame.data_len; p++) sum += frame.data[p];
-        printf("frame %llu: %ux%u, pixel sum %lu\n", (unsigned long long)h->seq, h->width,
+        printf("frame %llu: %ux%u, pixel sum %lu\n", (unsigned long long)h->header.seq, h->width,
                h->height, sum);
         nerve_sample_release(&frame);
     }

@@ -4,14 +4,9 @@
  *   cmake --build build && ./build/publish_subscribe */
 #include <stdint.h>
 #include <stdio.h>
-#include "nerve.h"
+#include "nerve/msgs.h" /* nerve's standard messages, laid out as the Rust types */
 
-/* Laid out as nerve's CmdVel (docs/messages.md). */
-typedef struct {
-    uint64_t stamp_ns;
-    float linear;  /* m/s */
-    float angular; /* rad/s */
-} CmdVel;
+typedef nerve_msgs_CmdVel CmdVel;
 
 static int fail(const char *what) {
     fprintf(stderr, "%s: %s\n", what, nerve_last_error());
@@ -20,7 +15,7 @@ static int fail(const char *what) {
 
 int main(void) {
     nerve_type cmd_vel;
-    if (nerve_standard_type("CmdVel", &cmd_vel) != NERVE_OK) return fail("CmdVel");
+    if (nerve_msgs_CmdVel_type(&cmd_vel) != NERVE_OK) return fail("CmdVel");
     nerve_topic_options options = nerve_topic_options_default();
     options.reliability = NERVE_RELIABLE;
     nerve_topic *topic;

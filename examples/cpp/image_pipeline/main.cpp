@@ -5,26 +5,29 @@
 #include <chrono>
 #include <cstdio>
 
-#include "nerve.hpp"
+#include "nerve/msgs.hpp"
 
-struct FrameHeader {
-    uint32_t width, height;
-    uint64_t seq;
-};
-// A frame: this header, then mono8 pixels (the same type as examples/c/image_pipeline's).
-NERVE_CHUNKED(FrameHeader, uint8_t, "demo/Frame", 0xde3f7a3e00000001ull);
-using Frame = nerve::Chunked<FrameHeader, uint8_t>;
+// A frame: nerve's standard Image (the same type as Rust's, Python's and
+// examples/c/image_pipeline's), 640x480 mono8.
+using nerve::msgs::Image;
+using nerve::msgs::ImageHeader;
 
 int main() {
     using namespace std::chrono_literals;
     try {
-        nerve::Topic<Frame> topic("camera/frames",
+        nerve::Topic<Image> topic("camera/frames",
                                   nerve::Options().reliable().depth(4).max_message_bytes(1 << 20));
         auto pub = topic.publisher();
         auto sub = topic.subscriber();
         for (uint64_t i = 0; i < 5; i++) {
             auto loan = pub.loan(640 * 480);
-            loan.header() = FrameHeader{640, 480, i};
+            ImageHeader &header = loan.header();
+            header = ImageHeader{};
+            header.header.seq = i;
+            header.width = 640;
+            header.height = 480;
+            header.step = 640;
+            header.encoding = 5;  // mono8
             auto pixels = loan.data();
             for (std::size_t p = 0; p < pixels.size(); p++) {
                 pixels[p] = uint8_t(p + i);
@@ -36,7 +39,7 @@ int main() {
                     sum += px;
                 }
                 std::printf("frame %llu: %ux%u, pixel sum %lu\n",
-                            (unsigned long long)frame->header().seq, frame->header().width,
+                            (unsigned long long)frame->header().header.seq, frame->header().width,
                             frame->header().height, sum);
             }
         }

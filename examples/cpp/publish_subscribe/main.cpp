@@ -5,25 +5,9 @@
 #include <chrono>
 #include <cstdio>
 
-#include "nerve.hpp"
+#include "nerve/msgs.hpp"  // nerve's standard messages: nerve::msgs::CmdVel, Imu, Image, ...
 
-// Laid out as nerve's CmdVel; its layout hash is the standard type's (nerve_standard_type).
-struct CmdVel {
-    uint64_t stamp_ns;
-    float linear;   // m/s
-    float angular;  // rad/s
-};
-
-template <>
-struct nerve::TypeOf<CmdVel> {
-    using header_type = CmdVel;
-    using elem_type = uint8_t;
-    static nerve_type type() {
-        nerve_type t{};
-        detail::check(nerve_standard_type("CmdVel", &t));
-        return t;
-    }
-};
+using nerve::msgs::CmdVel;
 
 int main() {
     using namespace std::chrono_literals;

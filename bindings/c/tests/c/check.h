@@ -30,4 +30,23 @@
 /* The last error mentions `text`. */
 #define SAYS(text) CHECK(strstr(nerve_last_error(), (text)) != NULL)
 
+/* The file mapped at `p` in this process, or "" (from /proc/self/maps). */
+static inline void mapping_of(const void *p, char *path, size_t cap) {
+    path[0] = 0;
+    FILE *f = fopen("/proc/self/maps", "r");
+    CHECK(f != NULL);
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        int off = 0;
+        if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &lo, &hi, &off) >= 2 &&
+            (unsigned long)p >= lo && (unsigned long)p < hi) {
+            line[strcspn(line, "\n")] = 0;
+            snprintf(path, cap, "%s", line + off);
+            break;
+        }
+    }
+    fclose(f);
+}
+
 #endif

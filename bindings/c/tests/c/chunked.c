@@ -20,25 +20,6 @@ static const nerve_type FRAME = {
 
 enum { W = 1920, H = 1080 * 3, FRAMES = 20 };
 
-/* The file mapped at `p` in this process, or "" (from /proc/self/maps). */
-static void mapping_of(const void *p, char *path, size_t cap) {
-    path[0] = 0;
-    FILE *f = fopen("/proc/self/maps", "r");
-    CHECK(f != NULL);
-    char line[1024];
-    while (fgets(line, sizeof line, f)) {
-        unsigned long lo, hi;
-        int off = 0;
-        if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &lo, &hi, &off) >= 2 &&
-            (unsigned long)p >= lo && (unsigned long)p < hi) {
-            line[strcspn(line, "\n")] = 0;
-            snprintf(path, cap, "%s", line + off);
-            break;
-        }
-    }
-    fclose(f);
-}
-
 int main(void) {
     nerve_topic_options options = nerve_topic_options_default();
     options.depth = 4;

@@ -21,8 +21,11 @@ struct Twist {
     double angular[3];
     uint64_t seq;
 };
-NERVE_FIXED(Twist, "test_cpp/Twist", 0x7715700000000005ull);
+// Declared with its fields: described as Rust's #[derive(Message)] would describe it.
+NERVE_MESSAGE(Twist, "test_cpp/Twist", NERVE_FIELD(Twist, linear, "f64[3]"),
+              NERVE_FIELD(Twist, angular, "f64[3]"), NERVE_FIELD(Twist, seq, "u64"));
 
+// By its layout hash alone (no description).
 struct Other {
     uint32_t a;
 };
@@ -32,7 +35,9 @@ struct FrameHeader {
     uint32_t width, height;
     uint64_t seq;
 };
-NERVE_CHUNKED(FrameHeader, uint16_t, "test_cpp/Frame16", 0xf416000000000007ull);
+NERVE_CHUNKED_MESSAGE(FrameHeader, uint16_t, "test_cpp/Frame16", "u16",
+                      NERVE_FIELD(FrameHeader, width, "u32"),
+                      NERVE_FIELD(FrameHeader, height, "u32"), NERVE_FIELD(FrameHeader, seq, "u64"));
 using Frame = nerve::Chunked<FrameHeader, uint16_t>;
 
 int main() {
