@@ -52,6 +52,10 @@
 // topic by itself).
 #define NERVE_KIND_STRUCT 0
 
+// A parameter value refused: of another type than declared, out of its range, read-only, or
+// rejected (the text names node, parameter and value).
+#define NERVE_E_PARAM_REJECTED -30
+
 // The service has no live server.
 #define NERVE_E_NO_SERVER -20
 
@@ -145,8 +149,35 @@
 // `nerve_type.kind`: a header and elements in a shared chunk (images, point clouds).
 #define NERVE_KIND_CHUNKED 2
 
+// `nerve_event.kind`: a topic appeared (or was there when the watch began).
+#define NERVE_TOPIC_APPEARED 1
+
+// A topic went (removed, replaced, or its in-process owner died).
+#define NERVE_TOPIC_GONE 2
+
+// A publisher or subscriber appeared.
+#define NERVE_ENDPOINT_APPEARED 3
+
+// A publisher or subscriber went (closed, or its process died).
+#define NERVE_ENDPOINT_GONE 4
+
+// A process holding endpoints died without closing them.
+#define NERVE_PROCESS_DIED 5
+
+// The registry was corrupt and was rebuilt (`topic` holds the reason).
+#define NERVE_REGISTRY_REBUILT 6
+
 // A service client (opaque).
 typedef struct nerve_client nerve_client;
+
+// An e-stop listener (opaque).
+typedef struct nerve_estop nerve_estop;
+
+// A client of another node's parameters (opaque).
+typedef struct nerve_param_client nerve_param_client;
+
+// A node's parameters, served to other processes while open (opaque).
+typedef struct nerve_params nerve_params;
 
 // A publisher (opaque).
 typedef struct nerve_publisher nerve_publisher;
@@ -162,6 +193,9 @@ typedef struct nerve_subscriber nerve_subscriber;
 
 // An open topic (opaque: C holds pointers to it only).
 typedef struct nerve_topic nerve_topic;
+
+// A watch on a domain (opaque).
+typedef struct nerve_watch nerve_watch;
 
 // A chunk loaned for one message, filled in place and sent with `nerve_loan_send` (or given
 // back with `nerve_loan_discard`). `header` and `data` lie in shared memory; `data` is
@@ -278,6 +312,21 @@ typedef struct nerve_subscriber_stats {
   uint64_t dropped;
 } nerve_subscriber_stats;
 
+// One change in a domain.
+typedef struct nerve_event {
+  // `NERVE_TOPIC_APPEARED` … `NERVE_REGISTRY_REBUILT`.
+  uint32_t kind;
+  // The process (endpoint events, `NERVE_PROCESS_DIED`, an in-process topic's owner); 0
+  // when none.
+  uint32_t pid;
+  // Endpoint events: a publisher (true) or a subscriber.
+  bool publisher;
+  // The topic's name (NUL-terminated; for `NERVE_REGISTRY_REBUILT`, the reason, cut to fit).
+  char topic[256];
+  // `NERVE_TOPIC_APPEARED`: its message type's name.
+  char type_name[128];
+} nerve_event;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -343,6 +392,106 @@ int32_t nerve_type_declare(const char *name,
                            size_t align,
                            const struct nerve_field *elem,
                            struct nerve_type *out);
+
+// Opens node `node`'s parameters in `domain` and serves them (`nerve param list <node>`
+// sees them) until `nerve_params_close`.
+//
+// # Safety
+// `node` is NUL-terminated; `out` is valid for a write.
+int32_t nerve_params_open(const char *node, uint32_t domain, struct nerve_params **out);
+
+// Stops serving and closes the parameters.
+//
+// # Safety
+// `params` is NULL or a parameters handle.
+int32_t nerve_params_close(struct nerve_params *params);
+
+// Declares parameter `name` with its default (YAML text: `0.5` is a float, `3` an int,
+// `true`, `fast`, `[1, 2]`), allowed between `min` and `max` when `min <= max` (ints and
+// floats; pass `min > max` for no range), with a description for tools (NULL for none). A
+// value loaded or set before is kept if valid.
+//
+// # Safety
+// `params` is a parameters handle; `name` and `default_value` are NUL-terminated;
+// `description` is NULL or NUL-terminated.
+int32_t nerve_param_declare(struct nerve_params *params,
+                            const char *name,
+                            const char *default_value,
+                            double min,
+                            double max,
+                            const char *description);
+
+// A float parameter (an int one converted) into `out`.
+//
+// # Safety
+// `params` is a parameters handle; `name` is NUL-terminated; `out` valid for a write.
+int32_t nerve_param_get_f64(struct nerve_params *params, const char *name, double *out);
+
+// An int parameter into `out`.
+//
+// # Safety
+// As `nerve_param_get_f64`.
+int32_t nerve_param_get_i64(struct nerve_params *params, const char *name, int64_t *out);
+
+// A bool parameter into `out`.
+//
+// # Safety
+// As `nerve_param_get_f64`.
+int32_t nerve_param_get_bool(struct nerve_params *params, const char *name, bool *out);
+
+// Any parameter as text (a string as itself, others in YAML) into `(buf, cap)`,
+// NUL-terminated; its length at `len` (NULL: not wanted). `NERVE_E_BUFFER_TOO_SMALL` gives
+// the length needed.
+//
+// # Safety
+// `params` is a parameters handle; `name` is NUL-terminated; `buf` holds `cap` bytes; `len`
+// is NULL or valid for a write.
+int32_t nerve_param_get_text(struct nerve_params *params,
+                             const char *name,
+                             char *buf,
+                             size_t cap,
+                             size_t *len);
+
+// Sets parameter `name` to `value` (YAML text), checked against its type and range.
+//
+// # Safety
+// `params` is a parameters handle; `name` and `value` are NUL-terminated.
+int32_t nerve_param_set(struct nerve_params *params, const char *name, const char *value);
+
+// Opens a client of node `node`'s parameters in `domain`.
+//
+// # Safety
+// `node` is NUL-terminated; `out` is valid for a write.
+int32_t nerve_param_client_open(const char *node, uint32_t domain, struct nerve_param_client **out);
+
+// Closes a parameter client.
+//
+// # Safety
+// `client` is NULL or a parameter client handle.
+int32_t nerve_param_client_close(struct nerve_param_client *client);
+
+// The remote node's parameter `name` as text into `(buf, cap)` (as `nerve_param_get_text`),
+// waiting up to `timeout_ns` for the node.
+//
+// # Safety
+// `client` is a parameter client handle; `name` is NUL-terminated; `buf` holds `cap` bytes;
+// `len` is NULL or valid for a write.
+int32_t nerve_param_client_get(struct nerve_param_client *client,
+                               const char *name,
+                               int64_t timeout_ns,
+                               char *buf,
+                               size_t cap,
+                               size_t *len);
+
+// Sets the remote node's parameter `name` to `value` (YAML text), waiting up to `timeout_ns`;
+// the node's refusal is `NERVE_E_PARAM_REJECTED` with its reason.
+//
+// # Safety
+// `client` is a parameter client handle; `name` and `value` are NUL-terminated.
+int32_t nerve_param_client_set(struct nerve_param_client *client,
+                               const char *name,
+                               const char *value,
+                               int64_t timeout_ns);
 
 // Opens a client of service `name` in `domain` (`NERVE_DOMAIN_DEFAULT` for the default).
 //
@@ -520,6 +669,58 @@ int32_t nerve_recv(struct nerve_subscriber *subscriber,
 // `subscriber` is a subscriber handle; `out` is valid for a write.
 int32_t nerve_subscriber_get_stats(struct nerve_subscriber *subscriber,
                                    struct nerve_subscriber_stats *out);
+
+// Watches `domain`: every topic there now comes first as `NERVE_TOPIC_APPEARED` (with its
+// endpoints), then changes as they happen.
+//
+// # Safety
+// `out` is valid for a write.
+int32_t nerve_watch_open(uint32_t domain, struct nerve_watch **out);
+
+// The next change within `timeout_ns` (0: do not wait; negative: wait for ever) into `out`;
+// `NERVE_EMPTY` when nothing changed in time.
+//
+// # Safety
+// `watch` is a watch handle; `out` is valid for a write.
+int32_t nerve_watch_next(struct nerve_watch *watch, int64_t timeout_ns, struct nerve_event *out);
+
+// Closes a watch.
+//
+// # Safety
+// `watch` is NULL or a watch handle.
+int32_t nerve_watch_close(struct nerve_watch *watch);
+
+// Triggers the e-stop of every scheduler and listener on `nerve/estop` in `domain`, from this
+// process, with `reason` (cut to 48 bytes).
+//
+// # Safety
+// `reason` is NUL-terminated.
+int32_t nerve_estop_trigger(uint32_t domain, const char *reason);
+
+// Listens for e-stops on `nerve/estop` in `domain`, from now on (open it at start-up: a
+// driver's motors stop on the first).
+//
+// # Safety
+// `out` is valid for a write.
+int32_t nerve_estop_open(uint32_t domain, struct nerve_estop **out);
+
+// Waits up to `timeout_ns` (0: do not wait; negative: for ever) for an e-stop: `NERVE_OK` with
+// its reason in `(reason, cap)` (NUL-terminated, cut to fit; NULL: not wanted) and the
+// triggering process at `pid` (NULL: not wanted), or `NERVE_EMPTY`.
+//
+// # Safety
+// `estop` is an e-stop handle; `reason` holds `cap` bytes or is NULL; `pid` is NULL or valid.
+int32_t nerve_estop_wait(struct nerve_estop *estop,
+                         int64_t timeout_ns,
+                         char *reason,
+                         size_t cap,
+                         uint32_t *pid);
+
+// Closes an e-stop listener.
+//
+// # Safety
+// `estop` is NULL or an e-stop handle.
+int32_t nerve_estop_close(struct nerve_estop *estop);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -20,16 +20,19 @@
 #ifndef NERVE_HPP
 #define NERVE_HPP
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -183,6 +186,8 @@ template <class T>
 class Publisher;
 template <class T>
 class Subscriber;
+template <class T>
+class Subscription;
 
 /// A chunk loaned for one message: fill `header()` and `data()` in place, then `send()`.
 /// Dropped unsent, the chunk goes back.
@@ -276,6 +281,12 @@ public:
         nerve_subscriber *s = nullptr;
         detail::check(nerve_subscriber_open(h_.get(), history, &s));
         return Subscriber<T>(s);
+    }
+    /// Runs `callback` for every message on a thread of its own (see Subscription); keep the
+    /// returned Subscription alive as long as it should run.
+    template <class F>
+    Subscription<T> subscribe(F &&callback, uint64_t history = 0) const {
+        return Subscription<T>(subscriber(history), std::forward<F>(callback));
     }
     nerve_topic *handle() const noexcept { return h_.get(); }
 
@@ -374,6 +385,100 @@ private:
         return SampleT(s);
     }
     detail::Owned<nerve_subscriber, nerve_subscriber_close> h_;
+};
+
+/// Runs `callback` for every message a subscriber receives, on a thread of its own: no
+/// scheduler and no spin call, the thread sleeps until a message wakes it. A fixed message
+/// comes as `const T &`, a chunked one as its `Sample` (in place; keep a copy of what must
+/// outlive the call). An exception from the callback is counted (`errors()`, its text in
+/// `last_error()`) and receiving goes on. Stops when dropped (within 50 ms).
+template <class T>
+class Subscription {
+public:
+    using Message = std::conditional_t<is_chunked<T>::value, typename Subscriber<T>::SampleT, T>;
+    using Callback = std::function<void(const Message &)>;
+
+    Subscription(Subscriber<T> sub, Callback callback)
+        : state_(std::make_unique<State>(std::move(sub), std::move(callback))) {
+        State *s = state_.get();
+        s->thread = std::thread([s] { s->run(); });
+    }
+    Subscription(Subscription &&) noexcept = default;
+    Subscription &operator=(Subscription &&o) noexcept {
+        if (this != &o) {
+            stop();
+            state_ = std::move(o.state_);
+        }
+        return *this;
+    }
+    ~Subscription() { stop(); }
+
+    /// Stops receiving and waits for a callback in progress to return.
+    void stop() noexcept {
+        if (state_ && state_->thread.joinable()) {
+            // Release: pairs with the thread's acquire load; nothing else is published.
+            state_->stopping.store(true, std::memory_order_release);
+            state_->thread.join();
+        }
+    }
+    /// Messages the callback took.
+    uint64_t handled() const noexcept { return state_ ? state_->handled.load(std::memory_order_relaxed) : 0; }
+    /// Callbacks that threw, and receive errors.
+    uint64_t errors() const noexcept { return state_ ? state_->errors.load(std::memory_order_relaxed) : 0; }
+    /// The text of the last exception or receive error ("" if none).
+    std::string last_error() const {
+        if (!state_) {
+            return {};
+        }
+        std::lock_guard<std::mutex> g(state_->lock);
+        return state_->last;
+    }
+
+private:
+    struct State {
+        State(Subscriber<T> s, Callback c) : sub(std::move(s)), callback(std::move(c)) {}
+        void run() noexcept {
+            using namespace std::chrono_literals;
+            // Acquire: pairs with stop()'s release store.
+            while (!stopping.load(std::memory_order_acquire)) {
+                try {
+                    if constexpr (is_chunked<T>::value) {
+                        if (auto m = sub.recv_sample_for(50ms)) {
+                            callback(*m);
+                            // Relaxed: a statistic, read alone.
+                            handled.fetch_add(1, std::memory_order_relaxed);
+                        }
+                    } else if (auto m = sub.recv_for(50ms)) {
+                        callback(*m);
+                        // Relaxed: a statistic, read alone.
+                        handled.fetch_add(1, std::memory_order_relaxed);
+                    }
+                } catch (const std::exception &e) {
+                    note(e.what());
+                } catch (...) {
+                    note("the callback threw");
+                }
+            }
+        }
+        void note(const char *what) noexcept {
+            // Relaxed: a statistic, read alone.
+            errors.fetch_add(1, std::memory_order_relaxed);
+            try {
+                std::lock_guard<std::mutex> g(lock);
+                last = what;
+            } catch (...) {
+            }
+        }
+        Subscriber<T> sub;
+        Callback callback;
+        std::atomic<bool> stopping{false};
+        std::atomic<uint64_t> handled{0};
+        std::atomic<uint64_t> errors{0};
+        mutable std::mutex lock;
+        std::string last;
+        std::thread thread;
+    };
+    std::unique_ptr<State> state_;
 };
 
 /// A service client: request bytes in, response bytes out (encode them as the server

@@ -17,6 +17,10 @@ pub(crate) const PUBLISHER_TAG: u64 = 0x6e65_7276_6570_7562;
 pub(crate) const SUBSCRIBER_TAG: u64 = 0x6e65_7276_6573_7562;
 pub(crate) const CLIENT_TAG: u64 = 0x6e65_7276_6563_6c74;
 pub(crate) const SERVER_TAG: u64 = 0x6e65_7276_6573_7276;
+pub(crate) const PARAMS_TAG: u64 = 0x6e65_7276_6570_6172;
+pub(crate) const PARAM_CLIENT_TAG: u64 = 0x6e65_7276_6570_636c;
+pub(crate) const WATCH_TAG: u64 = 0x6e65_7276_6577_6174;
+pub(crate) const ESTOP_TAG: u64 = 0x6e65_7276_6565_7374;
 
 /// Set in a closed handle's tag.
 const CLOSED_BIT: u64 = 1;
@@ -82,6 +86,10 @@ fn handle_kind_of(tag: u64) -> &'static str {
         SUBSCRIBER_TAG => "subscriber",
         CLIENT_TAG => "client",
         SERVER_TAG => "server",
+        PARAMS_TAG => "parameters",
+        PARAM_CLIENT_TAG => "parameter client",
+        WATCH_TAG => "watch",
+        ESTOP_TAG => "e-stop listener",
         _ => "nerve",
     }
 }

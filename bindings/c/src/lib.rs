@@ -13,15 +13,19 @@
 pub mod chunk;
 pub mod declare;
 mod handle;
+pub mod params;
 pub mod service;
 mod slots;
 pub mod standard;
 pub mod status;
 pub mod topic;
+pub mod watch;
 
 pub use chunk::*;
 pub use declare::*;
+pub use params::*;
 pub use service::*;
 pub use standard::*;
 pub use status::*;
 pub use topic::*;
+pub use watch::*;

@@ -133,3 +133,41 @@ fn a_c_node_killed_holding_samples_blocks_nothing() {
         "the publisher was held up"
     );
 }
+
+#[test]
+fn parameters_watch_and_estop_from_c() {
+    run_c("node", false);
+}
+
+#[test]
+fn parameters_watch_and_estop_from_c_under_sanitizers() {
+    run_c("node", true);
+}
+
+/// A C driver tuned live from another process (as `nerve param set` does) and stopped by an
+/// e-stop another process triggers.
+#[test]
+fn a_c_driver_is_tuned_and_stopped_from_another_process() {
+    use nerve::rpc::{ParamClient, ParamError, ParamValue};
+    let (domain, _guard) = nerve_testing::domain();
+    let mut driver = support::Peer::start("node", &["serve"], domain);
+    driver.expect("ready");
+    let params = ParamClient::with_domain("c_driver", domain).expect("a parameter client");
+    let wait = std::time::Duration::from_secs(5);
+    assert_eq!(
+        params.get("max_speed", wait).expect("max_speed"),
+        ParamValue::Float(1.5)
+    );
+    params
+        .set("max_speed", ParamValue::Float(2.5), wait)
+        .expect("set");
+    driver.expect("max_speed 2.5");
+    let refused = params.set("max_speed", ParamValue::Float(9.0), wait);
+    assert!(
+        matches!(&refused, Err(ParamError::Remote { message }) if message.contains("out of range")),
+        "{refused:?}"
+    );
+    nerve::exec::trigger_remote_estop(Some(domain), "bumper hit").expect("the e-stop");
+    driver.expect("estop bumper hit");
+    driver.finish();
+}

@@ -5,8 +5,11 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "nerve.hpp"
+#include "nerve/node.hpp"
 
 #define CHECK(cond)                                                                  \
     do {                                                                             \
@@ -123,6 +126,76 @@ int main() {
         no_server = e.code() == NERVE_E_NO_SERVER;
     }
     CHECK(no_server);
-    std::printf("wrapper: fixed, chunked, services and errors checked\n");
+    // Callbacks on a thread of their own: every message, in order; a throwing callback is
+    // counted and receiving goes on.
+    {
+        nerve::Topic<Twist> cb_topic("test_cpp/callbacks", nerve::Options().reliable().depth(256));
+        std::mutex m;
+        std::vector<uint64_t> seen;
+        auto sub = cb_topic.subscribe([&](const Twist &t) {
+            if (t.seq == 7) {
+                throw std::runtime_error("seven");
+            }
+            std::lock_guard<std::mutex> g(m);
+            seen.push_back(t.seq);
+        });
+        auto p = cb_topic.publisher();
+        for (uint64_t i = 0; i < 100; i++) {
+            p.send(Twist{{0, 0, 0}, {0, 0, 0}, i});
+        }
+        for (int tries = 0; tries < 200 && sub.handled() + sub.errors() < 100; tries++) {
+            std::this_thread::sleep_for(10ms);
+        }
+        CHECK(sub.handled() == 99 && sub.errors() == 1 && sub.last_error() == "seven");
+        std::lock_guard<std::mutex> g(m);
+        CHECK(seen.size() == 99 && seen[6] == 6 && seen[7] == 8 && seen[98] == 99);
+    }
+    {
+        nerve::Topic<Frame> cb_frames("test_cpp/cb_frames", nerve::Options().reliable().depth(4).max_message_bytes(1 << 20));
+        std::atomic<uint64_t> sum{0};
+        auto sub = cb_frames.subscribe([&](const nerve::Sample<FrameHeader, uint16_t> &s) {
+            sum += s.header().seq + s.data()[1];
+        });
+        auto p = cb_frames.publisher();
+        for (uint64_t i = 0; i < 3; i++) {
+            auto loan = p.loan(2);
+            loan.header() = FrameHeader{1, 2, i};
+            loan.data()[1] = 10;
+            loan.send();
+            for (int tries = 0; tries < 200 && sub.handled() <= i; tries++) {
+                std::this_thread::sleep_for(5ms);
+            }
+        }
+        CHECK(sub.handled() == 3 && sum == 0 + 1 + 2 + 30);
+    }
+    // Parameters, served and read back through another client; the e-stop; the registry.
+    {
+        nerve::Parameters params("cpp_node");
+        params.declare("gain", "0.5", 0.0, 1.0, "controller gain");
+        params.declare("name", "left wheel");
+        CHECK(params.get_f64("gain") == 0.5 && params.get_text("name") == "left wheel");
+        nerve::ParamClient remote("cpp_node");
+        remote.set("gain", "0.75", 2s);
+        CHECK(params.get_f64("gain") == 0.75 && remote.get("gain", 2s) == "0.75");
+        bool rejected = false;
+        try {
+            params.set("gain", "2.0");
+        } catch (const nerve::Error &e) {
+            rejected = e.code() == NERVE_E_PARAM_REJECTED && std::strstr(e.what(), "out of range");
+        }
+        CHECK(rejected);
+        nerve::EStopListener estop;
+        CHECK(!estop.wait_for(0ms));
+        nerve::trigger_estop("test stop");
+        auto why = estop.wait_for(1s);
+        CHECK(why && *why == "test stop");
+        nerve::Watch watch;
+        bool seen = false;
+        while (auto e = watch.next_for(100ms)) {
+            seen = seen || (e->kind == NERVE_TOPIC_APPEARED && std::strcmp(e->topic, "test_cpp/frames") == 0);
+        }
+        CHECK(seen);
+    }
+    std::printf("wrapper: fixed, chunked, callbacks, services, parameters, e-stop, watch and errors checked\n");
     return 0;
 }
