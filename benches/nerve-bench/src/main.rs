@@ -7,6 +7,7 @@
 //! (core pinning), [`child`] (re-executing this binary for the other side of a benchmark).
 
 mod child;
+mod ffi;
 mod ipc;
 mod machine;
 mod network;
@@ -100,6 +101,14 @@ enum Command {
         #[arg(long)]
         core: usize,
     },
+    /// Internal: one side of the FFI ping-pong in Rust (the same arguments as
+    /// benches/c/pingpong.c).
+    #[command(name = "__ffi-pingpong", hide = true)]
+    FfiPingpong {
+        /// ping|echo <prefix> <bytes> poll|blocking <samples> <warmup> <core>
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Internal: the echo side of a cross-process `ipc` benchmark.
     #[command(name = "__ipc-echo", hide = true)]
     IpcEcho {
@@ -133,6 +142,7 @@ fn main() -> Result<()> {
         Command::RecordPub { domain, case, secs } => return record::pub_child(domain, &case, secs),
         Command::SoakChild { spec } => return soak::child_main(&spec),
         Command::IpcEcho { spec, core } => return ipc::echo_child_main(&spec, core),
+        Command::FfiPingpong { args } => return ffi::role_main(&args),
         Command::RpcEcho { domain, core } => return rpc::echo_child_main(domain, core),
     };
     // Every suite says how long it took, end to end (set-up, rounds, writing the files).

@@ -344,6 +344,7 @@ enum Got {
 }
 
 impl RawSubscriber {
+    #[inline]
     fn run(&mut self, wait: Option<Option<Duration>>) -> Result<Option<Got>, RecvError> {
         let t = &self.core.ep.shared.params.stored_type;
         let fixed = kind_of(t) == Some(MessageKind::Fixed);
@@ -366,12 +367,14 @@ impl RawSubscriber {
             None => self.core.try_recv(decode),
             Some(t) => self.core.recv_until(t, decode),
         };
-        match (got, self.core.damage_error()) {
-            (None, Some(e)) => Err(e),
-            (got, _) => Ok(got),
+        // A damaged segment is reported only when nothing came (as the typed subscriber does).
+        match got {
+            Some(g) => Ok(Some(g)),
+            None => self.core.damage_error().map_or(Ok(None), Err),
         }
     }
 
+    #[inline]
     fn wrap(&self, got: Got) -> RawMessage<'_> {
         match got {
             Got::Fixed => RawMessage::Fixed(&self.scratch),
@@ -380,12 +383,14 @@ impl RawSubscriber {
     }
 
     /// The next message if one is there; never blocks.
+    #[inline]
     pub fn try_recv(&mut self) -> Result<Option<RawMessage<'_>>, RecvError> {
         let got = self.run(None)?;
         Ok(got.map(|g| self.wrap(g)))
     }
 
     /// Waits for the next message: spins briefly, then sleeps on a futex (≈0 % CPU).
+    #[inline]
     pub fn recv(&mut self) -> Result<RawMessage<'_>, RecvError> {
         let got = loop {
             if let Some(got) = self.run(Some(None))? {
@@ -396,6 +401,7 @@ impl RawSubscriber {
     }
 
     /// Waits up to `timeout`; `Ok(None)` when nothing arrived.
+    #[inline]
     pub fn recv_timeout(&mut self, timeout: Duration) -> Result<Option<RawMessage<'_>>, RecvError> {
         let got = self.run(Some(Some(timeout)))?;
         Ok(got.map(|g| self.wrap(g)))

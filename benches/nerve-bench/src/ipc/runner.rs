@@ -41,9 +41,10 @@ pub struct IpcArgs {
     /// Alternating rounds per scenario (default: 3 with --quick, 10 otherwise).
     #[arg(long, value_name = "N")]
     pub rounds: Option<usize>,
-    /// Only scenarios whose description contains this text (e.g. `cross-process poll 1:1`).
-    #[arg(long, value_name = "TEXT")]
-    pub only: Option<String>,
+    /// Only scenarios whose description contains one of these texts, comma separated (e.g.
+    /// `cross-process poll 1:1`).
+    #[arg(long, value_name = "TEXT", value_delimiter = ',')]
+    pub only: Vec<String>,
 }
 
 /// Sample counts for one kind of run.
@@ -821,9 +822,7 @@ pub fn run_suite(args: &IpcArgs) -> Result<()> {
     let scenarios: Vec<Scenario> = plan()
         .into_iter()
         .filter(|s| {
-            args.only
-                .as_deref()
-                .is_none_or(|o| s.describe().contains(o))
+            args.only.is_empty() || args.only.iter().any(|o| s.describe().contains(o.as_str()))
         })
         .collect();
     let started = Instant::now();
@@ -839,6 +838,14 @@ pub fn run_suite(args: &IpcArgs) -> Result<()> {
         );
         rows.extend(new_rows);
     }
+    if systems.contains(&SystemKind::Nerve) {
+        rows.extend(crate::ffi::rows(
+            args.quick,
+            budget.rounds,
+            &args.only,
+            (ping_core, echo_core),
+        ));
+    }
     eprintln!(
         "ipc suite: {} scenarios in {:.1} s",
         scenarios.len(),
@@ -851,6 +858,7 @@ pub fn run_suite(args: &IpcArgs) -> Result<()> {
     );
     println!("# one_way_ns = round trip / 2, per-sample Instant timing; see timer_overhead_ns");
     report::print_table(&rows);
+    crate::ffi::print_table(&rows);
     if let Some(p) = &args.json {
         report::write_json(p, &machine, &rows)?;
         eprintln!("wrote {}", p.display());
