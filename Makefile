@@ -51,7 +51,7 @@ RESULTS ?= bench-results
 QUICK ?= --quick
 
 bench-build:
-	$(CARGO) build --release -p nerve-bench -p nerve-cli
+	$(CARGO) build --release -p nerve-bench -p nerve-cli -p nerve-c
 
 bench-ipc: bench-build
 	mkdir -p $(RESULTS)
