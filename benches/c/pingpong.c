@@ -7,7 +7,11 @@
  * seq, checked by the receiver, which reads in place). Topics <prefix>/ping and <prefix>/pong.
  * echo: says "ready", answers every ping with a pong of the same seq until seq UINT64_MAX.
  * ping: one-way = round trip / 2 for warmup + samples messages; prints "samples" and the last
- * `samples` values in ns on one line. */
+ * `samples` values in ns on one line.
+ *   pingpong loop <prefix> CmdVel|Imu <batches> <per_batch> <core>
+ * the HORUS seed's "send+recv" in one thread: nerve's standard message published and received
+ * per_batch times per batch (its stamp or seq checked); prints "samples" and each batch's mean
+ * ns per send+recv. */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdint.h>
@@ -16,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "nerve.h"
+#include "nerve/msgs.h"
 
 typedef struct {
     uint64_t seq;
@@ -134,7 +138,67 @@ static void open_ends(Ends *e, const char *prefix, const char *out, const char *
     /* The topics stay open through their endpoints' handles until the process exits. */
 }
 
+/* One send + receive of `T` in this thread, `per` times per batch. */
+#define LOOP(T, SET, GET)                                                                   \
+    do {                                                                                    \
+        nerve_type t;                                                                       \
+        OK(nerve_msgs_##T##_type(&t), "type");                                              \
+        nerve_topic_options o = nerve_topic_options_default();                              \
+        o.depth = 16;                                                                       \
+        nerve_topic *topic;                                                                 \
+        OK(nerve_topic_open(name, &t, &o, &topic), "open");                                 \
+        nerve_publisher *pub;                                                               \
+        nerve_subscriber *sub;                                                              \
+        OK(nerve_publisher_open(topic, &pub), "publisher");                                 \
+        OK(nerve_subscriber_open(topic, 0, &sub), "subscriber");                            \
+        nerve_msgs_##T m, r;                                                                \
+        memset(&m, 0, sizeof m);                                                            \
+        uint64_t i = 0;                                                                     \
+        for (size_t b = 0; b < batches; b++) {                                              \
+            uint64_t t0 = now_ns();                                                         \
+            for (size_t k = 0; k < per; k++, i++) {                                         \
+                SET = i;                                                                    \
+                OK(nerve_publish(pub, (const uint8_t *)&m, sizeof m), "publish");           \
+                size_t len = 0;                                                             \
+                if (nerve_recv(sub, 0, (uint8_t *)&r, sizeof r, &len) != NERVE_OK || GET != i) \
+                    die("send+recv lost a message");                                        \
+            }                                                                               \
+            out[b] = (double)(now_ns() - t0) / (double)per;                                 \
+        }                                                                                   \
+    } while (0)
+
+static int loop_main(char **argv) {
+    char name[256];
+    snprintf(name, sizeof name, "%s/loop", argv[2]);
+    size_t batches = strtoull(argv[4], NULL, 10), per = strtoull(argv[5], NULL, 10);
+    double *out = malloc(batches * sizeof *out);
+    if (out == NULL || per == 0) return 1;
+    if (strcmp(argv[3], "CmdVel") == 0) {
+        LOOP(CmdVel, m.stamp_ns, r.stamp_ns);
+    } else if (strcmp(argv[3], "Imu") == 0) {
+        LOOP(Imu, m.header.seq, r.header.seq);
+    } else {
+        fprintf(stderr, "pingpong.c: %s: C has CmdVel and Imu (no dynamic messages)\n", argv[3]);
+        return 3;
+    }
+    printf("samples");
+    for (size_t b = 0; b < batches; b++) printf(" %.2f", out[b]);
+    printf("\n");
+    free(out);
+    return 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 7 && strcmp(argv[1], "loop") == 0) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(atoi(argv[6]), &one);
+        if (sched_setaffinity(0, sizeof one, &one) != 0) {
+            perror("sched_setaffinity");
+            return 1;
+        }
+        return loop_main(argv);
+    }
     if (argc != 8) {
         fprintf(stderr, "usage: pingpong ping|echo <prefix> <bytes> poll|blocking <samples> <warmup> <core>\n");
         return 2;

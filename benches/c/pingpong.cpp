@@ -1,6 +1,7 @@
 // The FFI-overhead ping-pong in C++17 (nerve.hpp): the same protocol and checks as
 // benches/c/pingpong.c, through the header-only wrapper (RAII, std::optional receives).
 //   pingpong ping|echo <prefix> <bytes> poll|blocking <samples> <warmup> <core>
+//   pingpong loop <prefix> CmdVel|Imu <batches> <per_batch> <core>   (send+recv in one thread)
 #include <sched.h>
 
 #include <chrono>
@@ -10,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "nerve.hpp"
+#include "nerve/msgs.hpp"
 
 struct Ping16 {
     uint64_t seq;
@@ -154,9 +155,60 @@ int run(bool ping, const std::string &prefix, std::size_t bytes, bool blocking, 
     return 0;
 }
 
+/// The seed's send+recv in one thread: `per` of T per batch, each batch's mean ns.
+template <class T, class Seq>
+int loop(const std::string &prefix, std::size_t batches, std::size_t per, Seq seq) {
+    nerve::Topic<T> topic(prefix + "/loop", nerve::Options().depth(16));
+    auto pub = topic.publisher();
+    auto sub = topic.subscriber();
+    T m{};
+    uint64_t i = 0;
+    std::string line = "samples";
+    for (std::size_t b = 0; b < batches; b++) {
+        uint64_t t0 = now_ns();
+        for (std::size_t k = 0; k < per; k++, i++) {
+            seq(m) = i;
+            pub.send(m);
+            auto r = sub.try_recv();
+            if (!r || seq(*r) != i) {
+                die("send+recv lost a message");
+            }
+        }
+        char v[32];
+        std::snprintf(v, sizeof v, " %.2f", double(now_ns() - t0) / double(per));
+        line += v;
+    }
+    std::puts(line.c_str());
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
+    if (argc == 7 && std::strcmp(argv[1], "loop") == 0) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(std::atoi(argv[6]), &one);
+        if (sched_setaffinity(0, sizeof one, &one) != 0) {
+            std::perror("sched_setaffinity");
+            return 1;
+        }
+        std::size_t batches = std::strtoull(argv[4], nullptr, 10), per = std::strtoull(argv[5], nullptr, 10);
+        std::string message = argv[3];
+        try {
+            if (message == "CmdVel") {
+                return loop<nerve::msgs::CmdVel>(argv[2], batches, per, [](auto &m) -> uint64_t & { return m.stamp_ns; });
+            }
+            if (message == "Imu") {
+                return loop<nerve::msgs::Imu>(argv[2], batches, per, [](auto &m) -> uint64_t & { return m.header.seq; });
+            }
+        } catch (const nerve::Error &e) {
+            std::fprintf(stderr, "pingpong.cpp: %s\n", e.what());
+            return 1;
+        }
+        std::fprintf(stderr, "pingpong.cpp: %s: C++ has CmdVel and Imu here (no dynamic messages)\n", argv[3]);
+        return 3;
+    }
     if (argc != 8) {
         std::fprintf(stderr, "usage: pingpong ping|echo <prefix> <bytes> poll|blocking <samples> <warmup> <core>\n");
         return 2;

@@ -3,6 +3,11 @@
 (read its header), through nerve's Python API, for `nerve-bench ipc`'s FFI table.
 
     ffi_pingpong.py ping|echo <prefix> <bytes> poll|blocking <samples> <warmup> <core>
+    ffi_pingpong.py loop <prefix> CmdVel|Imu|dict <batches> <per_batch> <core>
+
+``loop`` is the HORUS seed's "send+recv" in one thread: nerve's standard CmdVel or Imu, or the
+small dict {"x", "y", "cmd", "seq"} as MessagePack, published and received ``per_batch`` times
+per batch (its stamp or seq checked); it prints each batch's mean ns per send+recv.
 """
 
 from __future__ import annotations
@@ -42,7 +47,50 @@ def die(what: str) -> None:
     sys.exit(1)
 
 
+def loop_main() -> int:
+    prefix, message = sys.argv[2], sys.argv[3]
+    batches, per, core = int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6])
+    os.sched_setaffinity(0, {core})
+    if message == "CmdVel":
+        cls = nerve.CmdVel
+        make = lambda i: nerve.CmdVel(stamp_ns=i)  # noqa: E731
+        seq = lambda m: m.stamp_ns  # noqa: E731
+    elif message == "Imu":
+        cls = nerve.Imu
+        m0 = nerve.Imu()
+
+        def make(i: int) -> nerve.Imu:
+            m0.header.seq = i
+            return m0
+
+        seq = lambda m: m.header.seq  # noqa: E731
+    elif message == "dict":
+        cls = dict
+        make = lambda i: {"x": 1.0, "y": 2.0, "cmd": "go", "seq": i}  # noqa: E731
+        seq = lambda m: m["seq"]  # noqa: E731
+    else:
+        die(f"unknown message {message!r}")
+    topic = nerve.Topic(f"{prefix}/loop", cls, depth=16)
+    pub, sub = topic.publisher(), topic.subscriber()
+    clock = time.perf_counter_ns
+    out = []
+    i = 0
+    for _ in range(batches):
+        t0 = clock()
+        for _ in range(per):
+            pub.send(make(i))
+            m = sub.try_recv()
+            if m is None or seq(m) != i:
+                die("send+recv lost a message")
+            i += 1
+        out.append((clock() - t0) / per)
+    print("samples " + " ".join(f"{v:.2f}" for v in out), flush=True)
+    return 0
+
+
 def main() -> int:
+    if len(sys.argv) == 7 and sys.argv[1] == "loop":
+        return loop_main()
     if len(sys.argv) != 8:
         die("usage: ffi_pingpong.py ping|echo <prefix> <bytes> poll|blocking <samples> "
             "<warmup> <core>")

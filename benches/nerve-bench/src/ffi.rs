@@ -171,9 +171,121 @@ impl Hop for BlobSide {
     }
 }
 
+/// The seed's small dict as a Rust struct (MessagePack on the wire, as Python's dict).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SmallDict {
+    x: f64,
+    y: f64,
+    cmd: String,
+    seq: u64,
+}
+
+/// `per` sends + receives of `M` in this thread per batch; each batch's mean ns.
+fn send_recv<M>(
+    prefix: &str,
+    batches: usize,
+    per: usize,
+    make: impl Fn(u64) -> M,
+    seq: impl Fn(&M) -> u64,
+) -> Result<Vec<f64>>
+where
+    M: nerve::FixedMessage<Kind = nerve::msgs::Fixed>,
+{
+    let topic = Topic::<M>::builder(&format!("{prefix}/loop"))
+        .domain(BENCH_DOMAIN)
+        .depth(16)
+        .open()?;
+    let (publisher, mut subscriber) = (topic.publisher()?, topic.subscriber()?);
+    let mut out = Vec::with_capacity(batches);
+    let mut i = 0u64;
+    for _ in 0..batches {
+        let t0 = Instant::now();
+        for _ in 0..per {
+            publisher.send(&make(i)).map_err(|e| anyhow!("{e}"))?;
+            match subscriber.try_recv()? {
+                Some(r) if seq(&r) == i => {}
+                _ => bail!("send+recv lost a message"),
+            }
+            i += 1;
+        }
+        out.push(t0.elapsed().as_nanos() as f64 / per as f64);
+    }
+    Ok(out)
+}
+
+/// [`send_recv`] for the small dict, as MessagePack (`Topic<Msgpack<SmallDict>>`).
+fn dict_send_recv(prefix: &str, batches: usize, per: usize) -> Result<Vec<f64>> {
+    let topic = Topic::<nerve::topic::Msgpack<SmallDict>>::builder(&format!("{prefix}/loop"))
+        .domain(BENCH_DOMAIN)
+        .depth(16)
+        .open()?;
+    let (publisher, mut subscriber) = (topic.publisher()?, topic.subscriber()?);
+    let mut out = Vec::with_capacity(batches);
+    let mut i = 0u64;
+    for _ in 0..batches {
+        let t0 = Instant::now();
+        for _ in 0..per {
+            let d = SmallDict {
+                x: 1.0,
+                y: 2.0,
+                cmd: "go".into(),
+                seq: i,
+            };
+            publisher.send(&d).map_err(|e| anyhow!("{e}"))?;
+            match subscriber.try_recv()? {
+                Some(r) if r.seq == i => {}
+                _ => bail!("send+recv lost a message"),
+            }
+            i += 1;
+        }
+        out.push(t0.elapsed().as_nanos() as f64 / per as f64);
+    }
+    Ok(out)
+}
+
+/// `loop <prefix> CmdVel|Imu|dict <batches> <per_batch> <core>`: the seed's send+recv.
+fn loop_main(args: &[String]) -> Result<()> {
+    let [_, prefix, message, batches, per, core] = args else {
+        bail!("usage: __ffi-pingpong loop <prefix> CmdVel|Imu|dict <batches> <per_batch> <core>");
+    };
+    pin::pin_current_thread(core.parse()?)?;
+    let (batches, per): (usize, usize) = (batches.parse()?, per.parse()?);
+    let out = match message.as_str() {
+        "CmdVel" => send_recv(
+            prefix,
+            batches,
+            per,
+            |i| nerve::msgs::CmdVel {
+                stamp_ns: i,
+                ..Default::default()
+            },
+            |m| m.stamp_ns,
+        )?,
+        "Imu" => send_recv(
+            prefix,
+            batches,
+            per,
+            |i| {
+                let mut m = nerve::msgs::Imu::default();
+                m.header.seq = i;
+                m
+            },
+            |m| m.header.seq,
+        )?,
+        "dict" => dict_send_recv(prefix, batches, per)?,
+        other => bail!("unknown message `{other}`"),
+    };
+    let line: Vec<String> = out.iter().map(|v| format!("{v:.2}")).collect();
+    println!("samples {}", line.join(" "));
+    Ok(())
+}
+
 /// The hidden `__ffi-pingpong` role: `ping|echo <prefix> <bytes> poll|blocking <samples>
-/// <warmup> <core>`, as the C program takes.
+/// <warmup> <core>`, as the C program takes, or `loop ...` (see `loop_main`).
 pub fn role_main(args: &[String]) -> Result<()> {
+    if args.first().map(String::as_str) == Some("loop") {
+        return loop_main(args);
+    }
     let [role, prefix, bytes, mode, samples, warmup, core] = args else {
         bail!("usage: __ffi-pingpong ping|echo <prefix> <bytes> poll|blocking <samples> <warmup> <core>");
     };
@@ -362,9 +474,164 @@ fn round(
     Ok(v)
 }
 
-/// The FFI rows for the scenarios whose description contains one of `only` (all if empty), ping on
-/// `cores.0` and echo on `cores.1`: rounds alternate the languages; each scenario gives one `one_way_ns` row per language and a
-/// `ratio_p50_vs_rust` row for each other language.
+/// One send + receive loop: `loop <prefix> <message> <batches> <per_batch> <core>`; each
+/// batch's mean ns, the first (warm-up) batch dropped.
+fn loop_round(
+    cmd: &[String],
+    prefix: &str,
+    message: &str,
+    batches: usize,
+    core: usize,
+) -> Result<Vec<f64>> {
+    let out = Command::new(&cmd[0])
+        .args(&cmd[1..])
+        .args([
+            "loop",
+            prefix,
+            message,
+            &(batches + 1).to_string(),
+            "10000",
+            &core.to_string(),
+        ])
+        .env("NERVE_DOMAIN", BENCH_DOMAIN.to_string())
+        .stderr(Stdio::piped())
+        .output()
+        .with_context(|| format!("starting {}", cmd[0]))?;
+    let said = String::from_utf8_lossy(&out.stdout);
+    let values = said.trim().strip_prefix("samples").ok_or_else(|| {
+        anyhow!(
+            "the send+recv loop failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )
+    })?;
+    let v: Vec<f64> = values
+        .split_whitespace()
+        .map(str::parse)
+        .collect::<Result<_, _>>()?;
+    if v.len() != batches + 1 {
+        bail!("{} batches, expected {}", v.len(), batches + 1);
+    }
+    Ok(v[1..].to_vec())
+}
+
+/// One FFI scenario: a cross-process hop, or the seed's send+recv in one thread.
+#[derive(Clone, Copy)]
+enum Case {
+    Hop { bytes: usize, mode: &'static str },
+    SendRecv { message: &'static str },
+}
+
+impl Case {
+    const ALL: [Case; 7] = [
+        Case::Hop {
+            bytes: 16,
+            mode: "poll",
+        },
+        Case::Hop {
+            bytes: 16,
+            mode: "blocking",
+        },
+        Case::Hop {
+            bytes: SIX_MB,
+            mode: "poll",
+        },
+        Case::Hop {
+            bytes: SIX_MB,
+            mode: "blocking",
+        },
+        Case::SendRecv { message: "CmdVel" },
+        Case::SendRecv { message: "Imu" },
+        Case::SendRecv { message: "dict" },
+    ];
+
+    fn message(self) -> &'static str {
+        match self {
+            Case::Hop { bytes: 16, .. } => "Ping16 (fixed)",
+            Case::Hop { .. } => "Blob (chunked, in place)",
+            Case::SendRecv { message } => message,
+        }
+    }
+
+    fn describe(self) -> String {
+        match self {
+            Case::Hop { bytes, mode } => {
+                format!("ffi cross-process {mode} 1:1 {} {bytes} B", self.message())
+            }
+            Case::SendRecv { message } => format!("ffi send+recv same-thread {message}"),
+        }
+    }
+
+    /// A row of this case for `api`.
+    fn row(self, api: &str, metric: &str) -> Row {
+        let (transport, mode, bytes) = match self {
+            Case::Hop { bytes, mode } => ("cross-process", mode, bytes),
+            Case::SendRecv { message } => (
+                "same-thread",
+                "poll",
+                match message {
+                    "CmdVel" => std::mem::size_of::<nerve::msgs::CmdVel>(),
+                    "Imu" => std::mem::size_of::<nerve::msgs::Imu>(),
+                    _ => 0,
+                },
+            ),
+        };
+        Row::new(
+            "ipc",
+            "nerve",
+            api,
+            transport,
+            "1:1",
+            mode,
+            self.message(),
+            bytes,
+            metric,
+        )
+        .field("variant", "ffi")
+    }
+
+    fn metric(self) -> &'static str {
+        match self {
+            Case::Hop { .. } => "one_way_ns",
+            Case::SendRecv { .. } => "send_recv_ns",
+        }
+    }
+
+    /// Why `api` has no row here (C and C++ have no dynamic messages).
+    fn not_for(self, api: &str) -> Option<&'static str> {
+        match (self, api) {
+            (Case::SendRecv { message: "dict" }, "c" | "cpp") => Some("not applicable: C and C++ send typed structs; dicts are MessagePack from Rust and Python"),
+            _ => None,
+        }
+    }
+
+    /// One round of `api` (its command `cmd`): the samples.
+    fn run(
+        self,
+        cmd: &[String],
+        prefix: &str,
+        quick: bool,
+        cores: (usize, usize),
+    ) -> Result<Vec<f64>> {
+        match self {
+            Case::Hop { bytes, mode } => {
+                let (samples, warmup) = match (bytes, quick) {
+                    (16, true) => (2_000, 500),
+                    (16, false) => (20_000, 2_000),
+                    (_, true) => (100, 40),
+                    (_, false) => (1_000, 64),
+                };
+                round(cmd, prefix, bytes, mode, samples, warmup, cores)
+            }
+            Case::SendRecv { message } => {
+                loop_round(cmd, prefix, message, if quick { 10 } else { 40 }, cores.0)
+            }
+        }
+    }
+}
+
+/// The FFI rows for the cases whose description contains one of `only` (all if empty); ping
+/// (and the send+recv loops) on `cores.0`, echo on `cores.1`. Rounds alternate the languages;
+/// each case gives a row per language and a `ratio_p50_vs_rust` row for each other language.
 pub fn rows(quick: bool, rounds: usize, only: &[String], cores: (usize, usize)) -> Vec<Row> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let build_dir = std::env::temp_dir().join(format!("nerve-bench-ffi-{}", std::process::id()));
@@ -374,66 +641,41 @@ pub fn rows(quick: bool, rounds: usize, only: &[String], cores: (usize, usize)) 
         .map(|&a| (a, program(a, &root, &build_dir)))
         .collect();
     let mut out = Vec::new();
-    for (bytes, mode) in [
-        (16, "poll"),
-        (16, "blocking"),
-        (SIX_MB, "poll"),
-        (SIX_MB, "blocking"),
-    ] {
-        let message = if bytes == 16 {
-            "Ping16 (fixed)"
-        } else {
-            "Blob (chunked, in place)"
-        };
-        let describe = format!("ffi cross-process {mode} 1:1 {message} {bytes} B");
+    for case in Case::ALL {
+        let describe = case.describe();
         if !only.is_empty() && !only.iter().any(|o| describe.contains(o.as_str())) {
             continue;
         }
-        let (samples, warmup) = match (bytes, quick) {
-            (16, true) => (2_000, 500),
-            (16, false) => (20_000, 2_000),
-            (_, true) => (100, 40),
-            (_, false) => (1_000, 64),
-        };
         let t0 = Instant::now();
         let mut pooled: Vec<Vec<f64>> = vec![Vec::new(); APIS.len()];
         let mut p50s: Vec<Vec<f64>> = vec![Vec::new(); APIS.len()];
         let mut errors: Vec<Option<String>> = vec![None; APIS.len()];
         for r in 0..rounds {
             for (i, (api, cmd)) in programs.iter().enumerate() {
-                let cmd = match cmd {
-                    Ok(c) => c,
-                    Err(e) => {
-                        errors[i] = Some(format!("{e:#}"));
-                        continue;
+                let got = match (cmd, case.not_for(api)) {
+                    (_, Some(why)) => Err(anyhow!("{why}")),
+                    (Err(e), _) => Err(anyhow!("{e:#}")),
+                    (Ok(cmd), None) => {
+                        let prefix = format!(
+                            "ffi/{}/{api}/{}/{r}",
+                            std::process::id(),
+                            describe.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+                        );
+                        case.run(cmd, &prefix, quick, cores)
+                            .map_err(|e| anyhow!("round {r}: {e:#}"))
                     }
                 };
-                let prefix = format!("ffi/{}/{api}/{bytes}/{mode}/{r}", std::process::id());
-                match round(cmd, &prefix, bytes, mode, samples, warmup, cores) {
+                match got {
                     Ok(mut v) => {
                         p50s[i].push(stats::median(&v).unwrap_or(f64::NAN));
                         pooled[i].append(&mut v);
                     }
-                    Err(e) => errors[i] = Some(format!("round {r}: {e:#}")),
+                    Err(e) => errors[i] = Some(format!("{e:#}")),
                 }
             }
         }
-        let row = |api: &str, metric: &str| {
-            Row::new(
-                "ipc",
-                "nerve",
-                api,
-                "cross-process",
-                "1:1",
-                mode,
-                message,
-                bytes,
-                metric,
-            )
-            .field("variant", "ffi")
-        };
         for (i, api) in APIS.iter().enumerate() {
-            let r = row(api, "one_way_ns");
+            let r = case.row(api, case.metric());
             out.push(match (&errors[i], Summary::of(&mut pooled[i])) {
                 (Some(e), _) => r.error(e.clone()),
                 (None, Some(s)) => r.summary(s).field("rounds", rounds),
@@ -445,10 +687,11 @@ pub fn rows(quick: bool, rounds: usize, only: &[String], cores: (usize, usize)) 
             let ratios: Vec<f64> = p50s[i].iter().zip(&p50s[0]).map(|(a, b)| a / b).collect();
             if let Some(mut s) = Summary::of(&mut ratios.clone()) {
                 s.p50 = stats::median(&ratios).unwrap_or(s.p50);
-                let mut r = row(api, "ratio_p50_vs_rust")
+                let mut r = case
+                    .row(api, "ratio_p50_vs_rust")
                     .field("rounds", ratios.len())
                     .field("note", "per round: this language's p50 / Rust's p50 of the same round; p50 = median over rounds");
-                if matches!(*api, "c" | "cpp") {
+                if matches!(case, Case::Hop { .. }) && matches!(*api, "c" | "cpp") {
                     r = r.field("threshold", TARGET).field("pass", s.p50 <= TARGET);
                 }
                 out.push(r.summary(s));
@@ -460,45 +703,61 @@ pub fn rows(quick: bool, rounds: usize, only: &[String], cores: (usize, usize)) 
     out
 }
 
-/// The FFI table (p50 and p99 of each language, ratio to Rust) on stdout.
+/// The FFI tables on stdout: the cross-process hop, and the seed's send+recv (p50 and p99 of
+/// each language, ratio = median over rounds of p50 / Rust's p50).
 pub fn print_table(rows: &[Row]) {
     let ffi: Vec<&Row> = rows
         .iter()
         .filter(|r| r.extra.get("variant").and_then(|v| v.as_str()) == Some("ffi"))
         .collect();
-    if ffi.is_empty() {
-        return;
-    }
-    println!("\n# FFI overhead: the same cross-process hop from each language (one_way_ns p50 / p99; ratio = median over rounds of p50 / Rust's p50)");
-    println!("| message | mode | {} |", APIS.join(" | "));
-    println!("|---|---|{}", "---|".repeat(APIS.len()));
-    let mut keys: Vec<(&str, &str)> = ffi
-        .iter()
-        .map(|r| (r.message.as_str(), r.mode.as_str()))
-        .collect();
-    keys.dedup();
-    for (message, mode) in keys {
-        let cell = |api: &str| -> String {
-            let find = |metric: &str| {
-                ffi.iter().find(|r| {
-                    r.message == message && r.mode == mode && r.api == api && r.metric == metric
-                })
-            };
-            match find("one_way_ns") {
-                Some(r) if r.error.is_some() => "error".into(),
-                Some(r) => {
-                    let s = r.summary.as_ref();
-                    let ratio = find("ratio_p50_vs_rust")
-                        .and_then(|x| x.summary.as_ref())
-                        .map(|x| format!(" ({:.2}×)", x.p50))
-                        .unwrap_or_default();
-                    s.map(|s| format!("{:.0} / {:.0} ns{ratio}", s.p50, s.p99))
-                        .unwrap_or_default()
+    for (transport, metric, title) in [
+        (
+            "cross-process",
+            "one_way_ns",
+            "FFI overhead: the same cross-process hop from each language (one_way_ns",
+        ),
+        (
+            "same-thread",
+            "send_recv_ns",
+            "FFI overhead, the HORUS seed's table: one send + receive in one thread (send_recv_ns",
+        ),
+    ] {
+        let mine: Vec<&&Row> = ffi.iter().filter(|r| r.transport == transport).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        println!("\n# {title} p50 / p99; ratio = median over rounds of p50 / Rust's p50)");
+        println!("| message | mode | {} |", APIS.join(" | "));
+        println!("|---|---|{}", "---|".repeat(APIS.len()));
+        let mut keys: Vec<(&str, &str)> = mine
+            .iter()
+            .map(|r| (r.message.as_str(), r.mode.as_str()))
+            .collect();
+        keys.dedup();
+        for (message, mode) in keys {
+            let cell = |api: &str| -> String {
+                let find = |m: &str| {
+                    mine.iter().find(|r| {
+                        r.message == message && r.mode == mode && r.api == api && r.metric == m
+                    })
+                };
+                match find(metric) {
+                    Some(r) if r.error.is_some() => "n/a".into(),
+                    Some(r) => {
+                        let ratio = find("ratio_p50_vs_rust")
+                            .and_then(|x| x.summary.as_ref())
+                            .map(|x| format!(" ({:.2}×)", x.p50))
+                            .unwrap_or_default();
+                        r.summary
+                            .as_ref()
+                            .map(|s| format!("{:.0} / {:.0} ns{ratio}", s.p50, s.p99))
+                            .unwrap_or_default()
+                    }
+                    None => "-".into(),
                 }
-                None => "-".into(),
-            }
-        };
-        let cells: Vec<String> = APIS.iter().map(|a| cell(a)).collect();
-        println!("| {message} | {mode} | {} |", cells.join(" | "));
+            };
+            let cells: Vec<String> = APIS.iter().map(|a| cell(a)).collect();
+            println!("| {message} | {mode} | {} |", cells.join(" | "));
+        }
     }
 }
