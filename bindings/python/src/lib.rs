@@ -40,6 +40,7 @@ mod layout;
 mod lent;
 mod publisher;
 mod rpc;
+mod sched;
 mod structs;
 mod subscriber;
 mod topic;
@@ -73,5 +74,6 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_DEPTH", nerve::DEFAULT_DEPTH)?;
     rpc::register(m)?;
     action::register(m)?;
+    sched::register(m)?;
     Ok(())
 }

@@ -41,9 +41,12 @@ from ._nerve import (
     QosMismatch,
     RecvCorrupt,
     RecvError,
+    Scheduler,
+    SchedulerError,
     SendCorrupt,
     SendError,
     SendNoSpace,
+    TickContext,
     Timeout,
     TooLarge,
     TooManyEndpoints,
@@ -127,6 +130,7 @@ __all__ = [
     "RecvError", "SendCorrupt", "SendError", "SendNoSpace", "SpinStats", "Subscriber",
     "SubscriberStats", "Timeout", "TooLarge", "TooManyEndpoints", "Topic", "TypeMismatch",
     "codec", "default_domain", "msgs", "spin", "topics",
+    "Node", "Scheduler", "SchedulerError", "TickContext",
 ]
 __all__ += msgs.__all__
 __all__ += [
@@ -588,6 +592,43 @@ def topics(domain: int | None = None) -> list[dict[str, Any]]:
 
 # ---------------------------------------------------------------------------------------------
 # Nodes
+
+
+class Node:
+    """A node for nerve's scheduler (:class:`Scheduler`): override ``tick``, and ``init``,
+    ``shutdown`` and ``on_safe_state`` when needed; each gets a :class:`TickContext`. The
+    scheduler (Rust) calls them with the GIL and releases it between ticks; an exception in
+    ``tick`` is the node's failure, handled by its ``on_error`` policy.
+
+    >>> class Blink(nerve.Node):
+    ...     def tick(self, ctx):
+    ...         self.on = ctx.tick % 2 == 0
+    >>> s = nerve.Scheduler()
+    >>> s.add(Blink(), rate=50.0, deadline=0.01)
+    >>> s.run(0.1)
+    'elapsed'
+    """
+
+    #: The node's name in statistics and errors (default: the class name).
+    name: str
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "name" not in cls.__dict__:
+            cls.name = cls.__name__
+
+    def init(self, ctx: TickContext) -> None:
+        """Once before the first tick (and again after a restart)."""
+
+    def tick(self, ctx: TickContext) -> None:
+        """Each tick."""
+        raise NotImplementedError(f"{type(self).__name__} must define tick(self, ctx)")
+
+    def shutdown(self, ctx: TickContext) -> None:
+        """Once when the run ends."""
+
+    def on_safe_state(self, ctx: TickContext) -> None:
+        """Once when the e-stop triggers (or a miss policy asks): stop actuators here."""
 
 
 class SpinStats(NamedTuple):

@@ -325,3 +325,46 @@ class BagWriter:
     def write(self, topic: str, stored_type: _Stored, description: bytes | None, log_time: int,
               fixed: bytes, payload: bytes) -> None: ...
     def close(self) -> None: ...
+
+class SchedulerError(NerveError): ...
+
+@final
+class TickContext:
+    @property
+    def now(self) -> float: ...
+    @property
+    def planned(self) -> float: ...
+    @property
+    def tick(self) -> int: ...
+    @property
+    def estop_triggered(self) -> bool: ...
+    def trigger_estop(self, reason: str) -> None: ...
+
+@final
+class Scheduler:
+    def __new__(
+        cls,
+        *,
+        domain: int | None = None,
+        estop_topic: bool = False,
+        watchdog: float | None = None,
+        compute_threads: int | None = None,
+        handle_signals: bool = False,
+    ) -> Scheduler: ...
+    def add(
+        self,
+        node: Any,
+        *,
+        name: str | None = None,
+        rate: float | None = None,
+        order: int = 0,
+        deadline: float | None = None,
+        budget: float | None = None,
+        on_miss: str = "warn",
+        on_error: str | tuple[str, int, float] | None = None,
+        watchdog: float | None = None,
+        on_hang: str = "estop",
+        exec_class: str | tuple[str, int] | tuple[str, int, int | None] | None = None,
+    ) -> None: ...
+    def run(self, duration: float | None = None) -> str: ...
+    def stats(self) -> list[dict[str, Any]]: ...
