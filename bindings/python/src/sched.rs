@@ -144,7 +144,7 @@ impl Node for PyNode {
     }
 }
 
-fn miss_policy(s: &str) -> PyResult<MissPolicy> {
+fn miss_policy(what: &str, s: &str) -> PyResult<MissPolicy> {
     Ok(match s {
         "warn" => MissPolicy::Warn,
         "skip" => MissPolicy::Skip,
@@ -152,7 +152,7 @@ fn miss_policy(s: &str) -> PyResult<MissPolicy> {
         "stop" => MissPolicy::Stop,
         _ => {
             return Err(PyValueError::new_err(format!(
-                "on_miss is 'warn', 'skip', 'safe_state' or 'stop', got {s:?}"
+                "{what} is 'warn', 'skip', 'safe_state' or 'stop', got {s:?}"
             )))
         }
     })
@@ -299,9 +299,10 @@ impl Scheduler {
     /// Adds `node` (an object with `tick(ctx)`; `init`, `shutdown` and `on_safe_state` are
     /// called when it has them), named `name` or its `name` attribute or its class name.
     /// `rate`: ticks per second; `deadline` and `budget` in seconds; `on_miss`: 'warn',
-    /// 'skip', 'safe_state', 'stop'; `on_error`: 'fatal', 'skip', 'restart' or
+    /// 'skip', 'safe_state', 'stop'; `on_budget` (a tick longer than `budget`): the same;
+    /// `on_error`: 'fatal', 'skip', 'restart' or
     /// ('restart', max, backoff_seconds); `on_hang`: 'warn', 'estop', 'stop'.
-    #[pyo3(signature = (node, *, name=None, rate=None, order=0, deadline=None, budget=None, on_miss="warn", on_error=None, watchdog=None, on_hang="estop", exec_class=None))]
+    #[pyo3(signature = (node, *, name=None, rate=None, order=0, deadline=None, budget=None, on_miss="warn", on_budget="warn", on_error=None, watchdog=None, on_hang="estop", exec_class=None))]
     #[allow(clippy::too_many_arguments)]
     fn add(
         &self,
@@ -312,6 +313,7 @@ impl Scheduler {
         deadline: Option<f64>,
         budget: Option<f64>,
         on_miss: &str,
+        on_budget: &str,
         on_error: Option<Bound<'_, PyAny>>,
         watchdog: Option<f64>,
         on_hang: &str,
@@ -347,7 +349,8 @@ impl Scheduler {
                     )));
                 }
             }
-            let miss = miss_policy(on_miss)?;
+            let miss = miss_policy("on_miss", on_miss)?;
+            let over = miss_policy("on_budget", on_budget)?;
             let hang = hang_policy(on_hang)?;
             let deadline = seconds("deadline", deadline)?;
             let budget = seconds("budget", budget)?;
@@ -364,6 +367,7 @@ impl Scheduler {
                 })
                 .order(order)
                 .on_miss(miss)
+                .on_budget(over)
                 .on_hang(hang);
             if let Some(r) = rate {
                 e = e.rate(r);

@@ -100,6 +100,22 @@ def test_deadline_misses_are_counted_and_can_stop_the_run(domain: int) -> None:
         s.run(2.0)
 
 
+def test_a_budget_overrun_is_enforced(domain: int) -> None:
+    class Heavy(nerve.Node):
+        def tick(self, ctx: nerve.TickContext) -> None:
+            time.sleep(0.004)
+
+    s = nerve.Scheduler()
+    s.add(Heavy(), rate=50.0, budget=0.001)  # within its deadline (one period), over budget
+    s.run(0.3)
+    st = stats_of(s, "Heavy")
+    assert st["budget_overruns"] >= 10 and st["misses"] == 0, st
+    s = nerve.Scheduler()
+    s.add(Heavy(), rate=50.0, budget=0.001, on_budget="stop")
+    with pytest.raises(nerve.SchedulerError, match=r'node "Heavy" used .* over its budget of 1ms'):
+        s.run(2.0)
+
+
 def test_the_gil_is_released_between_ticks(domain: int) -> None:
     """A Python thread keeps running while the scheduler runs a 100 Hz Python node."""
     progress = 0

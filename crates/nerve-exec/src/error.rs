@@ -97,6 +97,16 @@ pub enum RunError {
         /// How far past the deadline the tick ended.
         late_by: Duration,
     },
+    /// A node whose budget policy is `Stop` ran a tick longer than its budget.
+    #[error("node {node:?} used {used:?} in one tick, over its budget of {budget:?} (budget policy: stop)")]
+    BudgetOverrun {
+        /// The node.
+        node: String,
+        /// How long the tick ran.
+        used: Duration,
+        /// Its budget.
+        budget: Duration,
+    },
     /// The watchdog found a node with `HangPolicy::Stop` stuck in one tick.
     #[error("node {node:?} hung for more than {timeout:?} in one tick; nodes whose shutdown could not run: {stuck:?}")]
     NodeHung {

@@ -301,6 +301,55 @@ fn slow_node_triggers_each_miss_policy() {
     assert_eq!(trace.lock().unwrap().len(), 1);
 }
 
+fn over_budget_sched(
+    policy: MissPolicy,
+) -> (nerve_exec::Scheduler, Trace, Arc<Mutex<Vec<String>>>) {
+    let trace: Trace = Default::default();
+    let clock = SimClock::new();
+    let mut slow = Rec::new("slow", &trace);
+    slow.work = Some((clock.clone(), Duration::from_millis(2)));
+    let safe = slow.safe_calls.clone();
+    let s = Scheduler::builder()
+        .deterministic(clock)
+        .node(slow)
+        .rate(100.0)
+        .budget(Duration::from_millis(1))
+        .on_budget(policy)
+        .build()
+        .unwrap();
+    (s, trace, safe)
+}
+
+#[test]
+fn a_budget_overrun_follows_the_budget_policy() {
+    // 2 ms ticks against a 1 ms budget, well within the 10 ms deadline: overruns, no misses.
+    let (mut s, trace, _) = over_budget_sched(MissPolicy::Warn);
+    s.run_for(Duration::from_millis(100)).unwrap();
+    assert_eq!((s.stats()[0].budget_overruns, s.stats()[0].misses), (10, 0));
+    assert_eq!(trace.lock().unwrap().len(), 10);
+
+    let (mut s, trace, _) = over_budget_sched(MissPolicy::Skip);
+    s.run_for(Duration::from_millis(100)).unwrap();
+    let ticks: Vec<u64> = trace.lock().unwrap().iter().map(|e| e.2).collect();
+    assert_eq!(ticks, [0, 2, 4, 6, 8], "each overrun sheds the next tick");
+
+    let (mut s, _, safe) = over_budget_sched(MissPolicy::SafeState);
+    s.run_for(Duration::from_millis(100)).unwrap();
+    assert_eq!(*safe.lock().unwrap(), ["slow"]);
+
+    let (mut s, trace, _) = over_budget_sched(MissPolicy::Stop);
+    match s.run_for(Duration::from_millis(100)) {
+        Err(RunError::BudgetOverrun { node, used, budget }) => {
+            assert_eq!(
+                (node.as_str(), used, budget),
+                ("slow", Duration::from_millis(2), Duration::from_millis(1))
+            );
+        }
+        other => panic!("expected BudgetOverrun, got {other:?}"),
+    }
+    assert_eq!(trace.lock().unwrap().len(), 1);
+}
+
 struct Panicker {
     at: Vec<u64>,
     inits: Arc<Mutex<Vec<u64>>>,

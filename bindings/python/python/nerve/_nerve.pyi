@@ -361,6 +361,7 @@ class Scheduler:
         deadline: float | None = None,
         budget: float | None = None,
         on_miss: str = "warn",
+        on_budget: str = "warn",
         on_error: str | tuple[str, int, float] | None = None,
         watchdog: float | None = None,
         on_hang: str = "estop",

@@ -18,6 +18,7 @@ pub(super) struct NodeSpec {
     pub(super) budget: Option<Duration>,
     pub(super) deadline: Option<Duration>,
     pub(super) on_miss: MissPolicy,
+    pub(super) on_budget: MissPolicy,
     pub(super) on_panic: FailurePolicy,
     pub(super) on_hang: HangPolicy,
     pub(super) watchdog: Option<Duration>,
@@ -233,6 +234,7 @@ impl SchedulerBuilder {
             budget: None,
             deadline: None,
             on_miss: MissPolicy::default(),
+            on_budget: MissPolicy::default(),
             on_panic: FailurePolicy::default(),
             on_hang: HangPolicy::default(),
             watchdog: None,
@@ -271,9 +273,19 @@ impl NodeEntry {
         self
     }
 
-    /// Budget (WCET): a tick longer than this (end − actual start) counts as a budget overrun.
+    /// Budget (WCET): a tick longer than this (end − actual start) is a budget overrun,
+    /// counted and handled by [`on_budget`](Self::on_budget).
     pub fn budget(mut self, d: Duration) -> Self {
         self.spec().budget = Some(d);
+        self
+    }
+
+    /// What a budget overrun does: [`MissPolicy::Warn`] (the default: count it, log the 1st,
+    /// 2nd, 4th … one), `Skip` (skip the node's next tick to shed load), `SafeState` (the
+    /// node's `on_safe_state`), `Stop` (`run` returns
+    /// [`RunError::BudgetOverrun`](crate::RunError::BudgetOverrun)).
+    pub fn on_budget(mut self, p: MissPolicy) -> Self {
+        self.spec().on_budget = p;
         self
     }
 

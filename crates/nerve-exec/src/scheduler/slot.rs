@@ -31,6 +31,7 @@ pub(super) struct Slot {
     deadline_ns: u64,
     budget_ns: Option<u64>,
     on_miss: MissPolicy,
+    on_budget: MissPolicy,
     on_panic: FailurePolicy,
     pub(super) wake: Option<Box<dyn WakeSource>>,
     k: u64,
@@ -60,6 +61,7 @@ impl Slot {
             deadline_ns: spec.deadline.map_or(period_ns, duration_ns),
             budget_ns: spec.budget.map(duration_ns),
             on_miss: spec.on_miss,
+            on_budget: spec.on_budget,
             on_panic: spec.on_panic,
             wake: spec.wake,
             k: 0,
@@ -188,6 +190,10 @@ impl Slot {
         if let Some(by) = missed_by {
             self.on_miss(shared, clock, start, by);
         }
+        let used = t1.saturating_sub(t0);
+        if let Some(budget) = self.budget_ns.filter(|&b| used > b) {
+            self.on_overrun(shared, clock, start, used, budget);
+        }
     }
 
     /// `init` after a restart; `false` (and the failure policy applied) if it failed.
@@ -263,6 +269,31 @@ impl Slot {
                 shared.fail(RunError::DeadlineMissed {
                     node: self.sh.name.clone(),
                     late_by: Duration::from_nanos(by),
+                });
+            }
+        }
+    }
+
+    /// The budget policy, for a tick that took `used` ns against a budget of `budget` ns.
+    fn on_overrun(&mut self, shared: &Shared, clock: &Clock, start: u64, used: u64, budget: u64) {
+        let overruns = self.sh.rec().budget_overruns;
+        match self.on_budget {
+            MissPolicy::Warn => {
+                if overruns.is_power_of_two() {
+                    tracing::warn!(node = %self.sh.name, used_ns = used, budget_ns = budget, overruns, "budget overrun");
+                }
+            }
+            MissPolicy::Skip => self.skip_next = 1,
+            MissPolicy::SafeState => {
+                tracing::warn!(node = %self.sh.name, used_ns = used, budget_ns = budget, "budget overrun: entering safe state");
+                self.enter_safe(shared, clock, start);
+            }
+            MissPolicy::Stop => {
+                tracing::error!(node = %self.sh.name, used_ns = used, budget_ns = budget, "budget overrun: stopping");
+                shared.fail(RunError::BudgetOverrun {
+                    node: self.sh.name.clone(),
+                    used: Duration::from_nanos(used),
+                    budget: Duration::from_nanos(budget),
                 });
             }
         }
