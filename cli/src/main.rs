@@ -13,6 +13,7 @@ mod demo;
 mod doctor;
 mod echo;
 mod exit;
+mod launch;
 mod node_cmd;
 mod publish;
 mod rates;
@@ -46,6 +47,11 @@ enum Command {
     ///
     /// Example: `nerve demo --duration 10`, `nerve demo --rt`
     Demo(demo::DemoArgs),
+    /// Start a robot from a launch file: its nodes (executables, Python modules) with their
+    /// namespaces, remaps and parameters, output prefixed by node; Ctrl-C stops them all.
+    ///
+    /// Example: `nerve launch robot.yaml --arg robot=r2`, `nerve launch robot.yaml --dry-run`
+    Launch(launch::LaunchArgs),
     /// Inspect topics.
     #[command(subcommand)]
     Topic(topic_cmd::TopicCommand),
@@ -143,6 +149,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Demo(args) => demo::run(domain, args),
         Command::DemoRole { role, parent, rt } => demo::role(domain, role, parent, rt),
+        Command::Launch(args) => launch::run(domain, args),
         Command::Topic(cmd) => topic_cmd::run(domain, cmd),
         Command::Node(cmd) => node_cmd::node(domain, cmd),
         Command::Service(cmd) => rpc_cmd::service(domain, cmd),

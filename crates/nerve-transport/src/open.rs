@@ -297,7 +297,7 @@ impl Shared {
     /// from what exists (this process's in-process topic of that name, else the `/dev/shm`
     /// segment). Never creates one: `NotFound` when there is none.
     pub(crate) fn join(name: &str, domain: u32) -> Result<Arc<Shared>, OpenError> {
-        let name = crate::name::canonical(name);
+        let name = &crate::name::resolve(name);
         crate::name::validate(name)?;
         if let Some(shared) = heap::get(domain, name) {
             return Ok(shared);

@@ -136,7 +136,7 @@ impl RawTopic {
         let (slot_payload, chunk_bytes) = crate::open::slots_for(&stored_type);
         RawTopicBuilder {
             spec: OpenSpec {
-                name: crate::name::canonical(name).to_owned(),
+                name: crate::name::resolve(name),
                 domain: default_domain(),
                 slot_payload,
                 stored_type,

@@ -92,7 +92,7 @@ where
         let chunked = <T::Kind as Codec<T>>::chunked();
         TopicBuilder {
             spec: OpenSpec {
-                name: crate::name::canonical(name).to_owned(),
+                name: crate::name::resolve(name),
                 domain: default_domain(),
                 stored_type: stored_type(&T::FINGERPRINT),
                 schema: crate::description::bytes_of::<T>(),

@@ -26,7 +26,7 @@ impl<G, F, R, Side> ActionBuilder<G, F, R, Side> {
     pub(super) fn new(name: &str) -> Self {
         ActionBuilder {
             config: ActionConfig {
-                name: nerve_transport::name::canonical(name).to_owned(),
+                name: nerve_transport::name::resolve(name),
                 domain: nerve_transport::default_domain(),
                 events_depth: 256,
             },

@@ -45,13 +45,24 @@ impl Parameters {
         Self::with_domain(node, nerve_transport::default_domain())
     }
 
-    /// Parameters of node `node` in `domain`.
+    /// Parameters of node `node` in `domain`. When `$NERVE_PARAMS` names YAML files
+    /// (`:`-separated; `nerve launch` sets it), this node's values in them are loaded first
+    /// and declarations take them up (a file that cannot be read or parsed is reported and
+    /// skipped).
     pub fn with_domain(node: &str, domain: u32) -> Self {
-        Parameters {
-            node: nerve_transport::name::canonical(node).to_owned(),
+        let p = Parameters {
+            node: nerve_transport::name::resolve(node),
             domain,
             store: Arc::default(),
+        };
+        if let Ok(files) = std::env::var("NERVE_PARAMS") {
+            for file in files.split(':').filter(|f| !f.is_empty()) {
+                if let Err(e) = p.load_yaml_file(file) {
+                    tracing::warn!(node = %p.node, file, "NERVE_PARAMS: {e}");
+                }
+            }
         }
+        p
     }
 
     /// The node name.

@@ -60,7 +60,7 @@ impl ParamClient {
 
     /// A client of node `node`'s parameters in `domain`.
     pub fn with_domain(node: &str, domain: u32) -> Result<Self, ParamError> {
-        let node = nerve_transport::name::canonical(node).to_owned();
+        let node = nerve_transport::name::resolve(node);
         let (get, set, list) = param_services(&node, domain);
         Ok(ParamClient {
             get: get.client()?,

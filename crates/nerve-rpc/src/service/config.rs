@@ -39,7 +39,7 @@ impl ServiceConfig {
     pub(crate) fn new(name: &str) -> Self {
         ServiceConfig {
             // `/arm/plan` names the same service as `arm/plan`, as for topics.
-            name: nerve_transport::name::canonical(name).to_owned(),
+            name: nerve_transport::name::resolve(name),
             domain: nerve_transport::default_domain(),
             request_depth: DEFAULT_REQUEST_DEPTH,
             response_depth: DEFAULT_RESPONSE_DEPTH,
