@@ -21,7 +21,10 @@ pub(crate) fn parse(node: &str, yaml: &str) -> Result<Vec<(String, ParamValue)>,
     let mut flat = Vec::new();
     for (key, body) in nodes {
         let key = key.as_str().unwrap_or("").trim_start_matches('/');
-        if key != node && key != "**" {
+        // The node's full name, `**` for every node, or its own name without the namespace
+        // (a file written for `planner` applies to `r1/planner` as launched in `r1`).
+        let base = node.rsplit('/').next().unwrap_or(node);
+        if key != node && key != "**" && key != base {
             continue;
         }
         let body = body.get("ros__parameters").unwrap_or(body);
