@@ -14,6 +14,7 @@ mod doctor;
 mod echo;
 mod exit;
 mod launch;
+mod log_cmd;
 mod node_cmd;
 mod publish;
 mod rates;
@@ -52,6 +53,11 @@ enum Command {
     ///
     /// Example: `nerve launch robot.yaml --arg robot=r2`, `nerve launch robot.yaml --dry-run`
     Launch(launch::LaunchArgs),
+    /// Every process's log records (the domain's `nerve/log` topic): filter by node, level or
+    /// text, follow as they come.
+    ///
+    /// Example: `nerve log -f --level warn`, `nerve log --node r1/planner --grep timeout`
+    Log(log_cmd::LogArgs),
     /// Inspect topics.
     #[command(subcommand)]
     Topic(topic_cmd::TopicCommand),
@@ -150,6 +156,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Demo(args) => demo::run(domain, args),
         Command::DemoRole { role, parent, rt } => demo::role(domain, role, parent, rt),
         Command::Launch(args) => launch::run(domain, args),
+        Command::Log(args) => log_cmd::run(domain, args),
         Command::Topic(cmd) => topic_cmd::run(domain, cmd),
         Command::Node(cmd) => node_cmd::node(domain, cmd),
         Command::Service(cmd) => rpc_cmd::service(domain, cmd),

@@ -41,6 +41,11 @@
 #define NERVE_STRUCT(T, NAME, ...) NERVE_DECLARE_(T, NAME, NERVE_KIND_FIXED, NULL, __VA_ARGS__)
 /* T_nerve_type(): a struct other declared types nest (named T). */
 #define NERVE_NESTED_STRUCT(T, ...) NERVE_DECLARE_(T, #T, NERVE_KIND_STRUCT, NULL, __VA_ARGS__)
+/* Log records on the domain's log topic, with this file and line. */
+#define NERVE_DEBUG(msg) nerve_log(NERVE_LOG_DEBUG, __FILE__, __LINE__, msg)
+#define NERVE_INFO(msg) nerve_log(NERVE_LOG_INFO, __FILE__, __LINE__, msg)
+#define NERVE_WARN(msg) nerve_log(NERVE_LOG_WARN, __FILE__, __LINE__, msg)
+#define NERVE_ERROR(msg) nerve_log(NERVE_LOG_ERROR, __FILE__, __LINE__, msg)
 #define NERVE_DECLARE_CHUNKED_(H, NAME, E, E_KIND, E_FN, ...)                              static inline int32_t H##_nerve_type(nerve_type *out) {                                 static const nerve_field fields_[] = {__VA_ARGS__};                                 static const nerve_field elem_ = {"elem", E_KIND, E_FN, 0, 0, sizeof(E)};           return nerve_type_declare(NAME, NERVE_KIND_CHUNKED, fields_,                        sizeof fields_ / sizeof fields_[0], sizeof(H),            NERVE_ALIGNOF(H), &elem_, out);                           }
 /* H_nerve_type(): chunked message type NAME: header struct H, elements E of kind E_KIND. */
 #define NERVE_CHUNKED_STRUCT(H, NAME, E, E_KIND, ...)                                       NERVE_DECLARE_CHUNKED_(H, NAME, E, E_KIND, NULL, __VA_ARGS__)
@@ -51,6 +56,21 @@
 // `nerve_type_declare`'s kind for a plain struct other declared types nest (it crosses no
 // topic by itself).
 #define NERVE_KIND_STRUCT 0
+
+// `nerve_log` levels.
+#define NERVE_LOG_TRACE 0
+
+// Debug.
+#define NERVE_LOG_DEBUG 1
+
+// Info.
+#define NERVE_LOG_INFO 2
+
+// Warning.
+#define NERVE_LOG_WARN 3
+
+// Error.
+#define NERVE_LOG_ERROR 4
 
 // A parameter value refused: of another type than declared, out of its range, read-only, or
 // rejected (the text names node, parameter and value).
@@ -392,6 +412,19 @@ int32_t nerve_type_declare(const char *name,
                            size_t align,
                            const struct nerve_field *elem,
                            struct nerve_type *out);
+
+// Publishes `message` at `level` from `file`:`line` (NULL file: none). Use the
+// `NERVE_INFO(msg)` … macros, which pass `__FILE__` and `__LINE__`.
+//
+// # Safety
+// `file` is NULL or NUL-terminated; `message` is NUL-terminated.
+int32_t nerve_log(uint32_t level, const char *file, uint32_t line, const char *message);
+
+// Sets the lowest level `nerve_log` publishes (default `NERVE_LOG_INFO`).
+int32_t nerve_log_set_level(uint32_t level);
+
+// Records `nerve_log` could not publish (no chunk free at that instant).
+uint64_t nerve_log_dropped(void);
 
 // Opens node `node`'s parameters in `domain` and serves them (`nerve param list <node>`
 // sees them) until `nerve_params_close`.

@@ -13,6 +13,7 @@
 pub mod chunk;
 pub mod declare;
 mod handle;
+pub mod log;
 pub mod params;
 pub mod service;
 mod slots;
@@ -23,6 +24,7 @@ pub mod watch;
 
 pub use chunk::*;
 pub use declare::*;
+pub use log::*;
 pub use params::*;
 pub use service::*;
 pub use standard::*;

@@ -38,6 +38,7 @@ mod declared;
 mod errors;
 mod layout;
 mod lent;
+mod log;
 mod publisher;
 mod rpc;
 mod sched;
@@ -75,5 +76,6 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     rpc::register(m)?;
     action::register(m)?;
     sched::register(m)?;
+    m.add_class::<log::Logger>()?;
     Ok(())
 }

@@ -103,6 +103,9 @@ pub use topic::{
     DEFAULT_SPIN,
 };
 
+/// Logs as a topic: records of every process on `nerve/log`, a `tracing` layer.
+pub mod log;
+
 /// Nodes, the scheduler, e-stop, deterministic mode and async tasks.
 pub mod exec {
     pub use nerve_exec::aio;

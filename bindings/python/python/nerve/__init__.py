@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -130,7 +131,7 @@ __all__ = [
     "RecvError", "SendCorrupt", "SendError", "SendNoSpace", "SpinStats", "Subscriber",
     "SubscriberStats", "Timeout", "TooLarge", "TooManyEndpoints", "Topic", "TypeMismatch",
     "codec", "default_domain", "msgs", "spin", "topics",
-    "Node", "Scheduler", "SchedulerError", "TickContext",
+    "LogHandler", "Node", "Scheduler", "SchedulerError", "TickContext",
 ]
 __all__ += msgs.__all__
 __all__ += [
@@ -629,6 +630,33 @@ class Node:
 
     def on_safe_state(self, ctx: TickContext) -> None:
         """Once when the e-stop triggers (or a miss policy asks): stop actuators here."""
+
+
+class LogHandler(logging.Handler):
+    """A :mod:`logging` handler publishing on the domain's log topic (``nerve log`` shows the
+    records with every other process's): ``logging.getLogger().addHandler(
+    nerve.LogHandler("planner"))``. Key/values go in ``extra={"fields": {...}}``. Publishing
+    never blocks on the topic; what cannot go is dropped and counted (``dropped``)."""
+
+    def __init__(self, node: str, level: int = logging.NOTSET, *,
+                 domain: int | None = None) -> None:
+        super().__init__(level)
+        self._logger = _nerve.Logger(node, domain=domain)
+        self._logger.level = 0  # the handler's own level filters
+
+    @property
+    def dropped(self) -> int:
+        return int(self._logger.dropped)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            n = record.levelno
+            level = 0 if n < 10 else 1 if n < 20 else 2 if n < 30 else 3 if n < 40 else 4
+            fields = getattr(record, "fields", None) or {}
+            self._logger.log(level, record.filename, record.lineno, record.getMessage(),
+                             [(str(k), str(v)) for k, v in fields.items()])
+        except Exception:
+            self.handleError(record)
 
 
 class SpinStats(NamedTuple):

@@ -1,0 +1,113 @@
+//! `nerve log` as a user runs it: records that processes published on the domain's log topic,
+//! filtered by level, node and text, in the order each process logged them.
+
+use std::process::Command;
+
+use nerve::log::{Level, Logger};
+
+const NERVE: &str = env!("CARGO_BIN_EXE_nerve");
+
+fn nerve_log(domain: u32, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(NERVE)
+        .arg("log")
+        .args(args)
+        .env("NERVE_DOMAIN", domain.to_string())
+        .output()
+        .expect("nerve log");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn records_of_every_node_are_shown_in_order_and_filtered() {
+    let (domain, _guard) = nerve_testing::domain();
+    let planner = Logger::with_domain("r1/planner", domain);
+    let driver = Logger::with_domain("driver", domain);
+    driver.set_level(Level::Debug);
+    for i in 0..5 {
+        planner.log(
+            Level::Info,
+            "planner.rs",
+            10 + i,
+            &format!("step {i}"),
+            vec![("speed".into(), format!("{}.5", i))],
+        );
+    }
+    driver.log(Level::Debug, "driver.c", 7, "port opened", vec![]);
+    planner.log(
+        Level::Trace,
+        "planner.rs",
+        1,
+        "below the planner's level: not sent",
+        vec![],
+    );
+    driver.log(
+        Level::Error,
+        "driver.c",
+        99,
+        "serial timeout",
+        vec![("port".into(), "/dev/ttyUSB0".into())],
+    );
+    assert_eq!((planner.dropped(), driver.dropped()), (0, 0));
+
+    let (ok, out, err) = nerve_log(domain, &[]);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 7, "{out}");
+    assert!(
+        lines[0].contains("INFO  [r1/planner] planner.rs:10 step 0 speed=0.5"),
+        "{out}"
+    );
+    assert!(lines[4].contains("step 4 speed=4.5"), "{out}");
+    assert!(
+        lines[5].contains("DEBUG [driver] driver.c:7 port opened"),
+        "{out}"
+    );
+    assert!(
+        lines[6].contains("ERROR [driver] driver.c:99 serial timeout port=/dev/ttyUSB0"),
+        "{out}"
+    );
+    assert!(!out.contains("below the planner's level"));
+
+    let (_, out, _) = nerve_log(domain, &["--level", "warn"]);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    let (_, out, _) = nerve_log(domain, &["--node", "r1/"]);
+    assert_eq!(out.lines().count(), 5, "a namespace prefix: {out}");
+    let (_, out, _) = nerve_log(domain, &["--node", "/driver"]);
+    assert_eq!(out.lines().count(), 2, "{out}");
+    let (_, out, _) = nerve_log(domain, &["--grep", "ttyUSB|step [34]"]);
+    assert_eq!(out.lines().count(), 3, "fields are searched too: {out}");
+    let (ok, _, err) = nerve_log(domain, &["--level", "loud"]);
+    assert!(
+        !ok && err.contains("--level \"loud\": use trace, debug, info, warn or error"),
+        "{err}"
+    );
+    let (ok, _, err) = nerve_log(domain, &["--grep", "("]);
+    assert!(!ok && err.contains("is not a regular expression"), "{err}");
+}
+
+#[test]
+fn a_flood_of_records_never_blocks_and_the_topic_keeps_the_newest() {
+    let (domain, _guard) = nerve_testing::domain();
+    let flood = Logger::with_domain("flood", domain);
+    let t = std::time::Instant::now();
+    for i in 0..20_000u32 {
+        flood.log(Level::Info, "f.rs", i, "x", vec![]);
+    }
+    let per = t.elapsed() / 20_000;
+    assert!(
+        per < std::time::Duration::from_micros(50),
+        "one log call took {per:?}"
+    );
+    // The topic keeps the newest 1024; a reader sees those.
+    let (ok, out, err) = nerve_log(domain, &[]);
+    assert!(ok, "{err}");
+    assert_eq!(out.lines().count(), 1024);
+    assert!(
+        out.lines().last().unwrap().contains("f.rs:19999"),
+        "the newest last"
+    );
+}
