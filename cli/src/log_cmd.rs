@@ -24,10 +24,27 @@ pub struct LogArgs {
     /// Only records whose message or fields match this regular expression.
     #[arg(long, value_name = "RE")]
     pub grep: Option<String>,
+    /// Change the level of running loggers instead: `NODE=LEVEL` (a node, a namespace
+    /// `ns/`, or `*`); each applies it at its next log call.
+    #[arg(long, value_name = "NODE=LEVEL", conflicts_with_all = ["follow", "node", "level", "grep"])]
+    pub set_level: Option<String>,
 }
 
 /// `nerve log`.
 pub fn run(domain: u32, a: LogArgs) -> Result<()> {
+    if let Some(kv) = &a.set_level {
+        let Some((node, level)) = kv.split_once('=') else {
+            bail!("--set-level takes NODE=LEVEL (e.g. planner=debug), got {kv:?}");
+        };
+        let Some(l) = Level::parse(level) else {
+            bail!("--set-level {kv:?}: the level is trace, debug, info, warn or error");
+        };
+        nerve::log::set_level(domain, node, l).map_err(anyhow::Error::msg)?;
+        return outln!(
+            "{node}: log level {} (from its next log call)",
+            l.as_str().to_lowercase()
+        );
+    }
     let min = match &a.level {
         None => Level::Trace,
         Some(l) => match Level::parse(l) {

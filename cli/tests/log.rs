@@ -111,3 +111,45 @@ fn a_flood_of_records_never_blocks_and_the_topic_keeps_the_newest() {
         "the newest last"
     );
 }
+
+#[test]
+fn levels_change_at_run_time_per_node() {
+    let (domain, _guard) = nerve_testing::domain();
+    let planner = Logger::with_domain("r1/planner", domain);
+    let driver = Logger::with_domain("driver", domain);
+    planner.log(Level::Debug, "p.rs", 1, "hidden", vec![]);
+    let out = Command::new(NERVE)
+        .args(["log", "--set-level", "r1/=debug"])
+        .env("NERVE_DOMAIN", domain.to_string())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "r1/: log level debug (from its next log call)"
+    );
+    planner.log(Level::Debug, "p.rs", 2, "visible", vec![]);
+    driver.log(Level::Debug, "d.rs", 3, "driver stays at info", vec![]);
+    assert_eq!(
+        (planner.level(), driver.level()),
+        (Level::Debug, Level::Info)
+    );
+    let (_, out, _) = nerve_log(domain, &[]);
+    assert!(
+        out.contains("p.rs:2 visible") && !out.contains("hidden") && !out.contains("d.rs:3"),
+        "{out}"
+    );
+    // A logger started after the change adopts it.
+    let late = Logger::with_domain("r1/late", domain);
+    assert!(late.enabled(Level::Debug));
+    let out = Command::new(NERVE)
+        .args(["log", "--set-level", "planner"])
+        .env("NERVE_DOMAIN", domain.to_string())
+        .output()
+        .unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("NODE=LEVEL"));
+}

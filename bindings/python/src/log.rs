@@ -6,6 +6,8 @@ use nerve::log::{Level, Logger as RustLogger};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+use crate::errors::guard;
+
 /// A node's logger on the domain's log topic.
 #[pyclass(module = "nerve._nerve", name = "Logger", frozen)]
 pub(crate) struct Logger {
@@ -22,12 +24,14 @@ fn level_of(v: u8) -> PyResult<Level> {
 impl Logger {
     #[new]
     #[pyo3(signature = (node, *, domain=None))]
-    fn new(node: &str, domain: Option<u32>) -> Self {
-        let inner = match domain {
-            Some(d) => RustLogger::with_domain(node, d),
-            None => RustLogger::new(node),
-        };
-        Logger { inner }
+    fn new(node: &str, domain: Option<u32>) -> PyResult<Self> {
+        guard("Logger", || {
+            let inner = match domain {
+                Some(d) => RustLogger::with_domain(node, d),
+                None => RustLogger::new(node),
+            };
+            Ok(Logger { inner })
+        })
     }
 
     /// Publishes one record (level 0 trace … 4 error); the GIL is released while it is sent.
@@ -41,32 +45,36 @@ impl Logger {
         message: &str,
         fields: Vec<(String, String)>,
     ) -> PyResult<()> {
-        let level = level_of(level)?;
-        py.detach(|| self.inner.log(level, file, line, message, fields));
-        Ok(())
+        guard("Logger.log", || {
+            let level = level_of(level)?;
+            py.detach(|| self.inner.log(level, file, line, message, fields));
+            Ok(())
+        })
     }
 
     /// The lowest level published (0 trace … 4 error).
     #[getter]
-    fn level(&self) -> u8 {
-        self.inner.level() as u8
+    fn level(&self) -> PyResult<u8> {
+        guard("Logger.level", || Ok(self.inner.level() as u8))
     }
 
     #[setter]
     fn set_level(&self, level: u8) -> PyResult<()> {
-        self.inner.set_level(level_of(level)?);
-        Ok(())
+        guard("Logger.level", || {
+            self.inner.set_level(level_of(level)?);
+            Ok(())
+        })
     }
 
     /// Records not published (no chunk free, or another thread publishing at that instant).
     #[getter]
-    fn dropped(&self) -> u64 {
-        self.inner.dropped()
+    fn dropped(&self) -> PyResult<u64> {
+        guard("Logger.dropped", || Ok(self.inner.dropped()))
     }
 
     /// The node name records carry (namespaced as this process resolves names).
     #[getter]
-    fn node(&self) -> String {
-        self.inner.node().to_owned()
+    fn node(&self) -> PyResult<String> {
+        guard("Logger.node", || Ok(self.inner.node().to_owned()))
     }
 }

@@ -48,21 +48,28 @@ pub(crate) struct TickContext {
 #[pymethods]
 impl TickContext {
     /// Triggers the e-stop: every node of the scheduler enters its safe state.
-    fn trigger_estop(&self, reason: &str) {
-        self.estop.trigger(reason);
+    fn trigger_estop(&self, reason: &str) -> PyResult<()> {
+        guard("TickContext.trigger_estop", || {
+            self.estop.trigger(reason);
+            Ok(())
+        })
     }
 
     /// Whether the e-stop is triggered.
     #[getter]
-    fn estop_triggered(&self) -> bool {
-        self.estop.is_triggered()
+    fn estop_triggered(&self) -> PyResult<bool> {
+        guard("TickContext.estop_triggered", || {
+            Ok(self.estop.is_triggered())
+        })
     }
 
-    fn __repr__(&self) -> String {
-        format!(
-            "TickContext(tick={}, now={:.6}, planned={:.6})",
-            self.tick, self.now, self.planned
-        )
+    fn __repr__(&self) -> PyResult<String> {
+        guard("TickContext.__repr__", || {
+            Ok(format!(
+                "TickContext(tick={}, now={:.6}, planned={:.6})",
+                self.tick, self.now, self.planned
+            ))
+        })
     }
 }
 
@@ -399,26 +406,27 @@ impl Scheduler {
     /// `SchedulerError` when a policy ended the run.
     #[pyo3(signature = (duration=None))]
     fn run(&self, py: Python<'_>, duration: Option<f64>) -> PyResult<String> {
-        let builder = lock(&self.state)
-            .builder
-            .take()
-            .ok_or_else(|| PyRuntimeError::new_err("this scheduler already ran: make a new one"))?;
-        let d = seconds("duration", duration)?;
-        let mut s = builder
-            .build()
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        let result = py.detach(|| match d {
-            Some(d) => s.run_for(d),
-            None => s.run(),
-        });
-        lock(&self.state).built = Some(s);
-        match result {
-            Ok(StopReason::Elapsed) => Ok("elapsed".into()),
-            Ok(StopReason::Requested) => Ok("requested".into()),
-            Ok(StopReason::Signal(n)) => Ok(format!("signal {n}")),
-            Err(e @ RunError::AlreadyRan) => Err(PyRuntimeError::new_err(e.to_string())),
-            Err(e) => Err(SchedulerError::new_err(e.to_string())),
-        }
+        guard("Scheduler.run", || {
+            let builder = lock(&self.state).builder.take().ok_or_else(|| {
+                PyRuntimeError::new_err("this scheduler already ran: make a new one")
+            })?;
+            let d = seconds("duration", duration)?;
+            let mut s = builder
+                .build()
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            let result = py.detach(|| match d {
+                Some(d) => s.run_for(d),
+                None => s.run(),
+            });
+            lock(&self.state).built = Some(s);
+            match result {
+                Ok(StopReason::Elapsed) => Ok("elapsed".into()),
+                Ok(StopReason::Requested) => Ok("requested".into()),
+                Ok(StopReason::Signal(n)) => Ok(format!("signal {n}")),
+                Err(e @ RunError::AlreadyRan) => Err(PyRuntimeError::new_err(e.to_string())),
+                Err(e) => Err(SchedulerError::new_err(e.to_string())),
+            }
+        })
     }
 
     /// Per-node statistics after (or during) a run: a dict per node (`name`, `ticks`,
@@ -426,11 +434,13 @@ impl Scheduler {
     /// `achieved_hz`, `tick_p50_ns`, `tick_p99_ns`, `lateness_p50_ns`, `lateness_p99_ns`,
     /// `lateness_max_ns`).
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyDict>>> {
-        let state = lock(&self.state);
-        let Some(s) = &state.built else {
-            return Ok(Vec::new());
-        };
-        s.stats().iter().map(|n| stats_dict(py, n)).collect()
+        guard("Scheduler.stats", || {
+            let state = lock(&self.state);
+            let Some(s) = &state.built else {
+                return Ok(Vec::new());
+            };
+            s.stats().iter().map(|n| stats_dict(py, n)).collect()
+        })
     }
 }
 

@@ -16,11 +16,73 @@
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::{Mutex, OnceLock};
 
-use nerve_transport::{Msgpack, Publisher, Topic};
+use nerve_transport::{Msgpack, Publisher, Subscriber, Topic};
 use serde::{Deserialize, Serialize};
 
 /// The domain's log topic.
 pub const LOG_TOPIC: &str = "nerve/log";
+/// Where level changes go (`nerve log --set-level NODE=LEVEL`): every [`Logger`] of the
+/// domain reads it at its next log call.
+pub const LOG_LEVEL_TOPIC: &str = "nerve/log_level";
+/// Bytes of a node name (or pattern) in a [`LogLevelMsg`].
+pub const LOG_LEVEL_NODE_LEN: usize = 120;
+
+/// A level change on [`LOG_LEVEL_TOPIC`]: 128 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, nerve_transport::msgs::Message)]
+#[message(
+    crate = "nerve_transport::msgs",
+    name = "nerve/LogLevel",
+    default = "zeroed"
+)]
+#[repr(C)]
+pub struct LogLevelMsg {
+    /// Bytes of `node` in use.
+    pub node_len: u32,
+    /// The new level (0 trace … 4 error).
+    pub level: u32,
+    /// Which loggers: a node's name, a namespace ending in `/`, or `*` for all.
+    pub node: [u8; LOG_LEVEL_NODE_LEN],
+}
+
+impl LogLevelMsg {
+    /// A change of `pattern`'s loggers to `level` (`None` when the pattern is too long).
+    pub fn new(pattern: &str, level: Level) -> Option<LogLevelMsg> {
+        let pattern = pattern.trim_start_matches('/');
+        if pattern.is_empty() || pattern.len() > LOG_LEVEL_NODE_LEN {
+            return None;
+        }
+        let mut node = [0u8; LOG_LEVEL_NODE_LEN];
+        node[..pattern.len()].copy_from_slice(pattern.as_bytes());
+        Some(LogLevelMsg {
+            node_len: pattern.len() as u32,
+            level: level as u32,
+            node,
+        })
+    }
+
+    /// Whether it applies to node `name`.
+    pub fn applies_to(&self, name: &str) -> bool {
+        let n = (self.node_len as usize).min(LOG_LEVEL_NODE_LEN);
+        let Ok(p) = std::str::from_utf8(&self.node[..n]) else {
+            return false;
+        };
+        p == "*" || p == name || (p.ends_with('/') && name.starts_with(p))
+    }
+}
+
+/// Publishes a level change for the loggers `pattern` names in `domain`.
+pub fn set_level(domain: u32, pattern: &str, level: Level) -> Result<(), String> {
+    let msg = LogLevelMsg::new(pattern, level).ok_or_else(|| {
+        format!("a node pattern is 1 to {LOG_LEVEL_NODE_LEN} bytes, got {pattern:?}")
+    })?;
+    let topic = Topic::<LogLevelMsg>::builder(LOG_LEVEL_TOPIC)
+        .domain(domain)
+        .depth(16)
+        .open()
+        .map_err(|e| e.to_string())?;
+    let publisher = topic.publisher().map_err(|e| e.to_string())?;
+    publisher.send(&msg).map_err(|e| e.to_string())
+}
 /// Records the log topic keeps for a reader that starts late (`nerve log` shows them).
 pub const LOG_DEPTH: u32 = 1024;
 
@@ -96,6 +158,9 @@ pub struct LogRecord {
     pub fields: Vec<(String, String)>,
 }
 
+/// The level-change topic and a logger's subscriber to it.
+type Control = (Topic<LogLevelMsg>, Subscriber<LogLevelMsg>);
+
 /// Publishes a node's records on the log topic; cheap to share (`&Logger` from any thread).
 pub struct Logger {
     node: String,
@@ -104,6 +169,9 @@ pub struct Logger {
     dropped: AtomicU64,
     /// Opened at the first record (a process that never logs opens nothing).
     publisher: OnceLock<Option<Mutex<Publisher<Msgpack<LogRecord>>>>>,
+    /// Level changes, read at each log call (opened with the publisher; it keeps the last
+    /// changes, so a node started after one adopts it).
+    control: OnceLock<Option<Mutex<Control>>>,
 }
 
 impl Logger {
@@ -120,6 +188,7 @@ impl Logger {
             min: AtomicU8::new(Level::Info as u8),
             dropped: AtomicU64::new(0),
             publisher: OnceLock::new(),
+            control: OnceLock::new(),
         }
     }
 
@@ -140,9 +209,32 @@ impl Logger {
         self.min.store(level as u8, Relaxed);
     }
 
-    /// Whether a record of `level` would be published.
+    /// Whether a record of `level` would be published (level changes sent on
+    /// [`LOG_LEVEL_TOPIC`] since the last call apply first).
     pub fn enabled(&self, level: Level) -> bool {
+        self.follow_changes();
         level >= self.level()
+    }
+
+    /// Applies the level changes that name this logger.
+    fn follow_changes(&self) {
+        let control = self.control.get_or_init(|| {
+            let topic = Topic::<LogLevelMsg>::builder(LOG_LEVEL_TOPIC)
+                .domain(self.domain)
+                .depth(16)
+                .open()
+                .ok()?;
+            let sub = topic.subscriber_with_history(16).ok()?;
+            Some(Mutex::new((topic, sub)))
+        });
+        let Some(mut c) = control.as_ref().and_then(|c| c.try_lock().ok()) else {
+            return;
+        };
+        while let Ok(Some(m)) = c.1.try_recv() {
+            if m.applies_to(&self.node) {
+                self.set_level(Level::from_u8(m.level.min(4) as u8));
+            }
+        }
     }
 
     /// Records not published: no chunk free, the topic unusable, or another thread inside
