@@ -180,6 +180,26 @@ struct SmallDict {
     seq: u64,
 }
 
+/// `batches` batches of `per` calls of `one(i)` (one send + receive of message `i`); each
+/// batch's mean ns per call.
+fn batches_of(
+    batches: usize,
+    per: usize,
+    mut one: impl FnMut(u64) -> Result<()>,
+) -> Result<Vec<f64>> {
+    let mut out = Vec::with_capacity(batches);
+    let mut i = 0u64;
+    for _ in 0..batches {
+        let t0 = Instant::now();
+        for _ in 0..per {
+            one(i)?;
+            i += 1;
+        }
+        out.push(t0.elapsed().as_nanos() as f64 / per as f64);
+    }
+    Ok(out)
+}
+
 /// `per` sends + receives of `M` in this thread per batch; each batch's mean ns.
 fn send_recv<M>(
     prefix: &str,
@@ -196,21 +216,13 @@ where
         .depth(16)
         .open()?;
     let (publisher, mut subscriber) = (topic.publisher()?, topic.subscriber()?);
-    let mut out = Vec::with_capacity(batches);
-    let mut i = 0u64;
-    for _ in 0..batches {
-        let t0 = Instant::now();
-        for _ in 0..per {
-            publisher.send(&make(i)).map_err(|e| anyhow!("{e}"))?;
-            match subscriber.try_recv()? {
-                Some(r) if seq(&r) == i => {}
-                _ => bail!("send+recv lost a message"),
-            }
-            i += 1;
+    batches_of(batches, per, |i| {
+        publisher.send(&make(i)).map_err(|e| anyhow!("{e}"))?;
+        match subscriber.try_recv()? {
+            Some(r) if seq(&r) == i => Ok(()),
+            _ => bail!("send+recv lost a message"),
         }
-        out.push(t0.elapsed().as_nanos() as f64 / per as f64);
-    }
-    Ok(out)
+    })
 }
 
 /// [`send_recv`] for the small dict, as MessagePack (`Topic<Msgpack<SmallDict>>`).
@@ -220,27 +232,19 @@ fn dict_send_recv(prefix: &str, batches: usize, per: usize) -> Result<Vec<f64>> 
         .depth(16)
         .open()?;
     let (publisher, mut subscriber) = (topic.publisher()?, topic.subscriber()?);
-    let mut out = Vec::with_capacity(batches);
-    let mut i = 0u64;
-    for _ in 0..batches {
-        let t0 = Instant::now();
-        for _ in 0..per {
-            let d = SmallDict {
-                x: 1.0,
-                y: 2.0,
-                cmd: "go".into(),
-                seq: i,
-            };
-            publisher.send(&d).map_err(|e| anyhow!("{e}"))?;
-            match subscriber.try_recv()? {
-                Some(r) if r.seq == i => {}
-                _ => bail!("send+recv lost a message"),
-            }
-            i += 1;
+    batches_of(batches, per, |i| {
+        let d = SmallDict {
+            x: 1.0,
+            y: 2.0,
+            cmd: "go".into(),
+            seq: i,
+        };
+        publisher.send(&d).map_err(|e| anyhow!("{e}"))?;
+        match subscriber.try_recv()? {
+            Some(r) if r.seq == i => Ok(()),
+            _ => bail!("send+recv lost a message"),
         }
-        out.push(t0.elapsed().as_nanos() as f64 / per as f64);
-    }
-    Ok(out)
+    })
 }
 
 /// `loop <prefix> CmdVel|Imu|dict <batches> <per_batch> <core>`: the seed's send+recv.

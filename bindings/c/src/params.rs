@@ -228,6 +228,31 @@ fn wrong(what: &str, name: &str, want: &str, v: &ParamValue) -> Failure {
     )
 }
 
+/// Parameter `name` as `T` (`pick` says whether the value is one, `want` names it) into `out`.
+///
+/// # Safety
+/// `params` is a parameters handle; `name` is NUL-terminated; `out` valid for a write.
+unsafe fn get_typed<T>(
+    params: *mut nerve_params,
+    name: *const c_char,
+    out: *mut T,
+    (what, want): (&str, &str),
+    pick: fn(&ParamValue) -> Option<T>,
+) -> i32 {
+    guard(what, || {
+        need_out(out, what)?;
+        // SAFETY: the caller's promise.
+        let v = unsafe {
+            current(params, name, what, |n, v| {
+                pick(&v).ok_or_else(|| wrong(what, n, want, &v))
+            })
+        }?;
+        // SAFETY: the caller's promise.
+        unsafe { put(out, v, what) }?;
+        Ok(NERVE_OK)
+    })
+}
+
 /// A float parameter (an int one converted) into `out`.
 ///
 /// # Safety
@@ -238,19 +263,16 @@ pub unsafe extern "C" fn nerve_param_get_f64(
     name: *const c_char,
     out: *mut f64,
 ) -> i32 {
-    const WHAT: &str = "nerve_param_get_f64";
-    guard(WHAT, || {
-        need_out(out, WHAT)?;
-        // SAFETY: the caller's promise.
-        let v = unsafe {
-            current(params, name, WHAT, |n, v| {
-                v.as_float().ok_or_else(|| wrong(WHAT, n, "a number", &v))
-            })
-        }?;
-        // SAFETY: the caller's promise.
-        unsafe { put(out, v, WHAT) }?;
-        Ok(NERVE_OK)
-    })
+    // SAFETY: the caller's promise.
+    unsafe {
+        get_typed(
+            params,
+            name,
+            out,
+            ("nerve_param_get_f64", "a number"),
+            ParamValue::as_float,
+        )
+    }
 }
 
 /// An int parameter into `out`.
@@ -263,19 +285,16 @@ pub unsafe extern "C" fn nerve_param_get_i64(
     name: *const c_char,
     out: *mut i64,
 ) -> i32 {
-    const WHAT: &str = "nerve_param_get_i64";
-    guard(WHAT, || {
-        need_out(out, WHAT)?;
-        // SAFETY: the caller's promise.
-        let v = unsafe {
-            current(params, name, WHAT, |n, v| {
-                v.as_int().ok_or_else(|| wrong(WHAT, n, "an int", &v))
-            })
-        }?;
-        // SAFETY: the caller's promise.
-        unsafe { put(out, v, WHAT) }?;
-        Ok(NERVE_OK)
-    })
+    // SAFETY: the caller's promise.
+    unsafe {
+        get_typed(
+            params,
+            name,
+            out,
+            ("nerve_param_get_i64", "an int"),
+            ParamValue::as_int,
+        )
+    }
 }
 
 /// A bool parameter into `out`.
@@ -288,19 +307,16 @@ pub unsafe extern "C" fn nerve_param_get_bool(
     name: *const c_char,
     out: *mut bool,
 ) -> i32 {
-    const WHAT: &str = "nerve_param_get_bool";
-    guard(WHAT, || {
-        need_out(out, WHAT)?;
-        // SAFETY: the caller's promise.
-        let v = unsafe {
-            current(params, name, WHAT, |n, v| {
-                v.as_bool().ok_or_else(|| wrong(WHAT, n, "a bool", &v))
-            })
-        }?;
-        // SAFETY: the caller's promise.
-        unsafe { put(out, v, WHAT) }?;
-        Ok(NERVE_OK)
-    })
+    // SAFETY: the caller's promise.
+    unsafe {
+        get_typed(
+            params,
+            name,
+            out,
+            ("nerve_param_get_bool", "a bool"),
+            ParamValue::as_bool,
+        )
+    }
 }
 
 /// Any parameter as text (a string as itself, others in YAML) into `(buf, cap)`,

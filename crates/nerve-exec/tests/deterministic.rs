@@ -251,21 +251,28 @@ fn deadline_is_measured_from_the_planned_start() {
     assert_eq!(st[1].lateness_ns.p50, 3_000_000);
 }
 
-fn slow_node_sched(policy: MissPolicy) -> (nerve_exec::Scheduler, Trace, Arc<Mutex<Vec<String>>>) {
+/// A node whose every tick takes 2 ms (simulated) at 100 Hz, with `options` applied to it.
+fn slow_sched(
+    options: impl FnOnce(nerve_exec::NodeEntry) -> nerve_exec::NodeEntry,
+) -> (nerve_exec::Scheduler, Trace, Arc<Mutex<Vec<String>>>) {
     let trace: Trace = Default::default();
     let clock = SimClock::new();
     let mut slow = Rec::new("slow", &trace);
     slow.work = Some((clock.clone(), Duration::from_millis(2)));
     let safe = slow.safe_calls.clone();
-    let s = Scheduler::builder()
-        .deterministic(clock)
-        .node(slow)
-        .rate(100.0)
-        .deadline(Duration::from_millis(1))
-        .on_miss(policy)
-        .build()
-        .unwrap();
+    let s = options(
+        Scheduler::builder()
+            .deterministic(clock)
+            .node(slow)
+            .rate(100.0),
+    )
+    .build()
+    .unwrap();
     (s, trace, safe)
+}
+
+fn slow_node_sched(policy: MissPolicy) -> (nerve_exec::Scheduler, Trace, Arc<Mutex<Vec<String>>>) {
+    slow_sched(|n| n.deadline(Duration::from_millis(1)).on_miss(policy))
 }
 
 #[test]
@@ -304,20 +311,7 @@ fn slow_node_triggers_each_miss_policy() {
 fn over_budget_sched(
     policy: MissPolicy,
 ) -> (nerve_exec::Scheduler, Trace, Arc<Mutex<Vec<String>>>) {
-    let trace: Trace = Default::default();
-    let clock = SimClock::new();
-    let mut slow = Rec::new("slow", &trace);
-    slow.work = Some((clock.clone(), Duration::from_millis(2)));
-    let safe = slow.safe_calls.clone();
-    let s = Scheduler::builder()
-        .deterministic(clock)
-        .node(slow)
-        .rate(100.0)
-        .budget(Duration::from_millis(1))
-        .on_budget(policy)
-        .build()
-        .unwrap();
-    (s, trace, safe)
+    slow_sched(|n| n.budget(Duration::from_millis(1)).on_budget(policy))
 }
 
 #[test]
