@@ -3,8 +3,7 @@
 use std::time::Duration;
 
 use anyhow::{bail, Context as _, Result};
-use nerve::log::{format, Level, LogRecord, LOG_DEPTH, LOG_TOPIC};
-use nerve::Msgpack;
+use nerve::log::{format, Level, LogRecord, LOG_DEPTH};
 
 use crate::signals;
 
@@ -77,10 +76,7 @@ pub fn run(domain: u32, a: LogArgs) -> Result<()> {
                     || r.fields.iter().any(|(k, v)| g.is_match(k) || g.is_match(v))
             })
     };
-    let topic = nerve::Topic::<Msgpack<LogRecord>>::builder(LOG_TOPIC)
-        .domain(domain)
-        .depth(LOG_DEPTH)
-        .open()
+    let topic = nerve::log::log_topic(domain)
         .with_context(|| format!("cannot open the log topic of domain {domain}"))?;
     let mut sub = topic.subscriber_with_history(u64::from(LOG_DEPTH))?;
     if a.follow {

@@ -9,6 +9,7 @@
 mod child;
 mod ffi;
 mod ipc;
+mod logbench;
 mod machine;
 mod network;
 mod pin;
@@ -55,6 +56,10 @@ enum Command {
     /// Recording: nerve's recorder against ROS 2's (rclpy + the mcap writer): loss, recorder
     /// CPU, MB/s, for 1 kHz Imu + 10 Hz LaserScan + 30 Hz 1080p images and for 1000 topics.
     Record(report::SuiteArgs),
+    /// Logging: one log call (32 B to 8 KB) of nerve's logger against tracing-subscriber's
+    /// file writer and Python's logging to a file, and a 1 kHz node's lateness under a
+    /// 100k records/s log flood.
+    Log(report::SuiteArgs),
     /// Across machines (two network namespaces here): AimRT's tables of channels (512 B to
     /// 8 KB, 1/4/8 topics at 1 kHz, 6 MB images) and services (stress and 1 kHz with 1/4/8
     /// callers), nerve over its Zenoh bridge against raw Zenoh and UDP.
@@ -136,6 +141,7 @@ fn main() -> Result<()> {
         Command::Python(args) => ("python", python::run_suite(&args)),
         Command::Soak(args) => ("soak", soak::run_suite(&args)),
         Command::Record(args) => ("record", record::run_suite(&args)),
+        Command::Log(args) => ("log", logbench::run_suite(&args)),
         Command::Network(args) => ("network", network::run_suite(&args)),
         Command::NetRole { spec } => return network::role_main(&spec),
         Command::RecordRec { domain, out } => return record::rec_child(domain, &out),

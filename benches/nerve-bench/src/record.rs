@@ -189,19 +189,6 @@ fn rows_of(system: &str, case: &str, o: &Result<Outcome>) -> Vec<Row> {
     }
 }
 
-trait SummaryOpt {
-    fn summary_opt(self, s: Option<Summary>) -> Self;
-}
-
-impl SummaryOpt for Row {
-    fn summary_opt(self, s: Option<Summary>) -> Self {
-        match s {
-            Some(s) => self.summary(s),
-            None => self.error("no value"),
-        }
-    }
-}
-
 /// Runs every case for nerve and ROS 2 and emits the rows and the target check.
 pub fn run_suite(args: &SuiteArgs) -> Result<()> {
     let machine = Machine::detect();

@@ -85,6 +85,14 @@ impl Row {
         self
     }
 
+    /// Sets the numbers, or marks the row "no value" when there are none.
+    pub fn summary_opt(self, s: Option<Summary>) -> Self {
+        match s {
+            Some(s) => self.summary(s),
+            None => self.error("no value"),
+        }
+    }
+
     /// Marks the row as not measured, with the reason.
     pub fn error(mut self, why: impl Into<String>) -> Self {
         self.error = Some(why.into());

@@ -298,13 +298,9 @@ fn supervise(
 ) -> Result<()> {
     // The launch holds the log topic open: the records of a node that crashed or exited stay
     // readable (`nerve log`) while the robot runs.
-    let _log =
-        nerve::Topic::<nerve::Msgpack<nerve::log::LogRecord>>::builder(nerve::log::LOG_TOPIC)
-            .domain(domain)
-            .depth(nerve::log::LOG_DEPTH)
-            .open()
-            .map_err(|e| eprintln!("[launch] the log topic could not be opened: {e}"))
-            .ok();
+    let _log = nerve::log::log_topic(domain)
+        .map_err(|e| eprintln!("[launch] the log topic could not be opened: {e}"))
+        .ok();
     let mut members: Vec<Member> = Vec::with_capacity(nodes.len());
     for node in nodes {
         let started = wait_ready(&node, domain).and_then(|()| spawn(&node, domain, run_dir));

@@ -85,6 +85,18 @@ pub fn set_level(domain: u32, pattern: &str, level: Level) -> Result<(), String>
 }
 /// Records the log topic keeps for a reader that starts late (`nerve log` shows them).
 pub const LOG_DEPTH: u32 = 1024;
+/// Largest record on the log topic, in bytes (a longer message is cut, saying so).
+pub const LOG_MAX_BYTES: usize = 16 << 10;
+
+/// The log topic of `domain`, as every logger and reader opens it (its chunks sized for
+/// [`LOG_MAX_BYTES`] records: the whole topic takes ~33 MB of shared memory).
+pub fn log_topic(domain: u32) -> Result<Topic<Msgpack<LogRecord>>, nerve_transport::OpenError> {
+    Topic::<Msgpack<LogRecord>>::builder(LOG_TOPIC)
+        .domain(domain)
+        .depth(LOG_DEPTH)
+        .max_message_bytes(LOG_MAX_BYTES)
+        .open()
+}
 
 /// How severe a record is (numbers as `tracing` orders them, trace lowest).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -247,12 +259,11 @@ impl Logger {
     fn publisher(&self) -> Option<&Mutex<Publisher<Msgpack<LogRecord>>>> {
         self.publisher
             .get_or_init(|| {
-                let topic = Topic::<Msgpack<LogRecord>>::builder(LOG_TOPIC)
-                    .domain(self.domain)
-                    .depth(LOG_DEPTH)
-                    .open()
-                    .ok()?;
-                topic.publisher().ok().map(Mutex::new)
+                log_topic(self.domain)
+                    .ok()?
+                    .publisher()
+                    .ok()
+                    .map(Mutex::new)
             })
             .as_ref()
     }
@@ -270,6 +281,17 @@ impl Logger {
         if !self.enabled(level) {
             return;
         }
+        // Room for the record's other fields (node, file, key/values) in LOG_MAX_BYTES.
+        let room = LOG_MAX_BYTES / 2;
+        let message = if message.len() > room {
+            let mut cut = room;
+            while !message.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            format!("{}… [{} bytes cut]", &message[..cut], message.len() - cut)
+        } else {
+            message.to_owned()
+        };
         let record = LogRecord {
             stamp_ns: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -279,7 +301,7 @@ impl Logger {
             pid: std::process::id(),
             file: file.to_owned(),
             line,
-            message: message.to_owned(),
+            message,
             fields,
         };
         let sent = self

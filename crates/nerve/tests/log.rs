@@ -1,18 +1,13 @@
 //! `tracing` events on the domain's log topic through `nerve::log::layer`.
 
-use nerve::log::{Level, LogRecord, LOG_DEPTH, LOG_TOPIC};
-use nerve::{Msgpack, Topic};
+use nerve::log::Level;
 use tracing_subscriber::prelude::*;
 
 #[test]
 fn tracing_events_become_records_with_their_fields() {
     let (domain, _guard) = nerve_testing::domain();
     std::env::set_var("NERVE_DOMAIN", domain.to_string());
-    let topic = Topic::<Msgpack<LogRecord>>::builder(LOG_TOPIC)
-        .domain(domain)
-        .depth(LOG_DEPTH)
-        .open()
-        .unwrap();
+    let topic = nerve::log::log_topic(domain).unwrap();
     let mut sub = topic.subscriber().unwrap();
     let layer = nerve::log::layer("tracer");
     let logger = layer.logger();
