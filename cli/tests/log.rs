@@ -153,3 +153,63 @@ fn levels_change_at_run_time_per_node() {
         .unwrap();
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("NODE=LEVEL"));
 }
+
+#[test]
+fn the_recorder_records_the_log_topic_like_any_topic() {
+    let (domain, _guard) = nerve_testing::domain();
+    let dir = std::env::temp_dir().join(format!("nerve-cli-log-rec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("logs.mcap");
+    let logger = Logger::with_domain("recorded", domain);
+    logger.log(Level::Info, "r.rs", 1, "before the recorder", vec![]);
+    let rec = Command::new(NERVE)
+        .args(["record", "-a", "-o"])
+        .arg(&file)
+        .env("NERVE_DOMAIN", domain.to_string())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    for i in 0..5 {
+        logger.log(
+            Level::Warn,
+            "r.rs",
+            10 + i,
+            &format!("recorded record {i}"),
+            vec![],
+        );
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // SAFETY: kill(2) on our own child.
+    unsafe { libc::kill(rec.id() as i32, libc::SIGINT) };
+    let out = rec.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let messages = nerve_bag::file::read_all(&file).expect("the recording reads back");
+    let texts: Vec<String> = messages
+        .iter()
+        .filter(|m| m.topic == "nerve/log")
+        .map(|m| {
+            String::from_utf8_lossy(&[m.fixed.as_slice(), m.payload.as_slice()].concat())
+                .into_owned()
+        })
+        .collect();
+    let found: Vec<usize> = (0..5)
+        .filter_map(|i| {
+            texts
+                .iter()
+                .position(|t| t.contains(&format!("recorded record {i}")))
+        })
+        .collect();
+    assert_eq!(
+        found.len(),
+        5,
+        "every record written while recording is in the file: {texts:?}"
+    );
+    assert!(found.windows(2).all(|w| w[0] < w[1]), "in order: {found:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
