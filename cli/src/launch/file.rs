@@ -20,6 +20,7 @@
 //!     wait_for: [{topic: /imu, timeout: 10}]
 //!     respawn: true                  # restarted with backoff (respawn_delay, doubling to 30 s)
 //!     required: true                 # its death stops the launch
+//!     after: [driver]                # started after these (default: file order)
 //! ```
 //!
 //! Substitutions (`$(env NAME)`, `$(env NAME default)`, `$(arg NAME)`) apply to every string
@@ -104,6 +105,8 @@ struct NodeSpec {
     wait_for: Vec<WaitFor>,
     #[serde(default)]
     cwd: Option<String>,
+    #[serde(default)]
+    after: Vec<String>,
 }
 
 /// One process of the launch, resolved.
@@ -133,6 +136,8 @@ pub struct Node {
     pub wait_for: Vec<WaitFor>,
     /// Working directory.
     pub cwd: Option<PathBuf>,
+    /// Nodes that start before it (full names).
+    pub after: Vec<String>,
 }
 
 /// `$(env NAME)`, `$(env NAME default)`, `$(arg NAME)` in `s`.
@@ -222,7 +227,31 @@ pub fn load(path: &Path, overrides: &BTreeMap<String, String>) -> Result<Vec<Nod
             );
         }
     }
-    Ok(nodes)
+    in_start_order(nodes)
+}
+
+/// `nodes` in file order, except that a node comes after every node its `after:` names
+/// (relative names are in its namespace); an unknown name or a circle is an error.
+fn in_start_order(mut left: Vec<Node>) -> Result<Vec<Node>> {
+    let names: std::collections::HashSet<String> = left.iter().map(|n| n.name.clone()).collect();
+    for n in &left {
+        if let Some(a) = n.after.iter().find(|a| !names.contains(*a)) {
+            bail!(
+                "node {:?} starts after {a:?}, which the launch does not start",
+                n.name
+            );
+        }
+    }
+    let mut out: Vec<Node> = Vec::with_capacity(left.len());
+    while !left.is_empty() {
+        let started = |a: &String| out.iter().any(|o| &o.name == a);
+        let Some(i) = left.iter().position(|n| n.after.iter().all(started)) else {
+            let waiting: Vec<&str> = left.iter().map(|n| n.name.as_str()).collect();
+            bail!("the nodes {waiting:?} wait for each other in a circle (after:)");
+        };
+        out.push(left.remove(i));
+    }
+    Ok(out)
 }
 
 fn load_into(
@@ -323,6 +352,14 @@ fn resolve_node(
     };
     command.extend(n.args.iter().cloned());
     let ns = join_ns(namespace, n.namespace.as_deref().unwrap_or(""));
+    let after: Vec<String> = n
+        .after
+        .iter()
+        .map(|a| match a.strip_prefix('/') {
+            Some(abs) => abs.to_owned(),
+            None => join_ns(&ns, a),
+        })
+        .collect();
     let name = join_ns(&ns, &n.name);
     let mut env = file_env.clone();
     env.extend(n.env);
@@ -343,6 +380,7 @@ fn resolve_node(
         required: n.required,
         wait_for: n.wait_for,
         cwd: n.cwd.map(|c| dir.join(c)),
+        after,
     })
 }
 
@@ -379,6 +417,49 @@ mod tests {
         let e = substitute("$(find pkg)", &a, f).unwrap_err().to_string();
         assert!(e.contains("unknown substitution $(find pkg)"), "{e}");
         assert!(substitute("$(env X", &a, f).is_err());
+    }
+
+    fn node(name: &str, after: &[&str]) -> Node {
+        Node {
+            name: name.into(),
+            command: vec!["true".into()],
+            env: BTreeMap::new(),
+            namespace: String::new(),
+            remap: Vec::new(),
+            params: BTreeMap::new(),
+            params_files: Vec::new(),
+            respawn: false,
+            respawn_delay: 1.0,
+            required: false,
+            wait_for: Vec::new(),
+            cwd: None,
+            after: after.iter().map(|a| a.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn after_reorders_and_refuses_circles_and_strangers() {
+        let order = |v: Vec<Node>| {
+            in_start_order(v).map(|o| o.iter().map(|n| n.name.clone()).collect::<Vec<_>>())
+        };
+        assert_eq!(
+            order(vec![
+                node("planner", &["driver"]),
+                node("ui", &[]),
+                node("driver", &[])
+            ])
+            .unwrap(),
+            ["ui", "driver", "planner"]
+        );
+        let e = order(vec![node("a", &["b"]), node("b", &["a"])])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("in a circle"), "{e}");
+        let e = order(vec![node("a", &["ghost"])]).unwrap_err().to_string();
+        assert!(
+            e.contains("\"ghost\", which the launch does not start"),
+            "{e}"
+        );
     }
 
     #[test]
