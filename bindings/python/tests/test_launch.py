@@ -113,6 +113,9 @@ def test_rust_python_and_cpp_nodes_launched_together(domain: int, nerve_cli: str
     assert "[r1/planner] planner shut down" in out, out  # its scheduler ran shutdown
     assert "[r1/planner] stopped: signal 2" in out, out
     assert "[r2/base] cpp node stopped" in out, out
+    # Before stopping, the launch prints what each node's scheduler achieved.
+    stats = [x for x in err.splitlines() if x.startswith("[launch]   r1/planner")]
+    assert stats and "Planner" in stats[0], err
     pids = [int(x.split("(pid ")[1].split(")")[0]) for x in err.splitlines() if "(pid " in x]
     assert len(pids) == 3, err
     for pid in pids:

@@ -212,8 +212,47 @@ fn signal_group(child: &Child, sig: libc::c_int) {
     }
 }
 
+/// The scheduler statistics the launched processes announce (`nerve node list`'s records),
+/// on stderr, before they stop: what each node achieved over the run.
+fn print_stats(members: &[Member], domain: u32) {
+    let pids: Vec<(u32, &str)> = members
+        .iter()
+        .filter_map(|m| Some((m.child.as_ref()?.id(), m.node.name.as_str())))
+        .collect();
+    let records: Vec<_> = nerve::exec::announce::nodes(domain)
+        .into_iter()
+        .filter(|r| r.alive() && pids.iter().any(|(p, _)| *p == r.pid))
+        .collect();
+    if records.is_empty() {
+        return;
+    }
+    eprintln!("[launch] node statistics (from their schedulers):");
+    eprintln!(
+        "[launch]   {:<24} {:<16} {:>9} {:>8} {:>7} {:>9} {:>7} {:>12}",
+        "process", "node", "ticks", "Hz", "misses", "overruns", "panics", "late p99 us"
+    );
+    for r in records {
+        let process = pids
+            .iter()
+            .find(|(p, _)| *p == r.pid)
+            .map_or("?", |(_, n)| n);
+        eprintln!(
+            "[launch]   {:<24} {:<16} {:>9} {:>8.1} {:>7} {:>9} {:>7} {:>12.1}",
+            process,
+            r.name(),
+            r.ticks,
+            r.achieved_hz,
+            r.misses,
+            r.budget_overruns,
+            r.panics,
+            r.lateness_p99_ns as f64 / 1000.0
+        );
+    }
+}
+
 /// Stops every running member: SIGINT, then SIGKILL after `grace`; reaps them all.
-fn stop_all(members: &mut [Member], grace: Duration) {
+fn stop_all(members: &mut [Member], grace: Duration, domain: u32) {
+    print_stats(members, domain);
     for m in members.iter().rev() {
         if let Some(c) = &m.child {
             signal_group(c, libc::SIGINT);
@@ -316,7 +355,7 @@ fn supervise(
                 });
             }
             Err(e) => {
-                stop_all(&mut members, grace);
+                stop_all(&mut members, grace, domain);
                 return Err(e);
             }
         }
@@ -327,7 +366,7 @@ fn supervise(
                 "[launch] stopping {} nodes",
                 members.iter().filter(|m| m.child.is_some()).count()
             );
-            stop_all(&mut members, grace);
+            stop_all(&mut members, grace, domain);
             return Ok(());
         }
         let now = Instant::now();
@@ -379,7 +418,7 @@ fn supervise(
             }
         }
         if let Some(why) = failed {
-            stop_all(&mut members, grace);
+            stop_all(&mut members, grace, domain);
             bail!("{why}");
         }
         if members

@@ -13,6 +13,10 @@ pub fn canonical(name: &str) -> &str {
     name.strip_prefix('/').unwrap_or(name)
 }
 
+/// The prefix of nerve's own domain-wide topics, which every process shares whatever its
+/// namespace.
+pub const RESERVED_PREFIX: &str = "nerve/";
+
 /// How a process's names resolve: relative names (`imu`) take the namespace (`r1/imu`),
 /// absolute ones (`/imu`) do not (`imu`), and a remap rule renames a topic, service or node
 /// before that, as ROS 2's `--ros-args -r` does. `nerve launch` gives each process its own
@@ -54,8 +58,13 @@ impl Resolver {
         }
     }
 
-    /// The name `name` stands for in this process.
+    /// The name `name` stands for in this process. nerve's own domain-wide topics
+    /// (`nerve/...`: the e-stop, the log, node records) are never namespaced nor remapped.
     pub fn resolve(&self, name: &str) -> String {
+        let bare = canonical(name);
+        if bare.starts_with(RESERVED_PREFIX) {
+            return bare.to_owned();
+        }
         let full = self.full(name);
         self.remaps
             .iter()
