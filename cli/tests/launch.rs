@@ -76,7 +76,7 @@ nodes:
     exec: /bin/sh
     args: [-c, "date +%s.%N >> {starts}; echo $GREETING from flaky; sleep 0.1; exit 3"]
     respawn: true
-    respawn_delay: 0.2
+    respawn_delay: 0.3
   - name: waiter
     exec: /bin/sh
     args: [-c, "echo waited for the talker; exec sleep 60"]
@@ -94,7 +94,7 @@ nodes:
             .iter()
             .any(|t| t.name == "r1/talk")
     });
-    // The flaky node restarts with growing delays (0.2, 0.4, 0.8 s after each exit).
+    // The flaky node restarts with growing delays (0.3, 0.6, 1.2 s after each exit).
     wait_for("four starts of flaky", Duration::from_secs(10), || {
         std::fs::read_to_string(&starts).map_or(0, |s| s.lines().count()) >= 4
     });
@@ -105,7 +105,7 @@ nodes:
         .collect();
     let gaps: Vec<f64> = times.windows(2).map(|w| w[1] - w[0]).collect();
     assert!(
-        gaps[0] >= 0.25 && gaps[1] > gaps[0] + 0.1 && gaps[2] > gaps[1] + 0.2,
+        gaps[0] >= 0.35 && gaps[1] > gaps[0] + 0.15 && gaps[2] > gaps[1] + 0.3,
         "backoff gaps {gaps:?}"
     );
     // Ctrl-C: everything stops.
@@ -116,7 +116,7 @@ nodes:
     assert!(out.contains("[flaky] hello from flaky"), "{out}");
     assert!(out.contains("[waiter] waited for the talker"), "{out}");
     assert!(
-        err.contains("[launch] flaky exited (exit status: 3); restarting in 0.40 s"),
+        err.contains("[launch] flaky exited (exit status: 3); restarting in 0.60 s"),
         "{err}"
     );
     let pids: Vec<i32> = err
