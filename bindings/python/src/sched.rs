@@ -13,7 +13,7 @@ use nerve::sys::lock;
 
 use nerve::exec::{
     Context, EStop, ExecClass, FailurePolicy, HangPolicy, MissPolicy, Node, NodeError, NodeStats,
-    RunError, Scheduler as RustScheduler, SchedulerBuilder, StopReason,
+    RunError, Scheduler as RustScheduler, SchedulerBuilder, SchedulerHandle, StopReason,
 };
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
@@ -260,6 +260,10 @@ struct State {
     builder: Option<SchedulerBuilder>,
     built: Option<RustScheduler>,
     names: Vec<String>,
+    /// Set once `run` built the scheduler: `stop()` from any thread.
+    handle: Option<SchedulerHandle>,
+    /// `stop()` came before `run`: the run ends at once.
+    stop_early: bool,
 }
 
 #[pymethods]
@@ -298,6 +302,8 @@ impl Scheduler {
                     builder: Some(b),
                     built: None,
                     names: Vec::new(),
+                    handle: None,
+                    stop_early: false,
                 }),
             })
         })
@@ -414,6 +420,13 @@ impl Scheduler {
             let mut s = builder
                 .build()
                 .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            {
+                let mut state = lock(&self.state);
+                state.handle = Some(s.handle());
+                if state.stop_early {
+                    s.handle().stop();
+                }
+            }
             let result = py.detach(|| match d {
                 Some(d) => s.run_for(d),
                 None => s.run(),
@@ -426,6 +439,19 @@ impl Scheduler {
                 Err(e @ RunError::AlreadyRan) => Err(PyRuntimeError::new_err(e.to_string())),
                 Err(e) => Err(SchedulerError::new_err(e.to_string())),
             }
+        })
+    }
+
+    /// Ends a `run` in progress (from another thread, a node, a signal handler): every
+    /// node's `shutdown` runs and `run` returns 'requested'. Before `run`, the run ends at once.
+    fn stop(&self) -> PyResult<()> {
+        guard("Scheduler.stop", || {
+            let mut state = lock(&self.state);
+            match &state.handle {
+                Some(h) => h.stop(),
+                None => state.stop_early = true,
+            }
+            Ok(())
         })
     }
 

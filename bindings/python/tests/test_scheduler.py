@@ -186,3 +186,18 @@ def test_bad_arguments_are_refused_clearly(domain: int) -> None:
     assert {x["name"] for x in s.stats()} == {"Counter", "second"}
     with pytest.raises(RuntimeError, match="already ran"):
         s.run(0.05)
+
+
+def test_stop_ends_a_run_from_another_thread(domain: int) -> None:
+    s = nerve.Scheduler()
+    c = Counter()
+    s.add(c, rate=100.0)
+    threading.Timer(0.2, s.stop).start()
+    t0 = time.perf_counter()
+    assert s.run() == "requested"  # no duration: only stop() ends it
+    assert 0.15 < time.perf_counter() - t0 < 2.0
+    assert c.calls == ["init", "shutdown"] and len(c.ticks) >= 10
+    early = nerve.Scheduler()
+    early.add(Counter(), rate=100.0)
+    early.stop()
+    assert early.run(5.0) == "requested"
