@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use anyhow::{bail, Context as _, Result};
-use nerve::log::{format, Level, LogRecord, LOG_DEPTH};
+use nerve::log::{format, Level, LogRecord, LOG_DEPTH, LOG_TOPIC};
 
 use crate::signals;
 
@@ -82,18 +82,25 @@ pub fn run(domain: u32, a: LogArgs) -> Result<()> {
     if a.follow {
         signals::install();
     }
+    let mut undecodable = 0u64;
     loop {
         let got = if a.follow {
-            sub.recv_timeout(Duration::from_millis(100))?
+            sub.recv_timeout(Duration::from_millis(100))
         } else {
-            sub.try_recv()?
+            sub.try_recv()
         };
         match got {
-            Some(r) if wanted(&r) => outln!("{}", format(&r))?,
-            Some(_) => {}
-            None if !a.follow || signals::stopped() => break,
-            None => {}
+            Ok(Some(r)) if wanted(&r) => outln!("{}", format(&r))?,
+            Ok(Some(_)) => {}
+            Ok(None) if !a.follow || signals::stopped() => break,
+            Ok(None) => {}
+            // Another program's bytes on the log topic: skipped, counted, said at the end.
+            Err(nerve::RecvError::Decode { .. }) => undecodable += 1,
+            Err(e) => return Err(e.into()),
         }
+    }
+    if undecodable > 0 {
+        eprintln!("nerve log: {undecodable} messages on {LOG_TOPIC} were not log records and were skipped");
     }
     let lost = sub.stats().lost;
     if lost > 0 {

@@ -213,3 +213,24 @@ fn the_recorder_records_the_log_topic_like_any_topic() {
     assert!(found.windows(2).all(|w| w[0] < w[1]), "in order: {found:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn garbage_on_the_log_topic_is_skipped_and_counted() {
+    let (domain, _guard) = nerve_testing::domain();
+    let logger = Logger::with_domain("honest", domain);
+    logger.log(Level::Info, "h.rs", 1, "first", vec![]);
+    // Another program writes bytes that are no log record (truncated MessagePack, a wrong shape).
+    let raw = nerve::raw::RawTopic::join(nerve::log::LOG_TOPIC, domain).unwrap();
+    let p = raw.publisher().unwrap();
+    p.send_serialized(&[0x93, 0x01]).unwrap();
+    p.send_serialized(b"\xa5hello").unwrap();
+    logger.log(Level::Info, "h.rs", 2, "second", vec![]);
+    let (ok, out, err) = nerve_log(domain, &[]);
+    assert!(ok, "{err}");
+    assert_eq!(out.lines().count(), 2, "{out}");
+    assert!(out.contains("first") && out.contains("second"));
+    assert!(
+        err.contains("2 messages on nerve/log were not log records and were skipped"),
+        "{err}"
+    );
+}

@@ -9,7 +9,9 @@ use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicU64, Ordering::Acquire, Ordering::Relaxed, Ordering::Release};
 use std::sync::Mutex;
 
-use crate::status::{fail, Failure, Res, NERVE_E_BUSY, NERVE_E_CLOSED, NERVE_E_INVALID_ARGUMENT};
+use crate::status::{
+    fail, guard, Failure, Res, NERVE_E_BUSY, NERVE_E_CLOSED, NERVE_E_INVALID_ARGUMENT, NERVE_OK,
+};
 
 /// Tags of the handle kinds (ASCII of "nervetop", "nervepub", "nervesub", "nerveclt",
 /// "nervesrv", ...); each even with its top bit clear, as the closed bit is the lowest and
@@ -192,6 +194,18 @@ pub(crate) unsafe fn close<T>(h: *const Handle<T>, tag: u64, what: &str) -> Res<
         .push(h as usize);
     drop(object);
     Ok(())
+}
+
+/// The body of every `nerve_*_close` entry point: [`close`] in a guard, as a status.
+///
+/// # Safety
+/// `h` is NULL or a pointer `Handle::open` returned.
+pub(crate) unsafe fn close_entry<T>(h: *const Handle<T>, tag: u64, what: &str) -> i32 {
+    guard(what, || {
+        // SAFETY: the caller's promise.
+        unsafe { close(h, tag, what) }?;
+        Ok(NERVE_OK)
+    })
 }
 
 #[cfg(test)]

@@ -38,15 +38,12 @@ fn logger() -> &'static Logger {
 }
 
 fn level_of(level: u32, what: &str) -> crate::status::Res<Level> {
-    u8::try_from(level)
-        .ok()
-        .and_then(|l| Level::parse(&l.to_string()))
-        .ok_or_else(|| {
-            fail(
-                NERVE_E_INVALID_ARGUMENT,
-                format!("{what}: level {level} is none of NERVE_LOG_TRACE … NERVE_LOG_ERROR"),
-            )
-        })
+    Level::from_number(level).ok_or_else(|| {
+        fail(
+            NERVE_E_INVALID_ARGUMENT,
+            format!("{what}: level {level} is none of NERVE_LOG_TRACE … NERVE_LOG_ERROR"),
+        )
+    })
 }
 
 /// Publishes `message` at `level` from `file`:`line` (NULL file: none). Use the

@@ -135,12 +135,14 @@ pub unsafe extern "C" fn nerve_params_open(
 /// `params` is NULL or a parameters handle.
 #[no_mangle]
 pub unsafe extern "C" fn nerve_params_close(params: *mut nerve_params) -> i32 {
-    const WHAT: &str = "nerve_params_close";
-    guard(WHAT, || {
-        // SAFETY: the caller's promise.
-        unsafe { handle::close(params.cast::<Handle<Served>>(), PARAMS_TAG, WHAT) }?;
-        Ok(NERVE_OK)
-    })
+    // SAFETY: the caller's promise.
+    unsafe {
+        handle::close_entry(
+            params.cast::<Handle<Served>>(),
+            PARAMS_TAG,
+            "nerve_params_close",
+        )
+    }
 }
 
 /// Declares parameter `name` with its default (YAML text: `0.5` is a float, `3` an int,
@@ -398,12 +400,14 @@ pub unsafe extern "C" fn nerve_param_client_open(
 /// `client` is NULL or a parameter client handle.
 #[no_mangle]
 pub unsafe extern "C" fn nerve_param_client_close(client: *mut nerve_param_client) -> i32 {
-    const WHAT: &str = "nerve_param_client_close";
-    guard(WHAT, || {
-        // SAFETY: the caller's promise.
-        unsafe { handle::close(client.cast::<Handle<ParamClient>>(), PARAM_CLIENT_TAG, WHAT) }?;
-        Ok(NERVE_OK)
-    })
+    // SAFETY: the caller's promise.
+    unsafe {
+        handle::close_entry(
+            client.cast::<Handle<ParamClient>>(),
+            PARAM_CLIENT_TAG,
+            "nerve_param_client_close",
+        )
+    }
 }
 
 fn timeout(ns: i64) -> Duration {

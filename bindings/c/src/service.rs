@@ -122,12 +122,14 @@ pub unsafe extern "C" fn nerve_client_open(
 /// `client` is NULL or a client handle.
 #[no_mangle]
 pub unsafe extern "C" fn nerve_client_close(client: *mut nerve_client) -> i32 {
-    const WHAT: &str = "nerve_client_close";
-    guard(WHAT, || {
-        // SAFETY: the caller's promise.
-        unsafe { handle::close(client.cast::<Handle<RawClient>>(), CLIENT_TAG, WHAT) }?;
-        Ok(NERVE_OK)
-    })
+    // SAFETY: the caller's promise.
+    unsafe {
+        handle::close_entry(
+            client.cast::<Handle<RawClient>>(),
+            CLIENT_TAG,
+            "nerve_client_close",
+        )
+    }
 }
 
 /// Calls the service with `request` and waits up to `timeout_ns` for the response, copied into
@@ -310,10 +312,12 @@ pub unsafe extern "C" fn nerve_server_open(
 /// `server` is NULL or a server handle.
 #[no_mangle]
 pub unsafe extern "C" fn nerve_server_close(server: *mut nerve_server) -> i32 {
-    const WHAT: &str = "nerve_server_close";
-    guard(WHAT, || {
-        // SAFETY: the caller's promise.
-        unsafe { handle::close(server.cast::<Handle<Server>>(), SERVER_TAG, WHAT) }?;
-        Ok(NERVE_OK)
-    })
+    // SAFETY: the caller's promise.
+    unsafe {
+        handle::close_entry(
+            server.cast::<Handle<Server>>(),
+            SERVER_TAG,
+            "nerve_server_close",
+        )
+    }
 }

@@ -336,11 +336,8 @@ pub(crate) struct Sub {
 /// `topic` is NULL or a handle from `nerve_topic_open` / `nerve_topic_join`.
 #[no_mangle]
 pub unsafe extern "C" fn nerve_topic_close(topic: *mut nerve_topic) -> i32 {
-    guard("nerve_topic_close", || {
-        // SAFETY: the caller's promise.
-        unsafe { handle::close(topic_handle(topic), TOPIC_TAG, "nerve_topic_close") }?;
-        Ok(NERVE_OK)
-    })
+    // SAFETY: the caller's promise.
+    unsafe { handle::close_entry(topic_handle(topic), TOPIC_TAG, "nerve_topic_close") }
 }
 
 /// The largest payload of a chunked message on `topic`, in bytes, into `out` (0 for a fixed
@@ -403,17 +400,14 @@ pub unsafe extern "C" fn nerve_publisher_open(
 /// `publisher` is NULL or a publisher handle.
 #[no_mangle]
 pub unsafe extern "C" fn nerve_publisher_close(publisher: *mut nerve_publisher) -> i32 {
-    guard("nerve_publisher_close", || {
-        // SAFETY: the caller's promise.
-        unsafe {
-            handle::close(
-                publisher_handle(publisher),
-                PUBLISHER_TAG,
-                "nerve_publisher_close",
-            )
-        }?;
-        Ok(NERVE_OK)
-    })
+    // SAFETY: the caller's promise.
+    unsafe {
+        handle::close_entry(
+            publisher_handle(publisher),
+            PUBLISHER_TAG,
+            "nerve_publisher_close",
+        )
+    }
 }
 
 /// Publishes one fixed message: exactly the type's `size` bytes at `message`, copied into the
@@ -479,17 +473,14 @@ pub unsafe extern "C" fn nerve_subscriber_open(
 /// `subscriber` is NULL or a subscriber handle.
 #[no_mangle]
 pub unsafe extern "C" fn nerve_subscriber_close(subscriber: *mut nerve_subscriber) -> i32 {
-    guard("nerve_subscriber_close", || {
-        // SAFETY: the caller's promise.
-        unsafe {
-            handle::close(
-                subscriber_handle(subscriber),
-                SUBSCRIBER_TAG,
-                "nerve_subscriber_close",
-            )
-        }?;
-        Ok(NERVE_OK)
-    })
+    // SAFETY: the caller's promise.
+    unsafe {
+        handle::close_entry(
+            subscriber_handle(subscriber),
+            SUBSCRIBER_TAG,
+            "nerve_subscriber_close",
+        )
+    }
 }
 
 /// Receives one fixed message into `(buf, cap)` and stores its length at `len`: `NERVE_OK`,

@@ -51,6 +51,9 @@ pub struct nerve_watch {
     _opaque: [u8; 0],
 }
 
+/// What an e-stop listener handle holds: the topic and its subscriber.
+type EStopEnds = (Topic<EStopMsg>, Subscriber<EStopMsg>);
+
 /// An e-stop listener (opaque).
 #[allow(non_camel_case_types)]
 pub struct nerve_estop {
@@ -178,12 +181,14 @@ pub unsafe extern "C" fn nerve_watch_next(
 /// `watch` is NULL or a watch handle.
 #[no_mangle]
 pub unsafe extern "C" fn nerve_watch_close(watch: *mut nerve_watch) -> i32 {
-    const WHAT: &str = "nerve_watch_close";
-    guard(WHAT, || {
-        // SAFETY: the caller's promise.
-        unsafe { handle::close(watch.cast::<Handle<Watch>>(), WATCH_TAG, WHAT) }?;
-        Ok(NERVE_OK)
-    })
+    // SAFETY: the caller's promise.
+    unsafe {
+        handle::close_entry(
+            watch.cast::<Handle<Watch>>(),
+            WATCH_TAG,
+            "nerve_watch_close",
+        )
+    }
 }
 
 /// Triggers the e-stop of every scheduler and listener on `nerve/estop` in `domain`, from this
@@ -217,7 +222,7 @@ pub unsafe extern "C" fn nerve_estop_open(domain: u32, out: *mut *mut nerve_esto
             .depth(16)
             .open()?;
         let sub = topic.subscriber()?;
-        let h = Handle::open(ESTOP_TAG, "e-stop listener", (topic, sub));
+        let h = Handle::open(ESTOP_TAG, "e-stop listener", (topic, sub) as EStopEnds);
         // SAFETY: the caller's promise.
         unsafe { put(out, h.cast::<nerve_estop>(), WHAT) }?;
         Ok(NERVE_OK)
@@ -243,7 +248,7 @@ pub unsafe extern "C" fn nerve_estop_wait(
         // SAFETY: the caller's promise.
         let got = unsafe {
             handle::with(
-                estop.cast::<Handle<(Topic<EStopMsg>, Subscriber<EStopMsg>)>>(),
+                estop.cast::<Handle<EStopEnds>>(),
                 ESTOP_TAG,
                 WHAT,
                 |(_, sub)| {
@@ -284,16 +289,12 @@ pub unsafe extern "C" fn nerve_estop_wait(
 /// `estop` is NULL or an e-stop handle.
 #[no_mangle]
 pub unsafe extern "C" fn nerve_estop_close(estop: *mut nerve_estop) -> i32 {
-    const WHAT: &str = "nerve_estop_close";
-    guard(WHAT, || {
-        // SAFETY: the caller's promise.
-        unsafe {
-            handle::close(
-                estop.cast::<Handle<(Topic<EStopMsg>, Subscriber<EStopMsg>)>>(),
-                ESTOP_TAG,
-                WHAT,
-            )
-        }?;
-        Ok(NERVE_OK)
-    })
+    // SAFETY: the caller's promise.
+    unsafe {
+        handle::close_entry(
+            estop.cast::<Handle<EStopEnds>>(),
+            ESTOP_TAG,
+            "nerve_estop_close",
+        )
+    }
 }

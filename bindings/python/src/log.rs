@@ -15,7 +15,7 @@ pub(crate) struct Logger {
 }
 
 fn level_of(v: u8) -> PyResult<Level> {
-    Level::parse(&v.to_string()).ok_or_else(|| {
+    Level::from_number(u32::from(v)).ok_or_else(|| {
         PyValueError::new_err(format!("a log level is 0 (trace) to 4 (error), got {v}"))
     })
 }

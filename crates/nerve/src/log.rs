@@ -129,23 +129,25 @@ impl Level {
     /// From a name (`warn`, `WARN`, `warning`) or a number 0–4.
     pub fn parse(s: &str) -> Option<Level> {
         Some(match s.to_ascii_lowercase().as_str() {
-            "trace" | "0" => Level::Trace,
-            "debug" | "1" => Level::Debug,
-            "info" | "2" => Level::Info,
-            "warn" | "warning" | "3" => Level::Warn,
-            "error" | "4" => Level::Error,
-            _ => return None,
+            "trace" => Level::Trace,
+            "debug" => Level::Debug,
+            "info" => Level::Info,
+            "warn" | "warning" => Level::Warn,
+            "error" => Level::Error,
+            n => return n.parse().ok().and_then(Level::from_number),
         })
     }
 
-    fn from_u8(v: u8) -> Level {
-        match v {
+    /// From its number, 0 (trace) to 4 (error).
+    pub fn from_number(v: u32) -> Option<Level> {
+        Some(match v {
             0 => Level::Trace,
             1 => Level::Debug,
             2 => Level::Info,
             3 => Level::Warn,
-            _ => Level::Error,
-        }
+            4 => Level::Error,
+            _ => return None,
+        })
     }
 }
 
@@ -212,7 +214,7 @@ impl Logger {
     /// The lowest level published (changeable while running, from any thread).
     pub fn level(&self) -> Level {
         // Relaxed: a threshold read alone; no data depends on it.
-        Level::from_u8(self.min.load(Relaxed))
+        Level::from_number(u32::from(self.min.load(Relaxed))).unwrap_or(Level::Error)
     }
 
     /// Sets the lowest level published.
@@ -244,7 +246,10 @@ impl Logger {
         };
         while let Ok(Some(m)) = c.1.try_recv() {
             if m.applies_to(&self.node) {
-                self.set_level(Level::from_u8(m.level.min(4) as u8));
+                // A level out of range (another program's bytes) is ignored.
+                if let Some(l) = Level::from_number(m.level) {
+                    self.set_level(l);
+                }
             }
         }
     }
@@ -278,9 +283,20 @@ impl Logger {
         message: &str,
         fields: Vec<(String, String)>,
     ) {
-        if !self.enabled(level) {
-            return;
+        if self.enabled(level) {
+            self.publish(level, file, line, message, fields);
         }
+    }
+
+    /// Publishes a record whose level was checked already.
+    fn publish(
+        &self,
+        level: Level,
+        file: &str,
+        line: u32,
+        message: &str,
+        fields: Vec<(String, String)>,
+    ) {
         // Room for the record's other fields (node, file, key/values) in LOG_MAX_BYTES.
         let room = LOG_MAX_BYTES / 2;
         let message = if message.len() > room {
@@ -406,12 +422,33 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for LogLayer {
         }
         let mut v = Visitor::default();
         event.record(&mut v);
-        self.logger.log(
+        self.logger.publish(
             level,
             meta.file().unwrap_or(""),
             meta.line().unwrap_or(0),
             &v.message,
             v.fields,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn level_changes_from_hostile_bytes_are_bounded() {
+        let mut m = LogLevelMsg::new("r1/", Level::Debug).unwrap();
+        assert!(m.applies_to("r1/planner") && !m.applies_to("r2/planner"));
+        m.node_len = u32::MAX; // past the array: read as the whole array, which matches nothing
+        assert!(!m.applies_to("r1/planner"));
+        m.node_len = 2;
+        m.node[..2].copy_from_slice(&[0xff, 0xfe]); // not UTF-8
+        assert!(!m.applies_to("r1/planner"));
+        assert_eq!(Level::from_number(99), None);
+        assert!(LogLevelMsg::new("", Level::Info).is_none());
+        assert!(LogLevelMsg::new(&"x".repeat(LOG_LEVEL_NODE_LEN + 1), Level::Info).is_none());
+        assert_eq!(Level::parse("3"), Some(Level::Warn));
+        assert_eq!(Level::parse("7"), None);
     }
 }
