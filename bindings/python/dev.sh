@@ -14,6 +14,9 @@ py="$root/.venv/bin/python"
 # The reference readers recordings are checked with: the mcap reader with its ROS 2 decoder, and
 # rosbags (pure Python, from PyPI).
 "$py" -m pip install -q mcap mcap-ros2-support rosbags==0.11.9
+# A Foxglove WebSocket client for `nerve view --foxglove`: the protocol over `websockets`, the
+# foxglove.* schemas decoded with `protobuf`.
+"$py" -m pip install -q websockets protobuf
 # The ROS 2 definitions nerve-bag carries are generated from that rosbags: still current?
 "$py" "$root/crates/nerve-bag/ros2/gen_defs.py" --check
 # JAX's CPU wheel is on PyPI (~100 MB, seconds to install): its tests run when it installs.

@@ -21,6 +21,7 @@ mod rates;
 mod rpc_cmd;
 mod signals;
 mod topic_cmd;
+mod view_cmd;
 
 use std::process::ExitCode;
 
@@ -58,6 +59,11 @@ enum Command {
     ///
     /// Example: `nerve log -f --level warn`, `nerve log --node r1/planner --grep timeout`
     Log(log_cmd::LogArgs),
+    /// Watch the domain live: `--foxglove` serves it to the Foxglove app (every topic, services,
+    /// parameters, the graph and the log).
+    ///
+    /// Example: `nerve view --foxglove`, `nerve view --foxglove --host 0.0.0.0 --port 9000`
+    View(view_cmd::ViewArgs),
     /// Inspect topics.
     #[command(subcommand)]
     Topic(topic_cmd::TopicCommand),
@@ -157,6 +163,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::DemoRole { role, parent, rt } => demo::role(domain, role, parent, rt),
         Command::Launch(args) => launch::run(domain, args),
         Command::Log(args) => log_cmd::run(domain, args),
+        Command::View(args) => view_cmd::run(domain, args),
         Command::Topic(cmd) => topic_cmd::run(domain, cmd),
         Command::Node(cmd) => node_cmd::node(domain, cmd),
         Command::Service(cmd) => rpc_cmd::service(domain, cmd),

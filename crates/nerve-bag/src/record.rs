@@ -16,9 +16,7 @@ use crate::direct::DirectFile;
 use nerve::raw::{RawMessage, RawSubscriber, RawTopic};
 use nerve::registry::{self, Event, Watch};
 
-use nerve::values::ValueCodec;
-
-use crate::ros2::Ros2Type;
+use crate::ros2::TopicForm;
 use crate::{mcap_err, BagError, TopicMeta, LOSS_METADATA, PROFILE};
 
 /// Which topics to record.
@@ -43,7 +41,7 @@ impl Selection {
 }
 
 /// nerve's own topics: a recording of "everything" leaves them out (name them to record them).
-fn plumbing(name: &str) -> bool {
+pub fn plumbing(name: &str) -> bool {
     name.starts_with("nerve/node/")
         || name.ends_with("/type")
         || name.ends_with("/server")
@@ -88,10 +86,8 @@ pub struct RecordStats {
 
 struct Recorded {
     sub: RawSubscriber,
-    /// For a standard type written as ROS 2: its decoder and its ROS 2 form.
-    ros2: Option<(ValueCodec, Ros2Type)>,
-    /// The ROS 2 form ends with the chunk's `u8` payload (see `Ros2Type::payload_is_last`).
-    payload_last: bool,
+    /// For a standard type written as ROS 2: its ROS 2 form.
+    ros2: Option<TopicForm>,
     meta: TopicMeta,
     schema: Vec<u8>,
     /// The channel in the current file.
@@ -206,19 +202,15 @@ impl Recorder {
             Ok(s) => s,
             Err(e) => return tracing::warn!(topic = name, error = %e, "not recorded"),
         };
-        let t = topic.stored_type();
-        let standard = nerve::msgs::standard(&t.name, t.layout_hash).is_some();
-        let ros2 = if self.opts.native || !standard {
+        let ros2 = if self.opts.native {
             None
         } else {
-            Ros2Type::of(&t.name).and_then(|r| Some((ValueCodec::of(&topic).ok()?, r)))
+            TopicForm::of(&topic)
         };
         self.topics.insert(
             name.to_owned(),
             Recorded {
                 sub,
-                payload_last: ros2.as_ref().is_some_and(|(_, r)| r.payload_is_last())
-                    && topic.stored_type().elem_size == 1,
                 ros2,
                 meta: TopicMeta::of(&topic),
                 schema: topic.description_bytes(),
@@ -286,7 +278,7 @@ impl Recorder {
                     name,
                     &t.meta,
                     &t.schema,
-                    t.ros2.as_ref().map(|(_, r)| r),
+                    t.ros2.as_ref().map(TopicForm::ros2),
                 )
                 .map_err(|e| mcap_err(&self.path, e))?;
                 t.channel = Some(c);
@@ -306,44 +298,21 @@ impl Recorder {
             let time = now_ns();
             let cdr;
             let bytes = match (&t.ros2, &msg) {
-                (Some((codec, r)), m) => {
-                    // A frame or a map whose bytes end the ROS 2 message: decoded without
-                    // them, then appended straight from the chunk.
-                    let last = match m {
-                        RawMessage::Chunk(s) if t.payload_last => Some(s.data()),
-                        _ => None,
-                    };
-                    let value = codec
-                        .decode(m, if last.is_some() { 0 } else { usize::MAX })
-                        .map_err(|e| BagError::Unreadable {
-                            path: self.path.clone(),
-                            reason: format!("topic '{name}': {e}"),
-                        });
-                    match value.and_then(|v| {
-                        let encoded = match last {
-                            Some(payload) => r.encode_header_then(&v, payload),
-                            None => r.encode(&v),
-                        };
-                        encoded.map_err(|reason| BagError::Unreadable {
-                            path: self.path.clone(),
-                            reason: format!("topic '{name}' as {}: {reason}", r.name),
-                        })
-                    }) {
-                        Ok(b) => {
-                            cdr = b;
-                            cdr.as_slice()
-                        }
-                        Err(e) => {
-                            // A message that does not convert (a code ROS 2 has no name for):
-                            // counted as lost, said once per topic.
-                            if t.lost_conversions == 0 {
-                                tracing::warn!(error = %e, "a message could not be written as ROS 2");
-                            }
-                            t.lost_conversions += 1;
-                            continue;
-                        }
+                (Some(form), m) => match form.encode(m) {
+                    Ok(b) => {
+                        cdr = b;
+                        cdr.as_slice()
                     }
-                }
+                    Err(reason) => {
+                        // A message that does not convert (a code ROS 2 has no name for):
+                        // counted as lost, said once per topic.
+                        if t.lost_conversions == 0 {
+                            tracing::warn!(topic = name, %reason, "a message could not be written as ROS 2");
+                        }
+                        t.lost_conversions += 1;
+                        continue;
+                    }
+                },
                 (None, RawMessage::Fixed(b)) => *b,
                 (None, RawMessage::Chunk(s)) => s.chunk_bytes(),
             };

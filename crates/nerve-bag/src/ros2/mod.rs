@@ -14,6 +14,8 @@ pub mod special;
 use msgdef::Registry;
 use nerve::msgs::described::TypeDoc;
 use nerve::msgs::dynamic::Value;
+use nerve::raw::{RawMessage, RawTopic};
+use nerve::values::ValueCodec;
 
 /// How one standard type is written as ROS 2.
 pub struct Ros2Type {
@@ -89,5 +91,52 @@ impl Ros2Type {
         let ros = special::to_nerve_shape(&self.nerve_type, &self.decode(bytes)?);
         let v = convert::from_ros(doc, &self.nerve_type, &ros);
         nerve::msgs::dynamic::encode(doc, &v).map_err(|e| e.to_string())
+    }
+}
+
+/// A topic of a standard type as ROS 2: what a recorder writes and a live view sends, each
+/// message converted as it arrives.
+pub struct TopicForm {
+    codec: ValueCodec,
+    ros2: Ros2Type,
+    /// The ROS 2 form ends with the chunk's `u8` payload (see [`Ros2Type::payload_is_last`]).
+    payload_last: bool,
+}
+
+impl TopicForm {
+    /// The ROS 2 form of `topic`, if it carries a standard type written as ROS 2.
+    pub fn of(topic: &RawTopic) -> Option<TopicForm> {
+        let t = topic.stored_type();
+        nerve::msgs::standard(&t.name, t.layout_hash)?;
+        let ros2 = Ros2Type::of(&t.name)?;
+        let codec = ValueCodec::of(topic).ok()?;
+        Some(TopicForm {
+            payload_last: ros2.payload_is_last() && t.elem_size == 1,
+            codec,
+            ros2,
+        })
+    }
+
+    /// The ROS 2 type and its schema text.
+    pub fn ros2(&self) -> &Ros2Type {
+        &self.ros2
+    }
+
+    /// A received message as CDR. A frame or a map whose bytes end the ROS 2 message is
+    /// decoded without them, and they are appended straight from the chunk.
+    pub fn encode(&self, msg: &RawMessage) -> Result<Vec<u8>, String> {
+        let last = match msg {
+            RawMessage::Chunk(s) if self.payload_last => Some(s.data()),
+            _ => None,
+        };
+        let value = self
+            .codec
+            .decode(msg, if last.is_some() { 0 } else { usize::MAX })
+            .map_err(|e| e.to_string())?;
+        match last {
+            Some(payload) => self.ros2.encode_header_then(&value, payload),
+            None => self.ros2.encode(&value),
+        }
+        .map_err(|reason| format!("as {}: {reason}", self.ros2.name))
     }
 }

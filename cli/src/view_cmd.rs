@@ -1,0 +1,55 @@
+//! `nerve view`: watch the domain live. `--foxglove` serves the Foxglove WebSocket protocol
+//! (`nerve-foxglove`) for the Foxglove app.
+
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use nerve_foxglove::{FoxgloveView, ViewConfig};
+
+use crate::signals;
+
+#[derive(Args)]
+pub struct ViewArgs {
+    /// Serve the Foxglove WebSocket protocol: in Foxglove, Open connection → Foxglove
+    /// WebSocket → ws://HOST:PORT.
+    #[arg(long)]
+    foxglove: bool,
+    /// The address to listen on (0.0.0.0: every interface, for a laptop looking at a robot).
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    /// The port (default 8765 for Foxglove; 0: any free port, printed).
+    #[arg(long)]
+    port: Option<u16>,
+    /// Stop after this many seconds (default: at Ctrl-C).
+    #[arg(long, value_parser = crate::args::run_seconds)]
+    duration: Option<Duration>,
+}
+
+pub fn run(domain: u32, a: ViewArgs) -> anyhow::Result<()> {
+    if !a.foxglove {
+        anyhow::bail!("say what to view with: `nerve view --foxglove` (the Foxglove app)");
+    }
+    let view = FoxgloveView::start(ViewConfig {
+        domain,
+        host: a.host.clone(),
+        port: a.port.unwrap_or(8765),
+    })?;
+    signals::install();
+    outln!(
+        "Foxglove view of domain {domain} on ws://{}:{} (Foxglove: Open connection → Foxglove \
+         WebSocket). Ctrl-C stops it",
+        a.host,
+        view.port()
+    )?;
+    let start = Instant::now();
+    while !signals::stopped() && a.duration.is_none_or(|d| start.elapsed() < d) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let topics = view.topics();
+    view.stop();
+    outln!("{:<40} {:<36} {:>9} {:>9}", "topic", "as", "sent", "bad")?;
+    for t in topics {
+        outln!("{:<40} {:<36} {:>9} {:>9}", t.name, t.schema, t.sent, t.bad)?;
+    }
+    Ok(())
+}
