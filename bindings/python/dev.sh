@@ -17,6 +17,16 @@ py="$root/.venv/bin/python"
 # A Foxglove WebSocket client for `nerve view --foxglove`: the protocol over `websockets`, the
 # foxglove.* schemas decoded with `protobuf`.
 "$py" -m pip install -q websockets protobuf
+# A real browser for the page of `nerve view`: Debian's Chromium (apt-get, where this user may
+# install packages) driven by Playwright from PyPI with that executable. Without them the page's
+# test says why it skips.
+if ! command -v chromium >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -q chromium >/dev/null 2>&1 \
+    || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q chromium >/dev/null 2>&1; } \
+    || echo "dev.sh: Debian's chromium did not install; the page test of nerve view will skip"
+fi
+"$py" -m pip install -q playwright || echo "dev.sh: playwright did not install; the page test will skip"
 # The ROS 2 definitions nerve-bag carries are generated from that rosbags: still current?
 "$py" "$root/crates/nerve-bag/ros2/gen_defs.py" --check
 # JAX's CPU wheel is on PyPI (~100 MB, seconds to install): its tests run when it installs.

@@ -22,6 +22,7 @@ mod rpc_cmd;
 mod signals;
 mod topic_cmd;
 mod view_cmd;
+mod web;
 
 use std::process::ExitCode;
 
@@ -59,10 +60,11 @@ enum Command {
     ///
     /// Example: `nerve log -f --level warn`, `nerve log --node r1/planner --grep timeout`
     Log(log_cmd::LogArgs),
-    /// Watch the domain live: `--foxglove` serves it to the Foxglove app (every topic, services,
+    /// Watch the domain live: a page in the browser (graph, topic rates, node lateness, the
+    /// e-stop, the log), or with `--foxglove` the Foxglove app (every topic, services,
     /// parameters, the graph and the log).
     ///
-    /// Example: `nerve view --foxglove`, `nerve view --foxglove --host 0.0.0.0 --port 9000`
+    /// Example: `nerve view` (http://127.0.0.1:8080/), `nerve view --foxglove --host 0.0.0.0`
     View(view_cmd::ViewArgs),
     /// Inspect topics.
     #[command(subcommand)]

@@ -1,5 +1,5 @@
-//! `nerve view`: watch the domain live. `--foxglove` serves the Foxglove WebSocket protocol
-//! (`nerve-foxglove`) for the Foxglove app.
+//! `nerve view`: watch the domain live, in a browser (the page of `web`) or, with
+//! `--foxglove`, in the Foxglove app (the Foxglove WebSocket protocol, `nerve-foxglove`).
 
 use std::time::{Duration, Instant};
 
@@ -17,7 +17,7 @@ pub struct ViewArgs {
     /// The address to listen on (0.0.0.0: every interface, for a laptop looking at a robot).
     #[arg(long, default_value = "127.0.0.1")]
     host: String,
-    /// The port (default 8765 for Foxglove; 0: any free port, printed).
+    /// The port (default 8080 for the page, 8765 for Foxglove; 0: any free port, printed).
     #[arg(long)]
     port: Option<u16>,
     /// Stop after this many seconds (default: at Ctrl-C).
@@ -27,7 +27,14 @@ pub struct ViewArgs {
 
 pub fn run(domain: u32, a: ViewArgs) -> anyhow::Result<()> {
     if !a.foxglove {
-        anyhow::bail!("say what to view with: `nerve view --foxglove` (the Foxglove app)");
+        let ip: std::net::IpAddr = a.host.parse().map_err(|_| {
+            anyhow::anyhow!(
+                "--host {:?} is not an IP address (127.0.0.1, 0.0.0.0, ::1)",
+                a.host
+            )
+        })?;
+        let addr = std::net::SocketAddr::new(ip, a.port.unwrap_or(8080));
+        return crate::web::serve(domain, addr, a.duration);
     }
     let view = FoxgloveView::start(ViewConfig {
         domain,

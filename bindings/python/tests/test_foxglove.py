@@ -283,6 +283,24 @@ def test_view_refuses_a_port_in_use(domain, nerve_cli):
         first.communicate(timeout=20)
 
 
+def test_the_page_refuses_a_port_in_use_and_a_bad_host(domain: int, nerve_cli: str) -> None:
+    first = subprocess.Popen([nerve_cli, "view", "--port", "0"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        assert first.stdout is not None
+        m = re.search(r":(\d+)/", first.stdout.readline())
+        assert m
+        second = subprocess.run([nerve_cli, "view", "--port", m.group(1)],
+                                capture_output=True, text=True, timeout=20)
+        assert second.returncode != 0 and "--port" in second.stderr, second.stderr
+        bad = subprocess.run([nerve_cli, "view", "--host", "localhost:80"],
+                             capture_output=True, text=True, timeout=20)
+        assert bad.returncode == 2 or "not an IP address" in bad.stderr, bad.stderr
+    finally:
+        first.send_signal(signal.SIGINT)
+        first.communicate(timeout=20)
+
+
 def test_a_client_sending_garbage_is_dropped_and_others_are_served(domain, nerve_cli):
     imu_pub = nerve.Topic("fg/imu2", nerve.Imu).publisher()
     view, port = start_view(nerve_cli)
