@@ -20,6 +20,10 @@ pub struct ViewArgs {
     /// The port (default 8080 for the page, 8765 for Foxglove; 0: any free port, printed).
     #[arg(long)]
     port: Option<u16>,
+    /// With --foxglove: every standard type as its ROS 2 counterpart (the bytes `nerve record`
+    /// writes, so one layout serves live and recorded data), none as Foxglove's own schemas.
+    #[arg(long, requires = "foxglove")]
+    ros2_schemas: bool,
     /// Stop after this many seconds (default: at Ctrl-C).
     #[arg(long, value_parser = crate::args::run_seconds)]
     duration: Option<Duration>,
@@ -40,6 +44,7 @@ pub fn run(domain: u32, a: ViewArgs) -> anyhow::Result<()> {
         domain,
         host: a.host.clone(),
         port: a.port.unwrap_or(8765),
+        ros2_schemas: a.ros2_schemas,
     })?;
     signals::install();
     outln!(

@@ -1,9 +1,10 @@
 """`nerve view --foxglove` as the Foxglove app sees it: a client speaking the Foxglove WebSocket
 protocol (`websockets`, subprotocol `foxglove.sdk.v1`) subscribes to an Image, an Imu and a
-PointCloud published from Python and decodes them with the ROS 2 reference decoder
-(`mcap-ros2-support`) from the schemas the server advertises; reads the log as
-`foxglove.Log` (decoded with `protobuf` from the advertised descriptor) and a declared type
-as JSON; calls a service; gets and sets a parameter; and reads the graph."""
+PointCloud published from Python and decodes them from the schemas the server advertises —
+the image and the cloud as Foxglove's schemas (`protobuf`, from the advertised descriptor),
+the Imu as ROS 2 (the reference decoder of `mcap-ros2-support`), and with `--ros2-schemas`
+all three as ROS 2; reads the log as `foxglove.Log` and a declared type as JSON; calls a
+service; gets and sets a parameter; and reads the graph."""
 
 import asyncio
 import base64
@@ -40,8 +41,8 @@ class Gripper:
     _pad: Annotated[bytes, nerve.array("u8", 7)]
 
 
-def start_view(nerve_cli: str) -> tuple[subprocess.Popen, int]:
-    view = subprocess.Popen([nerve_cli, "view", "--foxglove", "--port", "0"],
+def start_view(nerve_cli: str, *extra: str) -> tuple[subprocess.Popen, int]:
+    view = subprocess.Popen([nerve_cli, "view", "--foxglove", "--port", "0", *extra],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert view.stdout is not None
     line = view.stdout.readline()
@@ -110,7 +111,9 @@ def protobuf_class(channel: dict) -> Any:
     return message_factory.GetMessageClass(pool.FindMessageTypeByName(channel["schemaName"]))
 
 
-def test_foxglove_client_sees_topics_services_parameters_and_the_graph(domain, nerve_cli):
+@pytest.mark.parametrize("schemas", ["foxglove", "ros2"])
+def test_foxglove_client_sees_topics_services_parameters_and_the_graph(domain, nerve_cli,
+                                                                       schemas):
     # The robot: standard types, a declared type, the log, a service and parameters, all
     # from this process.
     imu_pub = nerve.Topic("fg/imu", nerve.Imu).publisher()
@@ -144,7 +147,7 @@ def test_foxglove_client_sees_topics_services_parameters_and_the_graph(domain, n
         gripper_pub.send(Gripper(stamp_ns=i, width=0.07, closed=1))
         log.info("tick %d", i, extra={"fields": {"speed": 0.5}})
 
-    view, port = start_view(nerve_cli)
+    view, port = start_view(nerve_cli, *(["--ros2-schemas"] if schemas == "ros2" else []))
     results: dict[str, Any] = {}
 
     async def session() -> None:
@@ -226,8 +229,6 @@ def test_foxglove_client_sees_topics_services_parameters_and_the_graph(domain, n
     ch = results["channels"]
     assert "Parameters" in " ".join(results["caps"]) or "parameters" in results["caps"]
     assert ch["fg/imu"]["schemaName"] == "sensor_msgs/msg/Imu"
-    assert ch["fg/camera"]["schemaName"] == "sensor_msgs/msg/Image"
-    assert ch["fg/cloud"]["schemaName"] == "sensor_msgs/msg/PointCloud2"
     assert ch["nerve/log"]["schemaName"] == "foxglove.Log"
     assert ch["fg/gripper"]["encoding"] == "json"
     schema = json.loads(ch["fg/gripper"]["schema"])
@@ -239,13 +240,27 @@ def test_foxglove_client_sees_topics_services_parameters_and_the_graph(domain, n
     imu = ros2_decoder(ch["fg/imu"])(got["fg/imu"])
     assert imu.angular_velocity.z == 0.25 and imu.linear_acceleration.x == pytest.approx(-9.81)
     assert imu.header.stamp.sec == 1_700_000_000
-    image = ros2_decoder(ch["fg/camera"])(got["fg/camera"])
+    if schemas == "ros2":
+        assert ch["fg/camera"]["schemaName"] == "sensor_msgs/msg/Image"
+        assert ch["fg/cloud"]["schemaName"] == "sensor_msgs/msg/PointCloud2"
+        image = ros2_decoder(ch["fg/camera"])(got["fg/camera"])
+        assert image.header.frame_id == "cam"
+        cloud = ros2_decoder(ch["fg/cloud"])(got["fg/cloud"])
+        assert cloud.width * cloud.height == 100
+        step, data = cloud.point_step, bytes(cloud.data)
+    else:
+        assert ch["fg/camera"]["schemaName"] == "foxglove.RawImage"
+        assert ch["fg/cloud"]["schemaName"] == "foxglove.PointCloud"
+        image = protobuf_class(ch["fg/camera"]).FromString(got["fg/camera"])
+        assert image.frame_id == "cam" and image.step == 6
+        cloud = protobuf_class(ch["fg/cloud"]).FromString(got["fg/cloud"])
+        step, data = cloud.point_stride, bytes(cloud.data)
+        assert [f.type for f in cloud.fields][:4] == [7, 7, 7, 7]  # FLOAT32
     assert (image.width, image.height, image.encoding) == (6, 4, "mono8")
-    assert image.header.frame_id == "cam" and list(image.data) == list(range(24))
-    cloud = ros2_decoder(ch["fg/cloud"])(got["fg/cloud"])
-    assert cloud.width * cloud.height == 100
+    assert list(image.data) == list(range(24))
     assert [f.name for f in cloud.fields][:4] == ["x", "y", "z", "intensity"]
-    xs = np.frombuffer(bytes(cloud.data), dtype=np.float32).reshape(100, -1)[:, 0]
+    assert len(data) == 100 * step
+    xs = np.frombuffer(data, dtype=np.float32).reshape(100, -1)[:, 0]
     assert list(xs) == list(range(100))
     gripper = json.loads(got["fg/gripper"])
     assert gripper["width"] == pytest.approx(0.07) and gripper["closed"] == 1

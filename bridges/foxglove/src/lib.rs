@@ -1,9 +1,10 @@
 //! A nerve domain, live in Foxglove: `nerve view --foxglove` serves the Foxglove WebSocket
 //! protocol (the `foxglove` SDK's server) on this host, and the Foxglove app connects to it
 //! (`ws://127.0.0.1:8765`). It shows:
-//! - every topic, each in the form Foxglove's panels show natively ([`topics`]): standard
-//!   types as their ROS 2 counterparts (images, point clouds, transforms, IMU plots), the log
-//!   as `foxglove.Log`, the rest as JSON with a schema from the type's description;
+//! - every topic, each in the form Foxglove's panels show natively ([`topics`]): images,
+//!   point clouds, scans and transforms as Foxglove's schemas, the other standard types as
+//!   their ROS 2 counterparts (IMU and odometry plots, poses), the log as `foxglove.Log`, the
+//!   rest as JSON with a schema from the type's description;
 //! - every service, callable with a JSON request ([`services`]);
 //! - every node's parameters, readable and settable ([`params`]);
 //! - the graph: which process publishes, subscribes to and serves what.
@@ -17,6 +18,7 @@
 //! # Ok::<(), nerve_foxglove::ViewError>(())
 //! ```
 
+mod native;
 mod params;
 mod schema;
 mod services;
@@ -43,6 +45,9 @@ pub struct ViewConfig {
     pub host: String,
     /// The port (8765, Foxglove's default; 0: any free port, see [`FoxgloveView::port`]).
     pub port: u16,
+    /// Every standard type as its ROS 2 counterpart, none as Foxglove's schemas: the bytes a
+    /// recording holds, so one layout serves the live robot and its recordings.
+    pub ros2_schemas: bool,
 }
 
 impl Default for ViewConfig {
@@ -51,6 +56,7 @@ impl Default for ViewConfig {
             domain: nerve::default_domain(),
             host: "127.0.0.1".into(),
             port: 8765,
+            ros2_schemas: false,
         }
     }
 }
@@ -92,6 +98,7 @@ const REFRESH: Duration = Duration::from_millis(500);
 
 struct Inner {
     domain: u32,
+    ros2_schemas: bool,
     ctx: Arc<Context>,
     topics: Mutex<BTreeMap<String, Arc<Bridged>>>,
     server: Arc<Mutex<Option<WebSocketServerHandle>>>,
@@ -138,6 +145,7 @@ impl FoxgloveView {
             .map_err(|e| ViewError::Start(e.to_string()))?;
         let inner = Arc::new(Inner {
             domain: config.domain,
+            ros2_schemas: config.ros2_schemas,
             ctx: Context::new(),
             topics: Mutex::new(BTreeMap::new()),
             server: Arc::new(Mutex::new(None)),
@@ -346,7 +354,7 @@ fn follow_topics(
         .copied()
         .collect();
     for name in new {
-        match Bridged::open(&inner.ctx, inner.domain, name) {
+        match Bridged::open(&inner.ctx, inner.domain, name, inner.ros2_schemas) {
             Some(b) => _ = topics.insert(name.to_owned(), b),
             None => _ = refused.insert(name.to_owned()),
         }

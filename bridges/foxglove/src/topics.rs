@@ -1,8 +1,11 @@
 //! A domain's topics as Foxglove channels. Each topic gets a channel when it appears, in the
 //! form Foxglove's panels show natively:
-//! - a standard type as its ROS 2 counterpart (`cdr` with the `ros2msg` schema: images,
-//!   point clouds, transforms, scans, IMU, odometry — the same bytes a recording holds, so one
-//!   Foxglove layout serves the live robot and its recordings);
+//! - images, compressed images, point clouds, laser scans and transforms as Foxglove's own
+//!   schemas (`foxglove.RawImage`, `foxglove.PointCloud`, … in protobuf: [`crate::native`]);
+//! - every other standard type as its ROS 2 counterpart (`cdr` with the `ros2msg` schema:
+//!   IMU, odometry, poses, … which Foxglove's panels also read natively). With
+//!   `ros2_schemas`, every standard type goes out as ROS 2, the same bytes a recording holds,
+//!   so one Foxglove layout serves the live robot and its recordings;
 //! - the domain's log (`nerve/log`) as `foxglove.Log` (the Log panel);
 //! - any other described type as JSON with a JSON Schema made from its description, and a
 //!   MessagePack type as JSON.
@@ -22,6 +25,8 @@ use nerve::raw::{RawMessage, RawTopic};
 use nerve::values::ValueCodec;
 use nerve_bag::ros2::TopicForm;
 
+use crate::native::Native;
+
 /// How long a reader keeps reading with no client subscribed before it ends.
 const LINGER: Duration = Duration::from_secs(1);
 /// How long a reader waits for a message before it looks at its flags again.
@@ -31,6 +36,8 @@ const POLL: Duration = Duration::from_millis(100);
 enum Form {
     /// A standard type as its ROS 2 counterpart.
     Ros2(TopicForm),
+    /// A standard type as a Foxglove schema.
+    Native(TopicForm, Native),
     /// A described or MessagePack type as JSON.
     Json(ValueCodec),
     /// The domain's log records as `foxglove.Log`.
@@ -90,7 +97,13 @@ struct Reader {
 impl Bridged {
     /// The channel of topic `name` of `domain`, advertised to every client (`None`, said in
     /// the log, when the topic cannot be joined or its messages cannot be read).
-    pub fn open(ctx: &Arc<Context>, domain: u32, name: &str) -> Option<Arc<Bridged>> {
+    /// `ros2_schemas`: standard types as ROS 2 only, none as Foxglove's schemas.
+    pub fn open(
+        ctx: &Arc<Context>,
+        domain: u32,
+        name: &str,
+        ros2_schemas: bool,
+    ) -> Option<Arc<Bridged>> {
         let topic = match RawTopic::join(name, domain) {
             Ok(t) => t,
             Err(e) => {
@@ -104,10 +117,21 @@ impl Bridged {
             (Form::Log, Out::Log(c), "foxglove.Log".to_owned())
         } else if let Some(f) = TopicForm::of(&topic) {
             let r = f.ros2();
-            let schema = Schema::new(r.name, nerve_bag::ROS2_SCHEMA_ENCODING, r.schema.as_bytes());
-            let c = raw(ctx, name, nerve_bag::CDR, Some(schema), &type_name)?;
-            let schema_name = r.name.to_owned();
-            (Form::Ros2(f), Out::Raw(c), schema_name)
+            let native = Native::of(r.name).filter(|_| !ros2_schemas);
+            match native.and_then(|n| Some((n, n.schema()?))) {
+                Some((n, schema)) => {
+                    let schema_name = schema.name.clone();
+                    let c = raw(ctx, name, "protobuf", Some(schema), &type_name)?;
+                    (Form::Native(f, n), Out::Raw(c), schema_name)
+                }
+                None => {
+                    let schema =
+                        Schema::new(r.name, nerve_bag::ROS2_SCHEMA_ENCODING, r.schema.as_bytes());
+                    let c = raw(ctx, name, nerve_bag::CDR, Some(schema), &type_name)?;
+                    let schema_name = r.name.to_owned();
+                    (Form::Ros2(f), Out::Raw(c), schema_name)
+                }
+            }
         } else {
             let codec = match ValueCodec::of(&topic) {
                 Ok(c) => c,
@@ -216,6 +240,10 @@ impl Bridged {
     fn forward(&self, msg: &RawMessage) {
         let sent = match (&self.form, &self.out) {
             (Form::Ros2(f), Out::Raw(c)) => f.encode(msg).map(|b| c.log(&b)),
+            (Form::Native(f, n), Out::Raw(c)) => f
+                .ros_value(msg)
+                .and_then(|(v, payload)| n.encode(&v, payload))
+                .map(|b| c.log(&b)),
             (Form::Json(codec), Out::Raw(c)) => codec
                 .decode(msg, usize::MAX)
                 .map_err(|e| e.to_string())

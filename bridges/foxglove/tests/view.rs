@@ -60,6 +60,7 @@ async fn topics_are_advertised_sent_and_unadvertised_as_they_come_and_go() {
         domain,
         host: "127.0.0.1".into(),
         port: 0,
+        ros2_schemas: false,
     })
     .unwrap();
     let mut ws = connect(view.port()).await;

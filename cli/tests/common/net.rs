@@ -105,16 +105,25 @@ impl BridgeNet for Net {
             if out.contains(text) == present {
                 return;
             }
-            assert!(
-                Instant::now() < end,
-                "`nerve {}` on h{i}: {text:?} {}; it printed:\n{out}",
-                args.join(" "),
-                if present {
-                    "never appeared"
-                } else {
-                    "never went"
-                }
-            );
+            if Instant::now() >= end {
+                // What the host had then, so a failure explains itself.
+                let topics = self.nerve(i, &["topic", "list", "-a"]);
+                let services = self.nerve(i, &["service", "list", "--all"]);
+                let log = std::fs::read_to_string(self.log(i)).unwrap_or_default();
+                let tail: Vec<&str> = log.lines().rev().take(40).collect();
+                panic!(
+                    "`nerve {}` on h{i}: {text:?} {} within 20 s; it printed:\n{out}\n\
+                     topics on h{i}:\n{topics}\nservices on h{i}:\n{services}\n\
+                     the bridge's log on h{i}, newest first:\n{}",
+                    args.join(" "),
+                    if present {
+                        "never appeared"
+                    } else {
+                        "never went"
+                    },
+                    tail.join("\n")
+                );
+            }
             std::thread::sleep(Duration::from_millis(200));
         }
     }

@@ -55,8 +55,13 @@ fn a_flood_of_records_never_holds_up_a_1khz_node() {
         }
         fn tick(&mut self, ctx: &mut Context<'_>) {
             let tick = ctx.tick().to_string();
-            self.0
-                .log(Level::Info, "control.rs", 1, "tick", vec![("n".into(), tick)]);
+            self.0.log(
+                Level::Info,
+                "control.rs",
+                1,
+                "tick",
+                vec![("n".into(), tick)],
+            );
         }
     }
 

@@ -48,9 +48,14 @@ impl Ros2Type {
 
     /// A decoded nerve message as CDR bytes.
     pub fn encode(&self, v: &Value) -> Result<Vec<u8>, String> {
+        cdr::encode(&self.registry, self.name, &self.to_ros(v)?)
+    }
+
+    /// A decoded nerve message as the ROS 2 message's value (fields named and shaped as in
+    /// the ROS 2 definition).
+    pub fn to_ros(&self, v: &Value) -> Result<Value, String> {
         let v = special::to_ros_shape(&self.nerve_type, v);
-        let ros = convert::to_ros(&self.registry, self.name, &self.nerve_type, &self.codes, &v)?;
-        cdr::encode(&self.registry, self.name, &ros)
+        convert::to_ros(&self.registry, self.name, &self.nerve_type, &self.codes, &v)
     }
 
     /// Whether a chunked message's `u8` payload is the last field of the ROS 2 message (an
@@ -125,6 +130,29 @@ impl TopicForm {
     /// A received message as CDR. A frame or a map whose bytes end the ROS 2 message is
     /// decoded without them, and they are appended straight from the chunk.
     pub fn encode(&self, msg: &RawMessage) -> Result<Vec<u8>, String> {
+        let (value, last) = self.decode(msg)?;
+        match last {
+            Some(payload) => self.ros2.encode_header_then(&value, payload),
+            None => self.ros2.encode(&value),
+        }
+        .map_err(|reason| format!("as {}: {reason}", self.ros2.name))
+    }
+
+    /// A received message as the ROS 2 message's value. For a frame or a map whose bytes end
+    /// the ROS 2 message, the value leaves them out (an empty `data`) and they come apart,
+    /// straight from the chunk.
+    pub fn ros_value<'m>(&self, msg: &'m RawMessage) -> Result<(Value, Option<&'m [u8]>), String> {
+        let (value, last) = self.decode(msg)?;
+        let ros = self
+            .ros2
+            .to_ros(&value)
+            .map_err(|reason| format!("as {}: {reason}", self.ros2.name))?;
+        Ok((ros, last))
+    }
+
+    /// The nerve value of `msg` (without its payload when that ends the ROS 2 message) and
+    /// that payload.
+    fn decode<'m>(&self, msg: &'m RawMessage) -> Result<(Value, Option<&'m [u8]>), String> {
         let last = match msg {
             RawMessage::Chunk(s) if self.payload_last => Some(s.data()),
             _ => None,
@@ -133,10 +161,6 @@ impl TopicForm {
             .codec
             .decode(msg, if last.is_some() { 0 } else { usize::MAX })
             .map_err(|e| e.to_string())?;
-        match last {
-            Some(payload) => self.ros2.encode_header_then(&value, payload),
-            None => self.ros2.encode(&value),
-        }
-        .map_err(|reason| format!("as {}: {reason}", self.ros2.name))
+        Ok((value, last))
     }
 }
