@@ -665,8 +665,14 @@ pub fn rows(quick: bool, rounds: usize, only: &[String], cores: (usize, usize)) 
                             std::process::id(),
                             describe.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
                         );
-                        case.run(cmd, &prefix, quick, cores)
-                            .map_err(|e| anyhow!("round {r}: {e:#}"))
+                        let got = case
+                            .run(cmd, &prefix, quick, cores)
+                            .map_err(|e| anyhow!("round {r}: {e:#}"));
+                        // Both sides have exited (a C side without closing its handles, an
+                        // echo side killed): their topics are stale; a 6 MiB round leaves
+                        // tens of MiB of pool behind otherwise.
+                        let _ = nerve::registry::clean(BENCH_DOMAIN);
+                        got
                     }
                 };
                 match got {

@@ -229,7 +229,7 @@ mod tests {
     }
 
     fn code<R>(r: Res<R>) -> Option<i32> {
-        r.err().map(|f| f.code)
+        r.err().map(|f| f.code())
     }
 
     #[test]
@@ -273,7 +273,7 @@ mod tests {
                 });
                 match r {
                     Ok(()) => done += 1,
-                    Err(f) => assert_eq!(f.code, NERVE_E_BUSY, "{}", f.message),
+                    Err(f) => assert_eq!(f.code(), NERVE_E_BUSY, "{}", f.message()),
                 }
             }
             done

@@ -51,20 +51,28 @@ thread_local! {
     static LAST: RefCell<CString> = RefCell::new(CString::default());
 }
 
-/// Why a call failed: its status code and its text.
+/// Why a call failed: its status code and its text. Boxed, so a call's `Res<i32>` is two
+/// words and comes back in registers: every call pays for the size of its result type, a
+/// failure's allocation only when it fails.
 #[derive(Debug)]
-pub(crate) struct Failure {
-    pub code: i32,
-    pub message: String,
+pub(crate) struct Failure(Box<(i32, String)>);
+
+impl Failure {
+    /// The status code.
+    pub fn code(&self) -> i32 {
+        self.0 .0
+    }
+
+    /// The text.
+    pub fn message(&self) -> &str {
+        &self.0 .1
+    }
 }
 
 pub(crate) type Res<T> = Result<T, Failure>;
 
 pub(crate) fn fail(code: i32, message: impl Into<String>) -> Failure {
-    Failure {
-        code,
-        message: message.into(),
-    }
+    Failure(Box::new((code, message.into())))
 }
 
 fn set_last(message: &str) {
@@ -79,8 +87,8 @@ pub(crate) fn guard(what: &str, body: impl FnOnce() -> Res<i32>) -> i32 {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(code)) => code,
         Ok(Err(f)) => {
-            set_last(&f.message);
-            f.code
+            set_last(f.message());
+            f.code()
         }
         Err(panic) => {
             let why = panic
