@@ -40,6 +40,7 @@ mod layout;
 mod lent;
 mod log;
 mod publisher;
+mod ros2;
 mod rpc;
 mod sched;
 mod structs;
@@ -77,5 +78,8 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     action::register(m)?;
     sched::register(m)?;
     m.add_class::<log::Logger>()?;
+    m.add_function(wrap_pyfunction!(ros2::ros2_types, m)?)?;
+    m.add_class::<ros2::Ros2Reader>()?;
+    m.add_class::<ros2::Ros2Writer>()?;
     Ok(())
 }

@@ -173,29 +173,41 @@ impl Subscriber {
         if got.is_some() {
             return self.convert(py, got);
         }
-        // `timeout` is below `args::FOREVER`; an `Instant` that far out still counts as
-        // forever rather than overflowing.
-        let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
-        loop {
-            let slice = match deadline {
-                Some(d) => {
-                    let now = Instant::now();
-                    if now >= d {
-                        return Ok(None);
-                    }
-                    (d - now).min(SIGNAL_SLICE)
+        let raw = &mut self.raw;
+        let got = wait_sliced(py, timeout, |slice| {
+            py.detach(|| raw.recv_timeout(slice).map(own))
+                .map_err(recv_err)
+        })?;
+        self.convert(py, got)
+    }
+}
+
+/// Waits up to `timeout` (None: forever) in slices of at most 50 ms, calling `step(slice)`
+/// (which waits up to `slice`, the GIL released) until it gives something, and checking for
+/// signals (Ctrl-C) between slices. `Ok(None)` when the time is up.
+pub(crate) fn wait_sliced<T>(
+    py: Python<'_>,
+    timeout: Option<Duration>,
+    mut step: impl FnMut(Duration) -> PyResult<Option<T>>,
+) -> PyResult<Option<T>> {
+    // `timeout` is below `args::FOREVER`; an `Instant` that far out still counts as
+    // forever rather than overflowing.
+    let deadline = timeout.and_then(|t| Instant::now().checked_add(t));
+    loop {
+        let slice = match deadline {
+            Some(d) => {
+                let now = Instant::now();
+                if now >= d {
+                    return Ok(None);
                 }
-                None => SIGNAL_SLICE,
-            };
-            let raw = &mut self.raw;
-            let got = py
-                .detach(|| raw.recv_timeout(slice).map(own))
-                .map_err(recv_err)?;
-            if got.is_some() {
-                return self.convert(py, got);
+                (d - now).min(SIGNAL_SLICE)
             }
-            py.check_signals()?;
+            None => SIGNAL_SLICE,
+        };
+        if let Some(got) = step(slice)? {
+            return Ok(Some(got));
         }
+        py.check_signals()?;
     }
 }
 
