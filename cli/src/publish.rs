@@ -40,14 +40,7 @@ fn rate(s: &str) -> Result<f64, String> {
 
 /// The standard type named `ty` (nerve name, short name or ROS 2 name).
 pub fn standard(ty: &str) -> anyhow::Result<&'static nerve::msgs::schema::Schema> {
-    nerve::msgs::STANDARD
-        .iter()
-        .copied()
-        .find(|s| {
-            s.name == ty
-                || s.name.rsplit('/').next() == Some(ty)
-                || (!s.ros2.is_empty() && s.ros2 == ty)
-        })
+    nerve::msgs::standard_named(ty)
         .ok_or_else(|| anyhow::anyhow!("no standard type '{ty}' (see `nerve interface list`)"))
 }
 

@@ -136,19 +136,11 @@ impl Ros2Writer {
         depth: Option<u32>,
     ) -> PyResult<Self> {
         guard("Ros2Writer", || {
-            let schema = nerve::msgs::STANDARD
-                .iter()
-                .copied()
-                .find(|s| {
-                    s.name == nerve_type
-                        || s.name.rsplit('/').next() == Some(nerve_type)
-                        || (!s.ros2.is_empty() && s.ros2 == nerve_type)
-                })
-                .ok_or_else(|| {
-                    PyValueError::new_err(format!(
-                        "no standard type '{nerve_type}' (see `nerve interface list`)"
-                    ))
-                })?;
+            let schema = nerve::msgs::standard_named(nerve_type).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "no standard type '{nerve_type}' (see `nerve interface list`)"
+                ))
+            })?;
             let ros2 = Ros2Type::of(schema.name).ok_or_else(|| {
                 PyTypeError::new_err(format!("{} has no ROS 2 form", schema.name))
             })?;

@@ -65,21 +65,6 @@ pub(crate) fn service(domain: u32, s: &ServiceInfo) -> FgService {
     )
 }
 
-/// What a process is called in the graph: its nodes' names, or its pid.
-fn process_names(domain: u32) -> BTreeMap<u32, String> {
-    let mut names: BTreeMap<u32, Vec<String>> = BTreeMap::new();
-    for n in nerve::exec::announce::nodes(domain)
-        .into_iter()
-        .filter(|n| n.alive())
-    {
-        names.entry(n.pid).or_default().push(n.name());
-    }
-    names
-        .into_iter()
-        .map(|(pid, n)| (pid, n.join(" + ")))
-        .collect()
-}
-
 /// The graph: each topic's publishing and subscribing processes, each service's server.
 /// `own` is this process (the view's own subscriptions are left out).
 pub(crate) fn graph(
@@ -88,7 +73,7 @@ pub(crate) fn graph(
     services: &BTreeMap<String, ServiceInfo>,
     own: u32,
 ) -> (ConnectionGraph, String) {
-    let names = process_names(domain);
+    let names = nerve::exec::announce::process_labels(&nerve::exec::announce::nodes(domain));
     let id = |pid: u32| {
         names
             .get(&pid)

@@ -288,10 +288,7 @@ fn log_of(msg: &RawMessage) -> Result<Log, String> {
     };
     let r: LogRecord =
         rmp_serde::from_slice(s.data()).map_err(|e| format!("not a log record: {e}"))?;
-    let mut message = r.message;
-    for (k, v) in &r.fields {
-        message.push_str(&format!(" {k}={v}"));
-    }
+    let message = r.text();
     let level = match r.level {
         Level::Trace | Level::Debug => FgLevel::Debug,
         Level::Info => FgLevel::Info,

@@ -204,7 +204,7 @@ impl Monitor {
         self.window_start = Instant::now();
         let own = std::process::id();
         let nodes = announce::nodes(self.domain);
-        let labels = labels(&nodes);
+        let labels = announce::process_labels(&nodes);
         let label = |pid: u32| labels.get(&pid).cloned().unwrap_or_else(|| process(pid));
         let mut topics = Vec::new();
         for t in &self.infos {
@@ -406,10 +406,7 @@ fn log_row(msg: &RawMessage, seq: u64) -> Option<LogRow> {
         return None;
     };
     let r: LogRecord = rmp_serde::from_slice(s.data()).ok()?;
-    let mut message = r.message;
-    for (k, v) in &r.fields {
-        message.push_str(&format!(" {k}={v}"));
-    }
+    let message = r.text();
     Some(LogRow {
         seq,
         stamp_ns: r.stamp_ns,
@@ -447,18 +444,6 @@ fn node_row(r: &announce::NodeRecord) -> NodeRow {
         late_max_us: us(r.lateness_max_ns),
         tick_p99_us: us(r.tick_p99_ns),
     }
-}
-
-/// Each process with announced nodes, labelled by their names.
-fn labels(nodes: &[announce::NodeRecord]) -> BTreeMap<u32, String> {
-    let mut names: BTreeMap<u32, Vec<String>> = BTreeMap::new();
-    for n in nodes.iter().filter(|n| n.alive()) {
-        names.entry(n.pid).or_default().push(n.name());
-    }
-    names
-        .into_iter()
-        .map(|(pid, n)| (pid, n.join(" + ")))
-        .collect()
 }
 
 /// A process without nodes: its program's name and pid.

@@ -244,3 +244,16 @@ fn announce(shared: &Shared, done: &AtomicBool, publishers: &[Option<Publisher<N
     }
     publish(shared, publishers, false);
 }
+
+/// Each process running live nodes of `nodes`, named by them (`camera_driver + imu_driver`):
+/// how views label a process in a graph.
+pub fn process_labels(nodes: &[NodeRecord]) -> std::collections::BTreeMap<u32, String> {
+    let mut names: std::collections::BTreeMap<u32, Vec<String>> = Default::default();
+    for n in nodes.iter().filter(|n| n.alive()) {
+        names.entry(n.pid).or_default().push(n.name());
+    }
+    names
+        .into_iter()
+        .map(|(pid, n)| (pid, n.join(" + ")))
+        .collect()
+}

@@ -111,7 +111,9 @@ pub use limits::{TextError, TooMany};
 pub use nav_msgs::*;
 pub use point_cloud::*;
 pub use sensor_msgs::*;
-pub use standard::{standard, standard_struct, StandardStruct, STANDARD, STANDARD_STRUCTS};
+pub use standard::{
+    standard, standard_named, standard_struct, StandardStruct, STANDARD, STANDARD_STRUCTS,
+};
 pub use std_msgs::*;
 pub use tensor::{DType, Device, Tensor, TensorHeader};
 pub use tf2_msgs::*;

@@ -115,6 +115,16 @@ standard_set! {
     ],
 }
 
+/// The standard message called `ty`: its nerve name (`nerve/Imu`), its short name (`Imu`) or
+/// its ROS 2 name (`sensor_msgs/msg/Imu`; for a ROS 2 type several share, the first).
+pub fn standard_named(ty: &str) -> Option<&'static Schema> {
+    STANDARD.iter().copied().find(|s| {
+        s.name == ty
+            || s.name.rsplit('/').next() == Some(ty)
+            || (!s.ros2.is_empty() && s.ros2 == ty)
+    })
+}
+
 /// The standard message whose schema has this name and fingerprint.
 pub fn standard(name: &str, layout_hash: u64) -> Option<&'static Schema> {
     STANDARD

@@ -172,6 +172,17 @@ pub struct LogRecord {
     pub fields: Vec<(String, String)>,
 }
 
+impl LogRecord {
+    /// The message with its key/values appended (`wheel slip wheel=2`), as views show it.
+    pub fn text(&self) -> String {
+        let mut t = self.message.clone();
+        for (k, v) in &self.fields {
+            t.push_str(&format!(" {k}={v}"));
+        }
+        t
+    }
+}
+
 /// The level-change topic and a logger's subscriber to it.
 type Control = (Topic<LogLevelMsg>, Subscriber<LogLevelMsg>);
 
