@@ -142,6 +142,19 @@ impl<G: Payload, F: Payload, R: Payload + Clone> ActionBuilder<G, F, R, ServerSi
             goals: Mutex::default(),
             events: Mutex::new(events.publisher().map_err(open_err)?),
         });
+        // The types are announced before the goal service starts: whoever sees its server
+        // (a Zenoh bridge exporting it, `nerve action list`) finds them already there.
+        let interface = Interface {
+            kind: "action".into(),
+            parts: vec![
+                InterfacePart::of::<G>("goal"),
+                InterfacePart::of::<F>("feedback"),
+                InterfacePart::of::<R>("result"),
+            ],
+        };
+        let interface = discovery::announce(c.domain, &c.name, &interface)
+            .map_err(|e| tracing::warn!(action = %c.name, error = %e, "types not announced"))
+            .ok();
         let (goal_svc, cancel_svc, status_svc) = services::<G, R>(&c);
         let execute = Arc::new(execute);
         let s = shared.clone();
@@ -259,17 +272,6 @@ impl<G: Payload, F: Payload, R: Payload + Clone> ActionBuilder<G, F, R, ServerSi
                 },
             })
         })?;
-        let interface = Interface {
-            kind: "action".into(),
-            parts: vec![
-                InterfacePart::of::<G>("goal"),
-                InterfacePart::of::<F>("feedback"),
-                InterfacePart::of::<R>("result"),
-            ],
-        };
-        let interface = discovery::announce(c.domain, &c.name, &interface)
-            .map_err(|e| tracing::warn!(action = %c.name, error = %e, "types not announced"))
-            .ok();
         Ok(ActionServer {
             _interface: interface,
             _goal: goal,
