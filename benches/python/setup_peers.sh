@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Creates one venv per benchmark peer under benches/python/.venvs/<peer> (git-ignored) and installs
-# the peer from PyPI by name. Each venv also gets numpy + msgpack (the benchmark programs' own
-# needs). A peer that fails to install leaves benches/python/.venvs/<peer>.error with the reason;
-# `nerve-bench python` turns that into a row with `error` (never a silent skip).
+# Creates one venv per benchmark peer and installs the peer from PyPI by name. Each venv also gets
+# numpy + msgpack (the benchmark programs' own needs). A peer that fails to install leaves
+# benches/python/.venvs/<peer>.error with the reason; `nerve-bench python` turns that into a row
+# with `error` (never a silent skip).
+#
+# The venvs live in a cache outside the clone ($NERVE_PEER_CACHE, default
+# ~/.cache/nerve/peers/<peer>), so a fresh clone (CI's) installs them once per machine;
+# benches/python/.venvs/<peer> (git-ignored) is a link to the cached one. A venv made inside the
+# tree by an earlier version of this script is used where it is.
 #
 # Usage: benches/python/setup_peers.sh [peer ...]     (default: all; peers: horus iceoryx2 zenoh ros2 plot;
 #        torch: PyPI's torch into nerve's .venv, for the Tensor-*-torch rows, on demand only)
@@ -11,7 +16,8 @@
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 venvs="$here/.venvs"
-mkdir -p "$venvs"
+cache="${NERVE_PEER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/nerve/peers}"
+mkdir -p "$venvs" "$cache"
 py="${PYTHON:-python3}"
 
 pkgs_for() {
@@ -21,7 +27,8 @@ pkgs_for() {
         zenoh) echo "eclipse-zenoh" ;;
         # rclpy + Fast DDS (without ros-rmw-fastrtps-cpp `import rclpy` fails) + message packages.
         # mcap + mcap-ros2-support: the recorder `nerve-bench record` measures nerve against.
-        ros2) echo "ros-rclpy ros-rmw-fastrtps-cpp ros-std-msgs ros-sensor-msgs ros-geometry-msgs mcap mcap-ros2-support" ;;
+        # std-srvs, nav-msgs, diagnostic-msgs: what the ROS 2 bridge's tests exchange.
+        ros2) echo "ros-rclpy ros-rmw-fastrtps-cpp ros-std-msgs ros-sensor-msgs ros-geometry-msgs ros-nav-msgs ros-diagnostic-msgs ros-std-srvs mcap mcap-ros2-support pyyaml" ;;
         plot) echo "matplotlib" ;;
         *) return 1 ;;
     esac
@@ -32,7 +39,7 @@ check_for() {
         horus) echo "import horus" ;;
         iceoryx2) echo "import iceoryx2" ;;
         zenoh) echo "import zenoh" ;;
-        ros2) echo "import rclpy, std_msgs.msg, sensor_msgs.msg, geometry_msgs.msg, mcap_ros2.writer" ;;
+        ros2) echo "import rclpy, std_msgs.msg, sensor_msgs.msg, geometry_msgs.msg, nav_msgs.msg, diagnostic_msgs.msg, std_srvs.srv, mcap_ros2.writer, yaml" ;;
         plot) echo "import matplotlib" ;;
     esac
 }
@@ -57,14 +64,20 @@ for peer in "${peers[@]}"; do
         continue
     fi
     pkgs="$(pkgs_for "$peer")" || { echo "unknown peer $peer" >&2; status=2; continue; }
-    dir="$venvs/$peer"
+    dir="$cache/$peer"
+    link="$venvs/$peer"
+    # An in-tree venv from before the cache: used where it is.
+    [ -d "$link" ] && [ ! -L "$link" ] && dir="$link"
     err="$venvs/$peer.error"
     log="$venvs/$peer.log"
     if [ -z "${FORCE:-}" ] && [ -x "$dir/bin/python" ] && [ ! -e "$err" ] \
         && "$dir/bin/python" -c "$(check_for "$peer")" >/dev/null 2>&1; then
+        [ "$dir" = "$link" ] || ln -sfn "$dir" "$link"
         echo "$peer: ready ($dir)"
         continue
     fi
+    # Not ready: (re)installed in the cache, an in-tree venv replaced by the link.
+    [ "$dir" = "$link" ] && rm -rf "$link" && dir="$cache/$peer"
     rm -rf "$dir" "$err"
     echo "$peer: installing $pkgs into $dir ..."
     if ! "$py" -m venv "$dir" >"$log" 2>&1; then
@@ -78,6 +91,7 @@ for peer in "${peers[@]}"; do
         echo "$peer: FAILED: $(cat "$err")" >&2
         status=1
     else
+        [ "$dir" = "$link" ] || ln -sfn "$dir" "$link"
         echo "$peer: ready ($dir)"
     fi
 done

@@ -27,6 +27,10 @@ if ! command -v chromium >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get 
     || echo "dev.sh: Debian's chromium did not install; the page test of nerve view will skip"
 fi
 "$py" -m pip install -q playwright || echo "dev.sh: playwright did not install; the page test will skip"
+# ROS 2's Python (rclpy and the Fast DDS RMW from PyPI, ~300 MB) for the ROS 2 bridge's tests:
+# installed once per machine into a cache outside the clone (~/.cache/nerve/peers/ros2; later
+# runs reuse it). If it cannot install, those tests skip with the installer's reason.
+bash "$root/benches/python/setup_peers.sh" ros2 || echo "dev.sh: ROS 2's wheels did not install; the ROS 2 bridge tests will skip (see benches/python/.venvs/ros2.error)"
 # The ROS 2 definitions nerve-bag carries are generated from that rosbags: still current?
 "$py" "$root/crates/nerve-bag/ros2/gen_defs.py" --check
 # JAX's CPU wheel is on PyPI (~100 MB, seconds to install): its tests run when it installs.

@@ -16,6 +16,19 @@ pub enum BridgeCommand {
     /// `nerve bridge zenoh --connect tcp/10.0.0.2:7447 --export 'robot/**'`,
     /// `nerve bridge zenoh --config bridge.json5` (mode, TLS, access control: see docs/bridges.md)
     Zenoh(ZenohArgs),
+    /// Carry topics and services both ways between this domain and a ROS 2 graph, until
+    /// Ctrl-C: runs `python3 -m nerve.ros2_bridge` (rclpy) in a Python that has both nerve
+    /// and ROS 2 ($NERVE_ROS2_PYTHON, default `python3`). Its options follow (`--help`).
+    ///
+    /// Example: `nerve bridge ros2`, `nerve bridge ros2 --export 'robot/**' --import /scan`,
+    /// `nerve bridge ros2 --service arm/home=std_srvs/srv/Trigger`, `nerve bridge ros2
+    /// --config ros2_bridge.yaml` (see docs/bridges.md)
+    #[command(disable_help_flag = true)]
+    Ros2 {
+        /// The bridge's own options, passed on as they are.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// What the bridge running on this host sees: other hosts, remote topics and nodes, and
     /// its counters per topic (sent, received, lost on the way, refused, missed here).
     ///
@@ -63,6 +76,7 @@ pub fn bridge(domain: u32, cmd: BridgeCommand) -> anyhow::Result<()> {
     let a = match cmd {
         BridgeCommand::Zenoh(a) => a,
         BridgeCommand::Status { json } => return status_cmd(domain, json),
+        BridgeCommand::Ros2 { args } => return ros2(domain, &args),
     };
     let config = config(domain, &a)?;
     let (host, domain) = (config.host.clone(), config.domain);
@@ -209,4 +223,47 @@ fn config(domain: u32, a: &ZenohArgs) -> anyhow::Result<BridgeConfig> {
         c.host = h.clone();
     }
     Ok(c)
+}
+
+/// `nerve bridge ros2`: the bridge is Python on rclpy (ROS 2's own client library); this
+/// checks that the chosen Python has both halves, then becomes it.
+fn ros2(domain: u32, args: &[String]) -> anyhow::Result<()> {
+    use std::os::unix::process::CommandExt;
+    let python = std::env::var("NERVE_ROS2_PYTHON").unwrap_or_else(|_| "python3".into());
+    let lacks = |module: &str| -> Option<String> {
+        match std::process::Command::new(&python)
+            .args(["-c", &format!("import {module}")])
+            .output()
+        {
+            Ok(o) if o.status.success() => None,
+            Ok(o) => Some(
+                String::from_utf8_lossy(&o.stderr)
+                    .lines()
+                    .last()
+                    .unwrap_or("")
+                    .to_owned(),
+            ),
+            Err(e) => Some(e.to_string()),
+        }
+    };
+    if let Some(why) = lacks("rclpy") {
+        anyhow::bail!(
+            "{python} cannot import rclpy ({why}). The ROS 2 bridge runs on ROS 2's Python client \
+             library: source your ROS 2 install (source /opt/ros/<distro>/setup.bash), or \
+             install rclpy from PyPI (pip install ros-rclpy ros-rmw-fastrtps-cpp ros-std-msgs \
+             ros-sensor-msgs ros-geometry-msgs), and set NERVE_ROS2_PYTHON to that interpreter"
+        );
+    }
+    if let Some(why) = lacks("nerve.ros2_bridge") {
+        anyhow::bail!(
+            "{python} has rclpy but cannot import nerve ({why}): install nerve's Python package \
+             into it (pip install nerve), or set NERVE_ROS2_PYTHON to a Python that has both"
+        );
+    }
+    let err = std::process::Command::new(&python)
+        .args(["-m", "nerve.ros2_bridge"])
+        .args(args)
+        .env("NERVE_DOMAIN", domain.to_string())
+        .exec();
+    Err(anyhow::anyhow!("cannot run {python}: {err}"))
 }

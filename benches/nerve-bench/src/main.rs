@@ -1,6 +1,6 @@
 //! `nerve-bench`: nerve measured against its peers by one harness, in one run, on one machine.
 //!
-//! Subcommands are suites: `ipc`, `sched` (on `nerve-exec`'s public API), `rpc` (on
+//! Subcommands are suites: `ipc`, `ros2` (the ROS 2 bridge), `sched` (on `nerve-exec`'s public API), `rpc` (on
 //! `nerve-rpc`'s public API, with its peers), `python`, and `soak` (endurance under `kill -9`). Shared pieces live in
 //! their own modules so every suite reports the same way: [`machine`] (what it ran on),
 //! [`stats`] (percentiles, timer overhead), [`report`] (the row, JSON/CSV/table), [`pin`]
@@ -16,6 +16,7 @@ mod pin;
 mod python;
 mod record;
 mod report;
+mod ros2;
 mod rpc;
 mod sched;
 mod soak;
@@ -56,6 +57,10 @@ enum Command {
     /// Recording: nerve's recorder against ROS 2's (rclpy + the mcap writer): loss, recorder
     /// CPU, MB/s, for 1 kHz Imu + 10 Hz LaserScan + 30 Hz 1080p images and for 1000 topics.
     Record(report::SuiteArgs),
+    /// The ROS 2 bridge: the latency it adds (nerve → ROS 2 → nerve and ROS 2 → nerve → ROS 2
+    /// round trips) beside a direct rclpy → rclpy round trip, for 16 B, 1 KB and a 640×480
+    /// image, in interleaved rounds (the ros2 peer venv: benches/python/setup_peers.sh ros2).
+    Ros2(report::SuiteArgs),
     /// Logging: one log call (32 B to 8 KB) of nerve's logger against tracing-subscriber's
     /// file writer and Python's logging to a file, and a 1 kHz node's lateness under a
     /// 100k records/s log flood.
@@ -142,6 +147,7 @@ fn main() -> Result<()> {
         Command::Soak(args) => ("soak", soak::run_suite(&args)),
         Command::Record(args) => ("record", record::run_suite(&args)),
         Command::Log(args) => ("log", logbench::run_suite(&args)),
+        Command::Ros2(args) => ("ros2", ros2::run_suite(&args)),
         Command::Network(args) => ("network", network::run_suite(&args)),
         Command::NetRole { spec } => return network::role_main(&spec),
         Command::RecordRec { domain, out } => return record::rec_child(domain, &out),

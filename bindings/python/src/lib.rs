@@ -79,6 +79,7 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sched::register(m)?;
     m.add_class::<log::Logger>()?;
     m.add_function(wrap_pyfunction!(ros2::ros2_types, m)?)?;
+    m.add_class::<ros2::EchoFilter>()?;
     m.add_class::<ros2::Ros2Reader>()?;
     m.add_class::<ros2::Ros2Writer>()?;
     Ok(())

@@ -2,12 +2,18 @@
 //! `Ros2Reader` gives a nerve topic's messages as the CDR bytes ROS 2 publishes (what
 //! `Publisher.publish(bytes)` sends), `Ros2Writer` publishes CDR bytes (what a raw rclpy
 //! subscription receives) as nerve messages. Both convert with nerve-bag's table of standard
-//! types, the one recordings use; a camera frame is copied once each way.
+//! types, the one recordings use; a camera frame is copied once each way (from the chunk into
+//! the bytes rclpy publishes; from the bytes rclpy received into the loaned chunk).
+//!
+//! A bridge carrying a topic both ways gives its reader and writer one `EchoFilter`: what the
+//! writer published the reader skips, so nothing goes back where it came from.
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use nerve::echo::{self, EchoFilter as Filter};
 use nerve::msgs::described::TypeDoc;
-use nerve::raw::{RawPublisher, RawSubscriber, RawTopic};
+use nerve::raw::{RawMessage, RawPublisher, RawSample, RawSubscriber, RawTopic};
 use nerve::OpenError;
 use nerve_bag::ros2::{Ros2Type, TopicForm};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -34,21 +40,66 @@ pub(crate) fn ros2_types() -> PyResult<Vec<(String, String)>> {
     })
 }
 
+/// The messages a bridge brought into a topic, so that it does not send them back out:
+/// given to a `Ros2Writer` and a `Ros2Reader` of one nerve topic, or used from Python on the
+/// bytes a bridge publishes and receives elsewhere (`imported`, then `is_echo`).
+#[pyclass(module = "nerve._nerve", frozen)]
+pub(crate) struct EchoFilter(Arc<Filter>);
+
+#[pymethods]
+impl EchoFilter {
+    #[new]
+    fn new() -> PyResult<Self> {
+        guard("EchoFilter", || Ok(EchoFilter(Arc::default())))
+    }
+
+    /// These bytes were published by the bridge (into the side they will come back from).
+    fn imported(&self, data: &[u8]) -> PyResult<()> {
+        guard("EchoFilter.imported", || {
+            self.0.imported(echo::hash(data));
+            Ok(())
+        })
+    }
+
+    /// Whether these received bytes are ones the bridge published (each is an echo once).
+    fn is_echo(&self, data: &[u8]) -> PyResult<bool> {
+        guard("EchoFilter.is_echo", || {
+            Ok(self.0.has_pending() && self.0.is_echo(echo::hash(data)))
+        })
+    }
+}
+
+/// A received message, owned: a fixed message's bytes copied, a chunk pinned.
+enum Got {
+    Fixed(Vec<u8>),
+    Chunk(RawSample),
+}
+
 /// A nerve topic's messages as ROS 2 CDR bytes.
 #[pyclass(module = "nerve._nerve")]
 pub(crate) struct Ros2Reader {
     sub: RawSubscriber,
     form: TopicForm,
     topic: String,
+    echo: Option<Arc<Filter>>,
 }
+
+/// Frames at least this big are copied into the bytes with the GIL released.
+const COPY_WITHOUT_GIL: usize = 64 * 1024;
 
 #[pymethods]
 impl Ros2Reader {
     /// Reads topic `topic` (which must exist and carry a standard type with a ROS 2 form);
-    /// `history`: how many of the messages already published to start with.
+    /// `history`: how many of the messages already published to start with; `echo`: skip
+    /// what the `Ros2Writer` sharing this filter published.
     #[new]
-    #[pyo3(signature = (topic, *, domain=None, history=0))]
-    fn new(topic: &str, domain: Option<u32>, history: u64) -> PyResult<Self> {
+    #[pyo3(signature = (topic, *, domain=None, history=0, echo=None))]
+    fn new(
+        topic: &str,
+        domain: Option<u32>,
+        history: u64,
+        echo: Option<&Bound<'_, EchoFilter>>,
+    ) -> PyResult<Self> {
         guard("Ros2Reader", || {
             let raw = RawTopic::join(topic, domain_or_default(domain)).map_err(open_err)?;
             let form = TopicForm::of(&raw).ok_or_else(|| {
@@ -57,10 +108,16 @@ impl Ros2Reader {
                     raw.stored_type().name
                 ))
             })?;
+            let echo = echo.map(|e| e.get().0.clone());
+            // Watched before subscribing: the writer notes every message this reader can see.
+            if let Some(e) = &echo {
+                e.watch();
+            }
             Ok(Ros2Reader {
                 sub: raw.subscriber(history).map_err(open_err)?,
                 form,
                 topic: topic.to_owned(),
+                echo,
             })
         })
     }
@@ -93,23 +150,68 @@ impl Ros2Reader {
     ) -> PyResult<Option<Bound<'py, PyBytes>>> {
         guard("Ros2Reader.recv", || {
             let timeout = timeout.wait("timeout")?;
-            let (sub, form, topic) = (&mut self.sub, &self.form, &self.topic);
-            let mut step = |slice: Duration| -> PyResult<Option<Vec<u8>>> {
-                py.detach(|| match sub.recv_timeout(slice) {
-                    Ok(Some(m)) => Ok(Some(form.encode(&m))),
-                    Ok(None) => Ok(None),
-                    Err(e) => Err(e),
-                })
-                .map_err(recv_err)?
-                .map(|r| r.map_err(|e| Decode::new_err(format!("topic '{topic}': {e}"))))
-                .transpose()
+            let (sub, echo) = (&mut self.sub, &self.echo);
+            let mut step = |slice: Duration| -> PyResult<Option<Got>> {
+                py.detach(|| next_not_echo(sub, echo.as_deref(), slice))
+                    .map_err(recv_err)
             };
             let got = match step(Duration::ZERO)? {
-                Some(b) => Some(b),
+                Some(g) => Some(g),
                 None => wait_sliced(py, timeout, step)?,
             };
-            Ok(got.map(|b| PyBytes::new(py, &b)))
+            got.map(|g| self.to_bytes(py, g)).transpose()
         })
+    }
+}
+
+impl Ros2Reader {
+    /// The message's CDR as Python bytes: the frame copied once, from the chunk.
+    fn to_bytes<'py>(&self, py: Python<'py>, got: Got) -> PyResult<Bound<'py, PyBytes>> {
+        let fixed;
+        let msg = match got {
+            Got::Fixed(b) => {
+                fixed = b;
+                RawMessage::Fixed(&fixed)
+            }
+            Got::Chunk(s) => RawMessage::Chunk(s),
+        };
+        let (head, tail) = self
+            .form
+            .encode_split(&msg)
+            .map_err(|e| Decode::new_err(format!("topic '{}': {e}", self.topic)))?;
+        PyBytes::new_with(py, head.len() + tail.len(), |buf| {
+            let (a, b) = buf.split_at_mut(head.len());
+            a.copy_from_slice(&head);
+            if tail.len() >= COPY_WITHOUT_GIL {
+                py.detach(|| b.copy_from_slice(tail));
+            } else {
+                b.copy_from_slice(tail);
+            }
+            Ok(())
+        })
+    }
+}
+
+/// The next message that the writer sharing `echo` did not publish, waiting up to `slice`.
+fn next_not_echo(
+    sub: &mut RawSubscriber,
+    echo: Option<&Filter>,
+    slice: Duration,
+) -> Result<Option<Got>, nerve::RecvError> {
+    loop {
+        let Some(m) = sub.recv_timeout(slice)? else {
+            return Ok(None);
+        };
+        if let Some(f) = echo.filter(|f| f.has_pending()) {
+            let (fixed, payload) = m.parts();
+            if f.is_echo(echo::hash_parts(fixed, payload)) {
+                continue;
+            }
+        }
+        return Ok(Some(match m {
+            RawMessage::Fixed(b) => Got::Fixed(b.to_vec()),
+            RawMessage::Chunk(s) => Got::Chunk(s),
+        }));
     }
 }
 
@@ -120,20 +222,25 @@ pub(crate) struct Ros2Writer {
     ros2: Ros2Type,
     doc: TypeDoc,
     topic: String,
+    echo: Option<Arc<Filter>>,
 }
 
 #[pymethods]
 impl Ros2Writer {
     /// Writes topic `topic` as `nerve_type` (`nerve/Imu`, `Imu` or `sensor_msgs/msg/Imu`;
     /// for a ROS 2 type several nerve types share, the first of `ros2_types()`), creating
-    /// it (with `depth`) if it does not exist.
+    /// it (with `depth` and `reliability`: 'best_effort', 'reliable' or 'latest_only') if it
+    /// does not exist; `echo`: note what it publishes for the `Ros2Reader` sharing the filter
+    /// to skip.
     #[new]
-    #[pyo3(signature = (topic, nerve_type, *, domain=None, depth=None))]
+    #[pyo3(signature = (topic, nerve_type, *, domain=None, depth=None, reliability=None, echo=None))]
     fn new(
         topic: &str,
         nerve_type: &str,
         domain: Option<u32>,
         depth: Option<u32>,
+        reliability: Option<&str>,
+        echo: Option<&Bound<'_, EchoFilter>>,
     ) -> PyResult<Self> {
         guard("Ros2Writer", || {
             let schema = nerve::msgs::standard_named(nerve_type).ok_or_else(|| {
@@ -165,6 +272,9 @@ impl Ros2Writer {
                     if let Some(d) = depth {
                         b = b.depth(d);
                     }
+                    if let Some(r) = reliability {
+                        b = b.reliability(crate::topic::reliability(r)?);
+                    }
                     b.open().map_err(open_err)?
                 }
                 Err(e) => return Err(open_err(e)),
@@ -174,6 +284,7 @@ impl Ros2Writer {
                 ros2,
                 doc,
                 topic: topic.to_owned(),
+                echo: echo.map(|e| e.get().0.clone()),
             })
         })
     }
@@ -191,8 +302,13 @@ impl Ros2Writer {
                             self.topic, self.ros2.name
                         ))
                     })?;
-            py.detach(|| self.publisher.send_parts(&fixed, &payload))
-                .map_err(send_err)
+            py.detach(|| {
+                if let Some(f) = self.echo.as_deref().filter(|f| f.is_watched()) {
+                    f.imported(echo::hash_parts(&fixed, &payload));
+                }
+                self.publisher.send_parts(&fixed, &payload)
+            })
+            .map_err(send_err)
         })
     }
 }

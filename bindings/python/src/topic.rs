@@ -21,7 +21,7 @@ const MAX_DEPTH: u64 = 1 << 31;
 /// and far from overflowing the transport's size arithmetic.
 const MAX_BYTES: u64 = 1 << 47;
 
-fn reliability(name: &str) -> PyResult<Reliability> {
+pub(crate) fn reliability(name: &str) -> PyResult<Reliability> {
     Ok(match name {
         "best_effort" => Reliability::BestEffort,
         "reliable" => Reliability::Reliable,

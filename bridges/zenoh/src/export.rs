@@ -264,7 +264,7 @@ fn send_loop(
             RawMessage::Chunk(s) => s.chunk_bytes(),
         };
         // A message this bridge imported is not sent back (hashed only while imports wait).
-        if state.echo.has_pending() && state.echo.is_echo(crate::echo::hash(bytes)) {
+        if state.echo.has_pending() && state.echo.is_echo(nerve::echo::hash(bytes)) {
             continue;
         }
         let attachment = Attachment {

@@ -278,7 +278,7 @@ impl Deliver {
             *expected = att.seq + 1;
         }
         // Noted before it is published: the exporter may read it at once.
-        self.state.echo.imported(crate::echo::hash(&bytes));
+        self.state.echo.imported(nerve::echo::hash(&bytes));
         match self.publisher.send_parts(fixed, payload) {
             Ok(()) => c.received.fetch_add(1, Relaxed),
             Err(e) => {

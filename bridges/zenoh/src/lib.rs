@@ -11,7 +11,7 @@
 //!   waits for room, it is never dropped); a best-effort one may be dropped under congestion,
 //!   and a latest-only one sends only its newest message. Gaps in a sender's sequence
 //!   numbers are counted as lost on the receiving side.
-//! - **No echo loops**: a message leaves only from the host where it was published (`echo`).
+//! - **No echo loops**: a message leaves only from the host where it was published (`nerve::echo`).
 //! - **Discovery**: every bridge holds a liveliness token for its host and one per exported
 //!   topic; a host that dies takes its tokens with it, and its topics stop being imported.
 //! - **Hostile input**: a message whose type hash, size or attachment is wrong, or a meta that
@@ -21,7 +21,6 @@
 
 mod ask;
 pub mod config;
-pub mod echo;
 mod export;
 mod import;
 mod services;
@@ -104,7 +103,7 @@ struct Counters {
 /// One topic as the bridge knows it (exported, imported, or both).
 #[derive(Default)]
 struct TopicState {
-    echo: echo::EchoFilter,
+    echo: nerve::echo::EchoFilter,
     counters: Counters,
     export: Mutex<Option<export::Export>>,
     import: Mutex<Option<import::Import>>,

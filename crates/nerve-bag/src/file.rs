@@ -79,7 +79,10 @@ pub fn read_all(path: &Path) -> Result<Vec<NerveMessage>, BagError> {
         }
         let ch = &channels[&m.channel.id];
         let (fixed, payload) = match &ch.ros2 {
-            Some((r, doc)) => r.to_nerve(doc, &m.data).map_err(bad)?,
+            Some((r, doc)) => {
+                let (fixed, payload) = r.to_nerve(doc, &m.data).map_err(bad)?;
+                (fixed, payload.into_owned())
+            }
             None => {
                 let (fixed, payload) = ch.meta.split(&m.data).map_err(bad)?;
                 (fixed.to_vec(), payload.to_vec())

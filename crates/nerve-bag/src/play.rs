@@ -284,7 +284,7 @@ pub(crate) fn send(path: &Path, topic: &str, ch: &Channel, data: &[u8]) -> Resul
     let (fixed, payload) = match &ch.ros2 {
         Some((r, doc)) => {
             converted = r.to_nerve(doc, data).map_err(&bad)?;
-            (converted.0.as_slice(), converted.1.as_slice())
+            (converted.0.as_slice(), &*converted.1)
         }
         None => ch.meta.split(data).map_err(&bad)?,
     };

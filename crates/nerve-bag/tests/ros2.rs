@@ -116,3 +116,41 @@ fn hostile_cdr_is_an_error_never_a_panic() {
     lie.extend_from_slice(&u32::MAX.to_le_bytes());
     assert!(r.to_nerve(&doc, &lie).is_err());
 }
+
+/// A frame coming from ROS 2 is not copied on its way to the publisher: its payload is the
+/// slice of the CDR bytes that holds it, and it is the frame's bytes.
+#[test]
+fn a_frame_from_ros2_is_lent_not_copied() {
+    for name in ["nerve/Image", "nerve/CompressedImage", "nerve/PointCloud2"] {
+        let schema = nerve::msgs::standard_named(name).unwrap();
+        let r = Ros2Type::of(name).unwrap();
+        let doc = TypeDoc::of(schema);
+        let zero = vec![0u8; schema.size as usize];
+        let frame: Vec<u8> = (0..100_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let mut value = decode(&doc, &zero, &frame, frame.len()).unwrap();
+        if let Value::Struct(fields) = &mut value {
+            for (_, v) in fields.iter_mut().filter(|(k, _)| k == "encoding") {
+                *v = Value::Text("mono8".into());
+            }
+        }
+        let cdr = r.encode(&value).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (_, payload) = r.to_nerve(&doc, &cdr).unwrap();
+        let std::borrow::Cow::Borrowed(lent) = payload else {
+            panic!("{name}: the frame was copied");
+        };
+        assert_eq!(lent, &frame[..], "{name}");
+        let inside = cdr.as_ptr_range();
+        assert!(
+            inside.contains(&lent.as_ptr()),
+            "{name}: not a slice of the CDR bytes"
+        );
+    }
+    // An element type other than bytes (laser ranges) is decoded as before.
+    let r = Ros2Type::of("nerve/LaserScan").unwrap();
+    let schema = nerve::msgs::standard_named("nerve/LaserScan").unwrap();
+    let doc = TypeDoc::of(schema);
+    let value = decode(&doc, &vec![0u8; schema.size as usize], &[0u8; 8], 2).unwrap();
+    let cdr = r.encode(&value).unwrap();
+    let (_, payload) = r.to_nerve(&doc, &cdr).unwrap();
+    assert!(matches!(payload, std::borrow::Cow::Owned(ref p) if p.len() == 8));
+}

@@ -332,6 +332,17 @@ pub enum RawMessage<'a> {
     Chunk(RawSample),
 }
 
+impl RawMessage<'_> {
+    /// The message as its fixed part and payload: a fixed message's bytes and nothing, or a
+    /// chunk's header and data (what [`RawPublisher::send_parts`] takes).
+    pub fn parts(&self) -> (&[u8], &[u8]) {
+        match self {
+            RawMessage::Fixed(b) => (b, &[]),
+            RawMessage::Chunk(s) => (s.header(), s.data()),
+        }
+    }
+}
+
 /// Receives untyped messages.
 pub struct RawSubscriber {
     core: SubCore,

@@ -142,26 +142,45 @@ impl Writer {
 /// Reads CDR of `root` back into a value (structs, lists, numbers, strings, bytes for
 /// `uint8` sequences and arrays). Hostile input: every length is checked.
 pub fn decode(reg: &Registry, root: &str, bytes: &[u8]) -> Result<Value, String> {
+    decode_lending(reg, root, bytes, None).map(|(v, _)| v)
+}
+
+/// [`decode`], except that the top-level `uint8[]` field named `lend` (an image's or a cloud's
+/// `data`) is not copied: the value has it empty, and its bytes come back as a slice of
+/// `bytes`, for the caller to copy once to where they go.
+pub fn decode_lending<'a>(
+    reg: &Registry,
+    root: &str,
+    bytes: &'a [u8],
+    lend: Option<&str>,
+) -> Result<(Value, Option<&'a [u8]>), String> {
     if bytes.len() < 4 || bytes[1] != 1 {
         return Err("not little-endian CDR (encapsulation header)".into());
     }
     let mut r = Reader {
         buf: &bytes[4..],
         pos: 0,
+        lend,
+        lent: None,
     };
-    r.message(reg, root, 0)
+    let v = r.message(reg, root, 0)?;
+    Ok((v, r.lent))
 }
 
-struct Reader<'a> {
+struct Reader<'a, 'l> {
     buf: &'a [u8],
     pos: usize,
+    /// The top-level `uint8[]` field to lend rather than copy.
+    lend: Option<&'l str>,
+    lent: Option<&'a [u8]>,
 }
 
-impl Reader<'_> {
-    fn take(&mut self, n: usize) -> Result<&[u8], String> {
+impl<'a> Reader<'a, '_> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
         let end = self.pos.checked_add(n).filter(|e| *e <= self.buf.len());
         let end = end.ok_or_else(|| format!("truncated at byte {}", self.pos))?;
-        let s = &self.buf[self.pos..end];
+        let buf: &'a [u8] = self.buf;
+        let s = &buf[self.pos..end];
         self.pos = end;
         Ok(s)
     }
@@ -185,6 +204,15 @@ impl Reader<'_> {
             .ok_or_else(|| format!("no definition of {name}"))?;
         let mut out = Vec::with_capacity(fields.len());
         for (f, ty) in fields {
+            let lent = depth == 0
+                && self.lend == Some(f.as_str())
+                && matches!(ty, RosType::Seq(e) if **e == RosType::Prim(Prim::U8));
+            if lent {
+                let n = self.u32()? as usize;
+                self.lent = Some(self.take(n)?);
+                out.push((f.clone(), Value::Bytes(Vec::new())));
+                continue;
+            }
             out.push((f.clone(), self.value(reg, ty, depth)?));
         }
         Ok(Value::Struct(out))

@@ -11,8 +11,10 @@ pub mod defs;
 pub mod msgdef;
 pub mod special;
 
+use std::borrow::Cow;
+
 use msgdef::Registry;
-use nerve::msgs::described::TypeDoc;
+use nerve::msgs::described::{KindDoc, TypeDoc, TypeRef};
 use nerve::msgs::dynamic::Value;
 use nerve::raw::{RawMessage, RawTopic};
 use nerve::values::ValueCodec;
@@ -75,13 +77,20 @@ impl Ros2Type {
     /// no element), followed by the `payload` bytes themselves: one copy of a camera frame
     /// instead of four. Only when [`Ros2Type::payload_is_last`].
     pub fn encode_header_then(&self, header: &Value, payload: &[u8]) -> Result<Vec<u8>, String> {
-        let mut out = self.encode(header)?;
-        // The encoding ends with the empty sequence's count: the payload's length instead.
-        let n = u32::try_from(payload.len()).map_err(|_| "payload over 4 GiB".to_owned())?;
-        let at = out.len().checked_sub(4).ok_or("a message too short")?;
-        out[at..].copy_from_slice(&n.to_le_bytes());
+        let mut out = self.encode_head(header, payload.len())?;
         out.reserve_exact(payload.len());
         out.extend_from_slice(payload);
+        Ok(out)
+    }
+
+    /// The CDR of [`Ros2Type::encode_header_then`] up to the payload, which the caller writes
+    /// right after it (`payload_len` bytes).
+    pub fn encode_head(&self, header: &Value, payload_len: usize) -> Result<Vec<u8>, String> {
+        let mut out = self.encode(header)?;
+        // The encoding ends with the empty sequence's count: the payload's length instead.
+        let n = u32::try_from(payload_len).map_err(|_| "payload over 4 GiB".to_owned())?;
+        let at = out.len().checked_sub(4).ok_or("a message too short")?;
+        out[at..].copy_from_slice(&n.to_le_bytes());
         Ok(out)
     }
 
@@ -91,11 +100,22 @@ impl Ros2Type {
     }
 
     /// CDR bytes back as the nerve message: its fixed part and its payload (empty for a fixed
-    /// message), what a publisher sends.
-    pub fn to_nerve(&self, doc: &TypeDoc, bytes: &[u8]) -> Result<(Vec<u8>, Vec<u8>), String> {
-        let ros = special::to_nerve_shape(&self.nerve_type, &self.decode(bytes)?);
+    /// message), what a publisher sends. A chunk of bytes that is a top-level `uint8[]` in
+    /// ROS 2 (an image's, a compressed image's, a cloud's `data`) is not copied: the payload
+    /// is that slice of `bytes`, copied once by the publisher, into the chunk.
+    pub fn to_nerve<'a>(
+        &self,
+        doc: &TypeDoc,
+        bytes: &'a [u8],
+    ) -> Result<(Vec<u8>, Cow<'a, [u8]>), String> {
+        let lend = matches!(doc.root().kind, KindDoc::Chunked(TypeRef::U8))
+            && !convert::ELEMENTS.iter().any(|(t, _)| *t == self.nerve_type);
+        let lend = lend.then_some(nerve::msgs::dynamic::DATA);
+        let (ros, lent) = cdr::decode_lending(&self.registry, self.name, bytes, lend)?;
+        let ros = special::to_nerve_shape(&self.nerve_type, &ros);
         let v = convert::from_ros(doc, &self.nerve_type, &ros);
-        nerve::msgs::dynamic::encode(doc, &v).map_err(|e| e.to_string())
+        let (fixed, payload) = nerve::msgs::dynamic::encode(doc, &v).map_err(|e| e.to_string())?;
+        Ok((fixed, lent.map_or(Cow::Owned(payload), Cow::Borrowed)))
     }
 }
 
@@ -130,10 +150,22 @@ impl TopicForm {
     /// A received message as CDR. A frame or a map whose bytes end the ROS 2 message is
     /// decoded without them, and they are appended straight from the chunk.
     pub fn encode(&self, msg: &RawMessage) -> Result<Vec<u8>, String> {
+        let (mut head, tail) = self.encode_split(msg)?;
+        head.extend_from_slice(tail);
+        Ok(head)
+    }
+
+    /// A received message as CDR in two pieces to be written one after the other: the
+    /// encoded message up to its frame or map bytes, then those bytes straight from the chunk
+    /// (empty when the message has none at its end). Whoever sends them copies the frame once.
+    pub fn encode_split<'m>(&self, msg: &'m RawMessage) -> Result<(Vec<u8>, &'m [u8]), String> {
         let (value, last) = self.decode(msg)?;
         match last {
-            Some(payload) => self.ros2.encode_header_then(&value, payload),
-            None => self.ros2.encode(&value),
+            Some(payload) => self
+                .ros2
+                .encode_head(&value, payload.len())
+                .map(|head| (head, payload)),
+            None => self.ros2.encode(&value).map(|all| (all, &[][..])),
         }
         .map_err(|reason| format!("as {}: {reason}", self.ros2.name))
     }

@@ -1,8 +1,8 @@
-//! No echo loops: a message a bridge brought in from the network is published into the local
-//! topic, where the bridge's own exporter, an ordinary subscriber, sees it again. The importer
-//! notes a hash of each message it publishes; the exporter skips a message whose hash it finds
-//! noted. So every message leaves only from the host where it was published, however many
-//! bridges see each other.
+//! No echo loops, for bridges (Zenoh's, ROS 2's): a message a bridge brought in from outside is
+//! published into the local topic, where the bridge's own exporter, an ordinary subscriber,
+//! sees it again. The importer notes a hash of each message it publishes; the exporter skips a
+//! message whose hash it finds noted. So every message leaves only from where it was
+//! published, however many bridges see each other.
 //!
 //! The exporter reads the topic in order, so the noted hashes come back in the order they were
 //! noted; a message the exporter missed (lapped in the ring) leaves its hash behind, dropped
@@ -11,7 +11,7 @@
 //! go out once either way).
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
 
 /// How many imported messages may wait to be seen by the exporter (more: the oldest notes are
@@ -24,11 +24,23 @@ pub struct EchoFilter {
     pending: Mutex<VecDeque<u64>>,
     /// `pending`'s length, read without the lock on every exported message.
     waiting: AtomicUsize,
+    /// An exporter reads the topic (else an importer need not note anything).
+    watched: AtomicBool,
 }
 
 /// The hash the filter keys messages by (of the bytes as they travel).
 pub fn hash(bytes: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(bytes)
+}
+
+/// The key of a message given as its fixed part and payload (a chunk's header and its data,
+/// without the padding between them): the same however the message was written, so a
+/// publisher can note it before sending and a subscriber find it on receipt.
+pub fn hash_parts(fixed: &[u8], payload: &[u8]) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(fixed);
+    h.update(payload);
+    h.digest()
 }
 
 impl EchoFilter {
@@ -43,6 +55,20 @@ impl EchoFilter {
         // exporter loads it after receiving that message: the topic's ring (release on
         // publish, acquire on receive) is what pairs them.
         self.waiting.store(p.len(), Relaxed);
+    }
+
+    /// An exporter starts reading the topic: from now on the importer notes what it publishes.
+    pub fn watch(&self) {
+        // Relaxed: a flag with no data behind it; a message imported before the exporter's
+        // first receive is at worst sent back out once.
+        self.watched.store(true, Relaxed);
+    }
+
+    /// Whether an exporter reads the topic (see [`EchoFilter::watch`]); an importer whose
+    /// topic nobody exports need not hash its messages.
+    pub fn is_watched(&self) -> bool {
+        // Relaxed: see `watch`.
+        self.watched.load(Relaxed)
     }
 
     /// Whether imported messages wait to be seen (if not, the exporter need not hash); no lock.
