@@ -346,3 +346,25 @@ def test_the_cli_says_what_to_do_without_rclpy(nerve_cli: str) -> None:
                        timeout=60)
     assert r.returncode != 0
     assert "cannot import rclpy" in r.stderr and "NERVE_ROS2_PYTHON" in r.stderr
+
+
+def test_latched_and_best_effort_publishers_keep_their_qos_in_nerve(ros: Ros) -> None:
+    """A TRANSIENT_LOCAL publisher's messages, sent before the bridge started, reach a nerve
+    subscriber joining after them (from the topic's history); a BEST_EFFORT publisher makes
+    the nerve topic best_effort."""
+    ros.peer("--pub", "imu:/l/imu", "--latched", "--count", "3", "--rate", "50")
+    ros.peer("--pub", "imu:/be/imu", "--best-effort", "--rate", "20")
+    time.sleep(0.5)  # the latched messages are all sent before the bridge exists
+    ros.bridge()
+    ros.wait_status(lambda s: {"/l/imu", "/be/imu"} <= set(s.get("imports", {})), 30,
+                    "both imports")
+    end = time.monotonic() + 10
+    while ros.bridge_status()["imports"]["/l/imu"]["received"] < 3 and time.monotonic() < end:
+        time.sleep(0.05)
+    late = join("l/imu").subscriber(history=10)
+    secs = []
+    while (m := late.recv(1.0)) is not None:
+        secs.append(m.header.stamp_ns // 1_000_000_000)
+    assert secs == [1000, 1001, 1002], "the late subscriber gets the latched messages, in order"
+    qos = {t["name"]: t["reliability"] for t in nerve.topics()}
+    assert (qos["l/imu"], qos["be/imu"]) == ("reliable", "best_effort")
