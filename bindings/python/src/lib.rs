@@ -41,6 +41,7 @@ mod lent;
 mod log;
 mod publisher;
 mod ros2;
+mod ros2_pump;
 mod rpc;
 mod sched;
 mod structs;
@@ -81,6 +82,7 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ros2::ros2_types, m)?)?;
     m.add_class::<ros2::EchoFilter>()?;
     m.add_class::<ros2::Ros2Reader>()?;
+    m.add_class::<ros2_pump::Ros2Pump>()?;
     m.add_class::<ros2::Ros2Writer>()?;
     Ok(())
 }

@@ -46,11 +46,28 @@ pub(crate) fn ros2_types() -> PyResult<Vec<(String, String)>> {
 #[pyclass(module = "nerve._nerve", frozen)]
 pub(crate) struct EchoFilter(Arc<Filter>);
 
+impl EchoFilter {
+    /// The filter itself, shared.
+    pub(crate) fn filter(&self) -> Arc<Filter> {
+        self.0.clone()
+    }
+}
+
 #[pymethods]
 impl EchoFilter {
     #[new]
     fn new() -> PyResult<Self> {
         guard("EchoFilter", || Ok(EchoFilter(Arc::default())))
+    }
+
+    /// Something reads what these notes are checked against (the bridge's subscription on
+    /// the other side): from now on an importer notes what it publishes. Readers and
+    /// `Ros2Pump`'s echo watch by themselves.
+    fn watch(&self) -> PyResult<()> {
+        guard("EchoFilter.watch", || {
+            self.0.watch();
+            Ok(())
+        })
     }
 
     /// These bytes were published by the bridge (into the side they will come back from).
@@ -108,7 +125,7 @@ impl Ros2Reader {
                     raw.stored_type().name
                 ))
             })?;
-            let echo = echo.map(|e| e.get().0.clone());
+            let echo = echo.map(|e| e.get().filter());
             // Watched before subscribing: the writer notes every message this reader can see.
             if let Some(e) = &echo {
                 e.watch();
@@ -284,7 +301,7 @@ impl Ros2Writer {
                 ros2,
                 doc,
                 topic: topic.to_owned(),
-                echo: echo.map(|e| e.get().0.clone()),
+                echo: echo.map(|e| e.get().filter()),
             })
         })
     }

@@ -200,7 +200,12 @@ def test_ros2_imu_image_and_cloud_arrive_in_nerve_field_by_field(ros: Ros) -> No
     assert status["imports"]["/r/image"]["type"] == "nerve/Image"
 
 
-def test_nerve_imu_and_image_reach_an_rclpy_subscriber(ros: Ros) -> None:
+@pytest.mark.parametrize("pump", ["rcl", "python"])
+def test_nerve_imu_and_image_reach_an_rclpy_subscriber(ros: Ros, pump: str) -> None:
+    """Through the Rust pump publishing with rcl, and through the Python one (the fallback
+    where rcl's library cannot be found)."""
+    if pump == "python":
+        ros.env["NERVE_ROS2_BRIDGE_PUMP"] = "python"
     imu_pub = nerve.Topic("n/imu", nerve.Imu).publisher()
     cam_pub = nerve.Topic("n/image", nerve.Image).publisher()
     ros.bridge()
@@ -239,8 +244,11 @@ def test_nerve_imu_and_image_reach_an_rclpy_subscriber(ros: Ros) -> None:
     assert m["sha"] == sha
 
 
-def test_a_topic_bridged_both_ways_never_echoes(ros: Ros) -> None:
+@pytest.mark.parametrize("pump", ["rcl", "python"])
+def test_a_topic_bridged_both_ways_never_echoes(ros: Ros, pump: str) -> None:
     """ROS 2 and nerve both publish /both/imu: each side receives every message once."""
+    if pump == "python":
+        ros.env["NERVE_ROS2_BRIDGE_PUMP"] = "python"
     nerve_pub = nerve.Topic("both/imu", nerve.Imu).publisher()
     nerve_sub = nerve.Topic.join("both/imu").subscriber()
     ros.bridge()

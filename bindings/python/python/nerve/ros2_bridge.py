@@ -327,24 +327,47 @@ class Bridge:
             reliability=Rel.RELIABLE,
             durability=Dur.TRANSIENT_LOCAL,
         )
-        reader = self._n.Ros2Reader(name, domain=self.domain,
-                                    echo=self._echo(self.echo_nerve, name))
         pub = self.node.create_publisher(cls, ros_name(name), qos)
         echo_ros = self._echo(self.echo_ros, ros_name(name))
-        stop = threading.Event()
-        th = threading.Thread(target=self._pump, args=(name, reader, pub, echo_ros, stop),
-                              name=f"export {name}", daemon=True)
-        self.exports[name] = {"ros": ros_name(name), "type": ros_type, "thread": th,
-                              "stop": stop, "publisher": pub, "sent": 0, "failed": 0}
-        th.start()
-        log.info("nerve '%s' → ROS 2 '%s' (%s)", name, ros_name(name), ros_type)
+        entry: dict[str, Any] = {"ros": ros_name(name), "type": ros_type, "publisher": pub,
+                                 "sent": 0, "failed": 0}
+        try:
+            # A Rust thread publishing through rcl itself: no GIL per message.
+            if os.environ.get("NERVE_ROS2_BRIDGE_PUMP") == "python":
+                raise RuntimeError("NERVE_ROS2_BRIDGE_PUMP=python")
+            entry["pump"] = self._n.Ros2Pump(
+                name, pub.handle.pointer, domain=self.domain,
+                echo=self._echo(self.echo_nerve, name), ros_echo=echo_ros)
+            how = "rcl"
+        except (RuntimeError, AttributeError) as e:
+            # rclpy without the handle's address, or rcl not where expected: a Python thread.
+            reader = self._n.Ros2Reader(name, domain=self.domain,
+                                        echo=self._echo(self.echo_nerve, name))
+            stop = threading.Event()
+            entry["thread"] = threading.Thread(
+                target=self._pump, args=(name, reader, pub, echo_ros, stop),
+                name=f"export {name}", daemon=True)
+            entry["stop"] = stop
+            how = f"rclpy ({e})"
+        self.exports[name] = entry
+        if "thread" in entry:
+            entry["thread"].start()
+        log.info("nerve '%s' → ROS 2 '%s' (%s, via %s)", name, ros_name(name), ros_type, how)
 
     def _unexport(self, name: str) -> None:
         e = self.exports.pop(name)
-        e["stop"].set()
-        e["thread"].join(timeout=2.0)
+        self._stop_export(e)
         self.node.destroy_publisher(e["publisher"])
         log.info("nerve '%s' gone: no longer in ROS 2", name)
+
+    @staticmethod
+    def _stop_export(e: dict[str, Any]) -> None:
+        if "pump" in e:
+            e["sent"], e["failed"] = e["pump"].counts()
+            e["pump"].close()
+        else:
+            e["stop"].set()
+            e["thread"].join(timeout=2.0)
 
     def _pump(self, name: str, reader: Any, pub: Any, echo_ros: Any, stop: threading.Event) -> None:
         """nerve → ROS 2 for one topic: the reader waits with the GIL released."""
@@ -400,6 +423,7 @@ class Bridge:
                                     reliability="best_effort" if best_effort else "reliable",
                                     echo=self._echo(self.echo_nerve, name))
         echo_ros = self._echo(self.echo_ros, ros)
+        echo_ros.watch()  # the exporter of this topic (if any) notes what it publishes
         stats = {"ros": ros, "nerve": name, "type": nerve_type, "received": 0, "failed": 0}
 
         def on_message(cdr: bytes) -> None:
@@ -488,6 +512,8 @@ class Bridge:
 
     def status(self) -> dict[str, Any]:
         def plain(d: dict[str, Any]) -> dict[str, Any]:
+            if "pump" in d:
+                d["sent"], d["failed"] = d["pump"].counts()
             return {k: v for k, v in d.items() if isinstance(v, (str, int, float))}
 
         return {
@@ -512,7 +538,7 @@ class Bridge:
     def close(self) -> None:
         self.stop.set()
         for e in self.exports.values():
-            e["thread"].join(timeout=2.0)
+            self._stop_export(e)
         for s in self.ros_services.values():
             s["server"].close()
         self._write_status()

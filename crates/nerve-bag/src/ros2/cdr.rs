@@ -12,11 +12,31 @@ const HEADER: [u8; 4] = [0, 1, 0, 0];
 
 /// Writes `value` (a struct of `root`'s fields) as CDR; errors name the field.
 pub fn encode(reg: &Registry, root: &str, value: &Value) -> Result<Vec<u8>, String> {
-    let mut w = Writer {
-        out: HEADER.to_vec(),
-    };
-    w.message(reg, root, value, "")?;
+    let mut out = Vec::with_capacity(256);
+    out.extend_from_slice(&HEADER);
+    let mut w = Writer { out };
+    w.message(reg, root, value, Path::Root)?;
     Ok(w.out)
+}
+
+/// Where a value sits in the message (`pose.covariance.3`): spelled out only for an error, so
+/// writing a message builds no strings.
+#[derive(Clone, Copy)]
+enum Path<'a> {
+    Root,
+    Field(&'a Path<'a>, &'a str),
+    Index(&'a Path<'a>, usize),
+}
+
+impl std::fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Path::Root => Ok(()),
+            Path::Field(Path::Root, name) => write!(f, "{name}"),
+            Path::Field(up, name) => write!(f, "{up}.{name}"),
+            Path::Index(up, i) => write!(f, "{up}.{i}"),
+        }
+    }
 }
 
 struct Writer {
@@ -30,23 +50,18 @@ impl Writer {
         self.out.resize(self.out.len() + pad, 0);
     }
 
-    fn message(&mut self, reg: &Registry, name: &str, v: &Value, path: &str) -> Result<(), String> {
+    fn message(&mut self, reg: &Registry, name: &str, v: &Value, path: Path) -> Result<(), String> {
         let fields = reg
             .fields(name)
             .ok_or_else(|| format!("{path}: no definition of {name}"))?;
         for (f, ty) in fields {
-            let p = if path.is_empty() {
-                f.clone()
-            } else {
-                format!("{path}.{f}")
-            };
             let x = v.get(f).unwrap_or(&Value::Null);
-            self.value(reg, ty, x, &p)?;
+            self.value(reg, ty, x, Path::Field(&path, f))?;
         }
         Ok(())
     }
 
-    fn value(&mut self, reg: &Registry, ty: &RosType, v: &Value, path: &str) -> Result<(), String> {
+    fn value(&mut self, reg: &Registry, ty: &RosType, v: &Value, path: Path) -> Result<(), String> {
         match ty {
             RosType::Prim(p) => self.prim(*p, v, path),
             RosType::Str => {
@@ -74,7 +89,7 @@ impl Writer {
         elem: &RosType,
         v: &Value,
         fixed: Option<usize>,
-        path: &str,
+        path: Path,
     ) -> Result<(), String> {
         let count = match v {
             Value::List(items) => items.len(),
@@ -99,12 +114,12 @@ impl Writer {
                 Value::List(items) => items.get(i).unwrap_or(&Value::Null),
                 _ => &Value::Null,
             };
-            self.value(reg, elem, x, &format!("{path}.{i}"))?;
+            self.value(reg, elem, x, Path::Index(&path, i))?;
         }
         Ok(())
     }
 
-    fn prim(&mut self, p: Prim, v: &Value, path: &str) -> Result<(), String> {
+    fn prim(&mut self, p: Prim, v: &Value, path: Path) -> Result<(), String> {
         let bad = || format!("{path}: a number for {p:?}, got {v:?}");
         let f = match v {
             Value::Null => 0.0,

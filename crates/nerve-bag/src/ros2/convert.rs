@@ -251,6 +251,7 @@ pub fn from_ros(doc: &TypeDoc, nerve_type: &str, ros: &Value) -> Value {
         doc,
         nerve_type,
         root: ros,
+        paths: RENAMES.iter().any(|(t, _, _)| *t == nerve_type),
     };
     if ros.get("sec").is_some() && ros.get("nanosec").is_some() && doc.root().fields.len() == 1 {
         // builtin_interfaces Time as nerve/Time: its nanoseconds.
@@ -285,13 +286,19 @@ struct Back<'a> {
     doc: &'a TypeDoc,
     nerve_type: &'a str,
     root: &'a Value,
+    /// Field paths are needed (the type has renamed fields); else none is built.
+    paths: bool,
 }
 
 impl Back<'_> {
     fn fill(&self, s: &StructDoc, ros: Option<&Value>, path: &str) -> Value {
         let mut out = Vec::with_capacity(s.fields.len());
         for f in s.fields.iter().filter(|f| !f.padding) {
-            let p = join(path, &f.name);
+            let p = if self.paths {
+                join(path, &f.name)
+            } else {
+                String::new()
+            };
             let renamed = RENAMES
                 .iter()
                 .find(|(t, _, n)| *t == self.nerve_type && *n == p)
