@@ -43,6 +43,17 @@ fn join(path: &str, f: &str) -> String {
     }
 }
 
+/// Field `{f}{suffix}` of struct `v` (`stamp_ns`, `ranges_len`), found without building its name.
+fn suffixed<'v>(v: &'v Value, f: &str, suffix: &str) -> Option<&'v Value> {
+    match v {
+        Value::Struct(fields) => fields
+            .iter()
+            .find(|(k, _)| k.strip_suffix(suffix) == Some(f))
+            .map(|(_, x)| x),
+        _ => None,
+    }
+}
+
 fn is_time(ty: &RosType) -> bool {
     matches!(ty, RosType::Msg(m) if m == "builtin_interfaces/msg/Time" || m == "builtin_interfaces/msg/Duration")
 }
@@ -182,7 +193,7 @@ impl Conv<'_> {
         let source = match (renamed, elements, own) {
             (Some(x), _, _) | (_, Some(x), _) => x,
             (_, _, Some(x)) => Some(x),
-            _ if is_time(ty) => v.and_then(|v| v.get(&format!("{f}_ns"))),
+            _ if is_time(ty) => v.and_then(|v| suffixed(v, f, "_ns")),
             _ => None,
         };
         if is_time(ty) {
@@ -190,7 +201,7 @@ impl Conv<'_> {
         }
         // A bounded list with its count: the first `count` entries.
         let count = v
-            .and_then(|v| v.get(&format!("{f}_len")))
+            .and_then(|v| suffixed(v, f, "_len"))
             .and_then(|c| match c {
                 Value::UInt(n) => Some(*n as usize),
                 Value::Int(n) => usize::try_from(*n).ok(),

@@ -226,8 +226,16 @@ fn shape_to_ros(nerve_type: &str, v: &Value) -> Value {
     v
 }
 
-/// A decoded ROS 2 value with the fields its nerve counterpart has and it does not.
-pub fn to_nerve_shape(nerve_type: &str, ros: &Value) -> Value {
+/// A decoded ROS 2 value with the fields its nerve counterpart has and it does not (the value
+/// itself, uncopied, for a type shaped alike on both sides).
+pub fn to_nerve_shape<'a>(nerve_type: &str, ros: &'a Value) -> std::borrow::Cow<'a, Value> {
+    if !SHAPED.contains(&nerve_type) {
+        return std::borrow::Cow::Borrowed(ros);
+    }
+    std::borrow::Cow::Owned(shape_to_nerve(nerve_type, ros))
+}
+
+fn shape_to_nerve(nerve_type: &str, ros: &Value) -> Value {
     let mut r = ros.clone();
     match nerve_type {
         "nerve/BoundingBox2D" | "nerve/Detection2D" | "nerve/Detection2DArray" => {

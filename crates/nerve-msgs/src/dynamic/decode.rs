@@ -3,6 +3,26 @@
 use super::{Value, ValueError, DATA, DATA_LEN};
 use crate::described::{KindDoc, StructDoc, TypeDoc, TypeRef};
 
+/// Where a value sits (`pose.covariance.3`), spelled out only in an error: decoding builds no
+/// strings for it.
+#[derive(Clone, Copy)]
+enum Path<'a> {
+    Root,
+    Field(&'a Path<'a>, &'a str),
+    Index(&'a Path<'a>, usize),
+}
+
+impl std::fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Path::Root => Ok(()),
+            Path::Field(Path::Root, name) => write!(f, "{name}"),
+            Path::Field(up, name) => write!(f, "{up}.{name}"),
+            Path::Index(up, i) => write!(f, "{up}.{i}"),
+        }
+    }
+}
+
 /// Decodes a message of `doc`'s type: `fixed` holds the message (or a chunked message's
 /// header), `payload` a chunked message's elements (ignored otherwise), of which at most
 /// `max_elements` are decoded (then [`DATA_LEN`] says how many there are).
@@ -13,7 +33,7 @@ pub fn decode(
     max_elements: usize,
 ) -> Result<Value, ValueError> {
     let root = doc.root();
-    let mut value = decode_struct(doc, root, fixed, "")?;
+    let mut value = decode_struct(doc, root, fixed, Path::Root)?;
     if let KindDoc::Chunked(elem) = &root.kind {
         let size = doc
             .size_of(elem, 0)
@@ -33,7 +53,14 @@ pub fn decode(
             let items = payload[..shown * size]
                 .chunks_exact(size)
                 .enumerate()
-                .map(|(i, b)| decode_type(doc, elem, b, &format!("{DATA}.{i}")))
+                .map(|(i, b)| {
+                    decode_type(
+                        doc,
+                        elem,
+                        b,
+                        Path::Index(&Path::Field(&Path::Root, DATA), i),
+                    )
+                })
                 .collect::<Result<_, _>>()?;
             Value::List(items)
         };
@@ -51,16 +78,16 @@ fn decode_struct(
     doc: &TypeDoc,
     s: &StructDoc,
     bytes: &[u8],
-    path: &str,
+    path: Path,
 ) -> Result<Value, ValueError> {
     if bytes.len() < s.size as usize {
         return Err(ValueError(format!(
             "{}{}: {} bytes, the type has {}",
             s.name,
-            if path.is_empty() {
+            if matches!(path, Path::Root) {
                 String::new()
             } else {
-                format!(" at `{}`", path.trim_end_matches('.'))
+                format!(" at `{path}`")
             },
             bytes.len(),
             s.size
@@ -74,11 +101,11 @@ fn decode_struct(
             .map_err(|e| ValueError(e.to_string()))? as usize;
         // Validated descriptions keep every field inside its struct; checked again here so a
         // description built by hand cannot send us past the end.
-        let b = bytes.get(at..at + size).ok_or_else(|| {
-            ValueError(format!("field `{path}{}` lies outside {}", f.name, s.name))
-        })?;
-        let p = format!("{path}{}", f.name);
-        fields.push((f.name.clone(), decode_type(doc, &f.ty, b, &p)?));
+        let p = Path::Field(&path, &f.name);
+        let b = bytes
+            .get(at..at + size)
+            .ok_or_else(|| ValueError(format!("field `{p}` lies outside {}", s.name)))?;
+        fields.push((f.name.clone(), decode_type(doc, &f.ty, b, p)?));
     }
     Ok(Value::Struct(fields))
 }
@@ -89,7 +116,7 @@ fn le<const N: usize>(b: &[u8]) -> [u8; N] {
     a
 }
 
-fn decode_type(doc: &TypeDoc, t: &TypeRef, b: &[u8], path: &str) -> Result<Value, ValueError> {
+fn decode_type(doc: &TypeDoc, t: &TypeRef, b: &[u8], path: Path) -> Result<Value, ValueError> {
     Ok(match t {
         TypeRef::Bool => Value::Bool(b[0] != 0),
         TypeRef::U8 => Value::UInt(b[0].into()),
@@ -123,7 +150,7 @@ fn decode_type(doc: &TypeDoc, t: &TypeRef, b: &[u8], path: &str) -> Result<Value
                 .size_of(elem, 0)
                 .map_err(|e| ValueError(e.to_string()))? as usize;
             let items = (0..*len as usize)
-                .map(|i| decode_type(doc, elem, &b[i * size..], &format!("{path}.{i}")))
+                .map(|i| decode_type(doc, elem, &b[i * size..], Path::Index(&path, i)))
                 .collect::<Result<_, _>>()?;
             Value::List(items)
         }
@@ -132,7 +159,7 @@ fn decode_type(doc: &TypeDoc, t: &TypeRef, b: &[u8], path: &str) -> Result<Value
                 .structs
                 .get(*i as usize)
                 .ok_or_else(|| ValueError(format!("field `{path}`: struct index {i}")))?;
-            decode_struct(doc, s, b, &format!("{path}."))?
+            decode_struct(doc, s, b, path)?
         }
     })
 }
