@@ -83,6 +83,7 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ros2::EchoFilter>()?;
     m.add_class::<ros2::Ros2Reader>()?;
     m.add_class::<ros2_pump::Ros2Pump>()?;
+    m.add_class::<ros2_pump::Ros2Intake>()?;
     m.add_class::<ros2::Ros2Writer>()?;
     Ok(())
 }

@@ -233,13 +233,41 @@ fn next_not_echo(
 }
 
 /// Publishes ROS 2 CDR bytes on a nerve topic as messages of a standard type.
-#[pyclass(module = "nerve._nerve")]
-pub(crate) struct Ros2Writer {
+#[pyclass(module = "nerve._nerve", frozen)]
+pub(crate) struct Ros2Writer(pub(crate) Arc<WriterCore>);
+
+/// What a writer holds, shared with the `Ros2Intake` feeding it from rcl's thread.
+pub(crate) struct WriterCore {
     publisher: RawPublisher,
     ros2: Ros2Type,
     doc: TypeDoc,
-    topic: String,
+    pub(crate) topic: String,
     echo: Option<Arc<Filter>>,
+}
+
+/// Why a message did not reach nerve.
+pub(crate) enum WriteError {
+    /// Not a message of the type (the field named).
+    Encode(String),
+    Send(nerve::SendError<()>),
+}
+
+impl WriterCore {
+    /// Publishes one message given as CDR: the frame copied once, from `cdr` into the chunk.
+    pub(crate) fn write(&self, cdr: &[u8]) -> Result<(), WriteError> {
+        let (fixed, payload) = self.ros2.to_nerve(&self.doc, cdr).map_err(|e| {
+            WriteError::Encode(format!(
+                "topic '{}': not a {}: {e}",
+                self.topic, self.ros2.name
+            ))
+        })?;
+        if let Some(f) = self.echo.as_deref().filter(|f| f.is_watched()) {
+            f.imported(echo::hash_parts(&fixed, &payload));
+        }
+        self.publisher
+            .send_parts(&fixed, &payload)
+            .map_err(WriteError::Send)
+    }
 }
 
 #[pymethods]
@@ -296,13 +324,13 @@ impl Ros2Writer {
                 }
                 Err(e) => return Err(open_err(e)),
             };
-            Ok(Ros2Writer {
+            Ok(Ros2Writer(Arc::new(WriterCore {
                 publisher: raw.publisher().map_err(open_err)?,
                 ros2,
                 doc,
                 topic: topic.to_owned(),
                 echo: echo.map(|e| e.get().filter()),
-            })
+            })))
         })
     }
 
@@ -311,21 +339,10 @@ impl Ros2Writer {
     /// field, and nothing is sent.
     fn send(&self, py: Python<'_>, cdr: &[u8]) -> PyResult<()> {
         guard("Ros2Writer.send", || {
-            let (fixed, payload) =
-                py.detach(|| self.ros2.to_nerve(&self.doc, cdr))
-                    .map_err(|e| {
-                        Encode::new_err(format!(
-                            "topic '{}': not a {}: {e}",
-                            self.topic, self.ros2.name
-                        ))
-                    })?;
-            py.detach(|| {
-                if let Some(f) = self.echo.as_deref().filter(|f| f.is_watched()) {
-                    f.imported(echo::hash_parts(&fixed, &payload));
-                }
-                self.publisher.send_parts(&fixed, &payload)
+            py.detach(|| self.0.write(cdr)).map_err(|e| match e {
+                WriteError::Encode(m) => Encode::new_err(m),
+                WriteError::Send(e) => send_err(e),
             })
-            .map_err(send_err)
         })
     }
 }

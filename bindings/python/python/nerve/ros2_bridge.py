@@ -251,6 +251,9 @@ class Bridge:
             self.to_nerve.setdefault(rt, nt)
         self.to_nerve.update(PREFERRED)
         self.node = rclpy.create_node(NODE_NAME)
+        # The subscriptions rcl feeds straight into nerve (`Ros2Writer.intake`): on a node of
+        # their own that no executor spins.
+        self.intake_node = rclpy.create_node(NODE_NAME + "_intake")
         self.stop = threading.Event()
         self.exports: dict[str, dict[str, Any]] = {}
         self.imports: dict[str, dict[str, Any]] = {}
@@ -426,21 +429,38 @@ class Bridge:
         echo_ros.watch()  # the exporter of this topic (if any) notes what it publishes
         stats = {"ros": ros, "nerve": name, "type": nerve_type, "received": 0, "failed": 0}
 
-        def on_message(cdr: bytes) -> None:
-            if echo_ros.is_echo(cdr):
-                return
+        qos = self._qos[4]
+        how = "rcl"
+        try:
+            # rcl calls back on its own thread and the message goes into nerve there: no
+            # executor, no Python per message. The subscription's node is spun by nobody.
+            if os.environ.get("NERVE_ROS2_BRIDGE_PUMP") == "python":
+                raise RuntimeError("NERVE_ROS2_BRIDGE_PUMP=python")
+            sub = self.intake_node.create_subscription(cls, ros, _never, qos, raw=True)
             try:
-                writer.send(cdr)
-                stats["received"] += 1
-            except self._nerve.NerveError as e:
-                stats["failed"] += 1
-                log.warning("%s", e)
+                stats["intake"] = self._n.Ros2Intake(writer, sub.handle.pointer,
+                                                     ros_echo=echo_ros)
+            except (RuntimeError, AttributeError):
+                self.intake_node.destroy_subscription(sub)
+                raise
+        except (RuntimeError, AttributeError) as e:
+            how = f"rclpy ({e})"
 
-        sub = self.node.create_subscription(cls, ros, on_message, self._qos[4], raw=True)
+            def on_message(cdr: bytes) -> None:
+                if echo_ros.is_echo(cdr):
+                    return
+                try:
+                    writer.send(cdr)
+                    stats["received"] += 1
+                except self._nerve.NerveError as e:
+                    stats["failed"] += 1
+                    log.warning("%s", e)
+
+            sub = self.node.create_subscription(cls, ros, on_message, qos, raw=True)
         stats["subscription"] = sub
         self.imports[ros] = stats
-        log.info("ROS 2 '%s' (%s) → nerve '%s' (%s%s)", ros, ros_type, name, nerve_type,
-                 ", best effort" if best_effort else "")
+        log.info("ROS 2 '%s' (%s) → nerve '%s' (%s%s, via %s)", ros, ros_type, name, nerve_type,
+                 ", best effort" if best_effort else "", how)
 
     # -- services -----------------------------------------------------------------------------
 
@@ -514,6 +534,8 @@ class Bridge:
         def plain(d: dict[str, Any]) -> dict[str, Any]:
             if "pump" in d:
                 d["sent"], d["failed"] = d["pump"].counts()
+            if "intake" in d:
+                d["received"], d["failed"] = d["intake"].counts()
             return {k: v for k, v in d.items() if isinstance(v, (str, int, float))}
 
         return {
@@ -542,7 +564,15 @@ class Bridge:
         for s in self.ros_services.values():
             s["server"].close()
         self._write_status()
+        for i in self.imports.values():
+            if "intake" in i:
+                i["intake"].close()
+        self.intake_node.destroy_node()
         self.node.destroy_node()
+
+
+def _never(_msg: Any) -> None:
+    """The callback of a subscription rcl feeds into nerve directly: never called."""
 
 
 def make_executor(node: Any) -> Any:
