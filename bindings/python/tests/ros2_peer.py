@@ -37,12 +37,18 @@ def pixels() -> bytes:
 def make(kind: str, i: int, side: int = 1) -> Any:
     """Message `i` of a kind; `side` marks who published it (stamp.sec = side * 1000 + i)."""
     if kind == "imu":
+        # Every field set, each to its own value (IMU_FIELDS).
         m = Imu()
         m.header.frame_id = "imu_link"
-        m.orientation.w = 1.0
+        m.orientation.x, m.orientation.y, m.orientation.z, m.orientation.w = 0.1, 0.2, 0.3, 0.9
+        m.angular_velocity.x, m.angular_velocity.y = 1.5, -2.5
         m.angular_velocity.z = 0.5 + i
-        m.linear_acceleration.x = -9.81
-        m.orientation_covariance[0] = -1.0
+        m.linear_acceleration.x, m.linear_acceleration.y = -9.81, 0.25
+        m.linear_acceleration.z = 4.75
+        for k in range(9):
+            m.orientation_covariance[k] = -1.0 if k == 0 else k * 0.5
+            m.angular_velocity_covariance[k] = 10 + k * 0.25
+            m.linear_acceleration_covariance[k] = 20 + k * 0.125
     elif kind == "image":
         m = Image()
         m.header.frame_id = "camera"
@@ -69,8 +75,7 @@ def describe(kind: str, m: Any) -> dict[str, Any]:
     d: dict[str, Any] = {"sec": m.header.stamp.sec, "nanosec": m.header.stamp.nanosec,
                          "frame_id": m.header.frame_id}
     if kind == "imu":
-        d |= {"w": m.orientation.w, "wz": m.angular_velocity.z,
-              "ax": m.linear_acceleration.x, "cov0": m.orientation_covariance[0]}
+        d |= imu_fields(m)
     elif kind == "image":
         d |= {"width": m.width, "height": m.height, "encoding": m.encoding, "step": m.step,
               "sha": hashlib.sha256(bytes(m.data)).hexdigest()}
@@ -78,6 +83,21 @@ def describe(kind: str, m: Any) -> dict[str, Any]:
         d |= {"width": m.width, "point_step": m.point_step, "fields": [f.name for f in m.fields],
               "sha": hashlib.sha256(bytes(m.data)).hexdigest()}
     return d
+
+
+def imu_fields(m: Any) -> dict[str, Any]:
+    """Every field of an Imu but its header, as plain numbers (the same names in nerve's Imu)."""
+    def v3(v: Any, names: str = "xyz") -> list[float]:
+        return [float(getattr(v, n)) for n in names]
+
+    return {
+        "orientation": v3(m.orientation, "xyzw"),
+        "orientation_covariance": [float(x) for x in m.orientation_covariance],
+        "angular_velocity": v3(m.angular_velocity),
+        "angular_velocity_covariance": [float(x) for x in m.angular_velocity_covariance],
+        "linear_acceleration": v3(m.linear_acceleration),
+        "linear_acceleration_covariance": [float(x) for x in m.linear_acceleration_covariance],
+    }
 
 
 CLASSES = {"imu": Imu, "image": Image, "cloud": PointCloud2}

@@ -169,6 +169,21 @@ def recv_where(sub: Any, pred: Any, timeout: float, what: str) -> Any:
     pytest.fail(f"{what}: nothing in {timeout} s")
 
 
+def nerve_imu_fields(m: Any) -> dict[str, Any]:
+    """A nerve Imu's fields but its header, as ros2_peer.imu_fields gives an rclpy one's."""
+    def v3(v: Any, names: str = "xyz") -> list[float]:
+        return [float(getattr(v, n)) for n in names]
+
+    return {
+        "orientation": v3(m.orientation, "xyzw"),
+        "orientation_covariance": [float(x) for x in m.orientation_covariance],
+        "angular_velocity": v3(m.angular_velocity),
+        "angular_velocity_covariance": [float(x) for x in m.angular_velocity_covariance],
+        "linear_acceleration": v3(m.linear_acceleration),
+        "linear_acceleration_covariance": [float(x) for x in m.linear_acceleration_covariance],
+    }
+
+
 PIXELS = ((np.arange(640 * 480 * 3) * 7) % 251).astype(np.uint8)
 
 
@@ -178,12 +193,18 @@ def test_ros2_imu_image_and_cloud_arrive_in_nerve_field_by_field(ros: Ros) -> No
     ros.wait_status(lambda s: len(s.get("imports", {})) >= 3, 30, "three imports")
 
     imu = recv_where(join("r/imu").subscriber(), lambda m: True, 10, "an Imu")
-    assert imu.header.stamp_ns // 1_000_000_000 >= 1000
-    assert imu.header.stamp_ns % 1_000_000_000 == 123_456_789
+    sec = imu.header.stamp_ns // 1_000_000_000
+    assert sec >= 1000 and imu.header.stamp_ns % 1_000_000_000 == 123_456_789
     assert imu.header.frame_id == "imu_link"
-    assert imu.orientation.w == 1.0 and imu.linear_acceleration.x == pytest.approx(-9.81)
-    assert imu.angular_velocity.z == 0.5 + imu.header.stamp_ns // 1_000_000_000 - 1000
-    assert imu.orientation_covariance[0] == -1.0
+    # Every other field, as the peer set it (ros2_peer.make).
+    assert nerve_imu_fields(imu) == {
+        "orientation": [0.1, 0.2, 0.3, 0.9],
+        "orientation_covariance": [-1.0] + [k * 0.5 for k in range(1, 9)],
+        "angular_velocity": [1.5, -2.5, 0.5 + sec - 1000],
+        "angular_velocity_covariance": [10 + k * 0.25 for k in range(9)],
+        "linear_acceleration": [-9.81, 0.25, 4.75],
+        "linear_acceleration_covariance": [20 + k * 0.125 for k in range(9)],
+    }
 
     image = recv_where(join("r/image").subscriber(), lambda m: True, 10, "an Image")
     assert (image.width, image.height, image.encoding) == (640, 480, "rgb8")
@@ -215,10 +236,14 @@ def test_nerve_imu_and_image_reach_an_rclpy_subscriber(ros: Ros, pump: str) -> N
     imu = nerve.Imu()
     imu.header.stamp_ns = 5_000_000_123
     imu.header.frame_id = "imu_link"
-    imu.orientation.w = 1.0
-    imu.angular_velocity.z = 2.5
-    imu.linear_acceleration.x = -9.81
-    imu.orientation_covariance[0] = -1.0
+    o, av, la = imu.orientation, imu.angular_velocity, imu.linear_acceleration
+    o.x, o.y, o.z, o.w = 0.5, -0.5, 0.25, 0.75
+    av.x, av.y, av.z = 1.0, 2.0, 2.5
+    la.x, la.y, la.z = -9.81, 0.5, 1.5
+    imu.orientation_covariance[:] = [k + 0.5 for k in range(9)]
+    imu.angular_velocity_covariance[:] = [k * 2.0 for k in range(9)]
+    imu.linear_acceleration_covariance[:] = [-k * 0.25 for k in range(9)]
+    sent_fields = nerve_imu_fields(imu)
     import hashlib
 
     sha = hashlib.sha256(PIXELS.tobytes()).hexdigest()
@@ -236,8 +261,7 @@ def test_nerve_imu_and_image_reach_an_rclpy_subscriber(ros: Ros, pump: str) -> N
     assert set(got) == {"/n/imu", "/n/image"}, f"received only {set(got)}"
     i = got["/n/imu"]
     assert (i["sec"], i["nanosec"], i["frame_id"]) == (5, 123, "imu_link")
-    assert (i["w"], i["wz"], i["cov0"]) == (1.0, 2.5, -1.0)
-    assert i["ax"] == pytest.approx(-9.81)
+    assert {k: i[k] for k in sent_fields} == sent_fields, "every field as sent"
     m = got["/n/image"]
     assert (m["width"], m["height"], m["encoding"], m["step"]) == (640, 480, "rgb8", 1920)
     assert (m["sec"], m["nanosec"], m["frame_id"]) == (7, 1, "camera")
