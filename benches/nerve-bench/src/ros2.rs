@@ -13,7 +13,9 @@
 //! So a bridged round trip minus the direct one is what two crossings add, and the target
 //! (the bridge adds ≤ 0.5 × a direct rclpy hop) reads `(bridged − direct) / direct ≤ 0.5`,
 //! computed per round from the two medians. Nothing is pinned: the bridge, the rclpy nodes
-//! and Fast DDS's threads share the two cores.
+//! and Fast DDS's threads share the two cores. Every ROS 2 process gets the same Fast DDS
+//! profile (`benches/python/fastdds_large_messages.xml`: shared memory big enough for a
+//! frame).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -269,6 +271,12 @@ fn measure(quick: bool) -> Result<Vec<Row>> {
             ("ROS_DOMAIN_ID".into(), ros_domain),
             ("ROS_AUTOMATIC_DISCOVERY_RANGE".into(), "LOCALHOST".into()),
             ("RMW_IMPLEMENTATION".into(), "rmw_fastrtps_cpp".into()),
+            // Shared memory big enough for a frame, for every ROS 2 process alike (without
+            // it a 921 KB image goes over UDP: ~12 ms a hop instead of ~2).
+            (
+                "FASTDDS_DEFAULT_PROFILES_FILE".into(),
+                here.join("fastdds_large_messages.xml").display().to_string(),
+            ),
         ],
     };
     let script = side.script.display().to_string();

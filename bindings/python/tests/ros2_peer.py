@@ -22,6 +22,7 @@ import rclpy
 from geometry_msgs.msg import TransformStamped  # noqa: F401  (the package must import)
 from rclpy.executors import ExternalShutdownException
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from ros2_fields import imu_fields
 from sensor_msgs.msg import Image, Imu, PointCloud2, PointField
 from std_srvs.srv import SetBool
 
@@ -83,21 +84,6 @@ def describe(kind: str, m: Any) -> dict[str, Any]:
         d |= {"width": m.width, "point_step": m.point_step, "fields": [f.name for f in m.fields],
               "sha": hashlib.sha256(bytes(m.data)).hexdigest()}
     return d
-
-
-def imu_fields(m: Any) -> dict[str, Any]:
-    """Every field of an Imu but its header, as plain numbers (the same names in nerve's Imu)."""
-    def v3(v: Any, names: str = "xyz") -> list[float]:
-        return [float(getattr(v, n)) for n in names]
-
-    return {
-        "orientation": v3(m.orientation, "xyzw"),
-        "orientation_covariance": [float(x) for x in m.orientation_covariance],
-        "angular_velocity": v3(m.angular_velocity),
-        "angular_velocity_covariance": [float(x) for x in m.angular_velocity_covariance],
-        "linear_acceleration": v3(m.linear_acceleration),
-        "linear_acceleration_covariance": [float(x) for x in m.linear_acceleration_covariance],
-    }
 
 
 CLASSES = {"imu": Imu, "image": Image, "cloud": PointCloud2}

@@ -23,6 +23,7 @@ import nerve
 import numpy as np
 import pytest
 from conftest import REPO
+from ros2_fields import imu_fields
 
 HERE = Path(__file__).resolve().parent
 VENVS = REPO / "benches" / "python" / ".venvs"
@@ -169,21 +170,6 @@ def recv_where(sub: Any, pred: Any, timeout: float, what: str) -> Any:
     pytest.fail(f"{what}: nothing in {timeout} s")
 
 
-def nerve_imu_fields(m: Any) -> dict[str, Any]:
-    """A nerve Imu's fields but its header, as ros2_peer.imu_fields gives an rclpy one's."""
-    def v3(v: Any, names: str = "xyz") -> list[float]:
-        return [float(getattr(v, n)) for n in names]
-
-    return {
-        "orientation": v3(m.orientation, "xyzw"),
-        "orientation_covariance": [float(x) for x in m.orientation_covariance],
-        "angular_velocity": v3(m.angular_velocity),
-        "angular_velocity_covariance": [float(x) for x in m.angular_velocity_covariance],
-        "linear_acceleration": v3(m.linear_acceleration),
-        "linear_acceleration_covariance": [float(x) for x in m.linear_acceleration_covariance],
-    }
-
-
 PIXELS = ((np.arange(640 * 480 * 3) * 7) % 251).astype(np.uint8)
 
 
@@ -197,7 +183,7 @@ def test_ros2_imu_image_and_cloud_arrive_in_nerve_field_by_field(ros: Ros) -> No
     assert sec >= 1000 and imu.header.stamp_ns % 1_000_000_000 == 123_456_789
     assert imu.header.frame_id == "imu_link"
     # Every other field, as the peer set it (ros2_peer.make).
-    assert nerve_imu_fields(imu) == {
+    assert imu_fields(imu) == {
         "orientation": [0.1, 0.2, 0.3, 0.9],
         "orientation_covariance": [-1.0] + [k * 0.5 for k in range(1, 9)],
         "angular_velocity": [1.5, -2.5, 0.5 + sec - 1000],
@@ -243,7 +229,7 @@ def test_nerve_imu_and_image_reach_an_rclpy_subscriber(ros: Ros, pump: str) -> N
     imu.orientation_covariance[:] = [k + 0.5 for k in range(9)]
     imu.angular_velocity_covariance[:] = [k * 2.0 for k in range(9)]
     imu.linear_acceleration_covariance[:] = [-k * 0.25 for k in range(9)]
-    sent_fields = nerve_imu_fields(imu)
+    sent_fields = imu_fields(imu)
     import hashlib
 
     sha = hashlib.sha256(PIXELS.tobytes()).hexdigest()

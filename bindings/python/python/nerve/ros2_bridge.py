@@ -284,6 +284,18 @@ class Bridge:
             self.skipped[what] = reason
             log.warning("not bridged: %s: %s", what, reason)
 
+    def _class_or_skip(self, what: str, ros_type: str | None, no_type: str) -> Any:
+        """The message class of `ros_type`, or None with the reason reported (`no_type` when
+        there is no type to bridge as)."""
+        if ros_type is None:
+            self._skip(what, no_type)
+            return None
+        try:
+            return ros_class(ros_type)
+        except (ImportError, AttributeError) as e:
+            self._skip(what, f"this Python has no {ros_type} ({e}); install its package")
+            return None
+
     def _echo(self, table: dict[str, Any], name: str) -> Any:
         if name not in table:
             table[name] = self._n.EchoFilter()
@@ -303,13 +315,9 @@ class Bridge:
                 continue  # nobody but the bridge publishes it
             what = f"nerve topic '{name}' ({type_name}) → ROS 2"
             ros_type = self.to_ros.get(type_name)
-            if ros_type is None:
-                self._skip(what, "its type has no ROS 2 form (see `nerve interface list`)")
-                continue
-            try:
-                cls = ros_class(ros_type)
-            except (ImportError, AttributeError) as e:
-                self._skip(what, f"this Python has no {ros_type} ({e}); install its package")
+            cls = self._class_or_skip(what, ros_type,
+                                      "its type has no ROS 2 form (see `nerve interface list`)")
+            if ros_type is None or cls is None:
                 continue
             try:
                 self._export(name, t, cls, ros_type)
@@ -403,13 +411,10 @@ class Bridge:
             ros_type = types[0]
             what = f"ROS 2 topic '{ros}' ({ros_type}) → nerve"
             nerve_type = self.to_nerve.get(ros_type)
-            if nerve_type is None:
-                self._skip(what, "nerve has no standard type for it (see `nerve interface list`)")
-                continue
-            try:
-                cls = ros_class(ros_type)
-            except (ImportError, AttributeError) as e:
-                self._skip(what, f"this Python has no {ros_type} ({e}); install its package")
+            cls = self._class_or_skip(
+                what, ros_type if nerve_type else None,
+                "nerve has no standard type for it (see `nerve interface list`)")
+            if nerve_type is None or cls is None:
                 continue
             _, Rel, Dur, _, _ = self._qos
             best_effort = any(i.qos_profile.reliability == Rel.BEST_EFFORT for i in outside)
