@@ -275,7 +275,9 @@ fn measure(quick: bool) -> Result<Vec<Row>> {
             // it a 921 KB image goes over UDP: ~12 ms a hop instead of ~2).
             (
                 "FASTDDS_DEFAULT_PROFILES_FILE".into(),
-                here.join("fastdds_large_messages.xml").display().to_string(),
+                here.join("fastdds_large_messages.xml")
+                    .display()
+                    .to_string(),
             ),
         ],
     };

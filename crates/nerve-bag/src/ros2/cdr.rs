@@ -3,7 +3,7 @@
 //! (from the end of the header), strings as a `u32` length counting a final NUL, sequences as a
 //! `u32` count then the elements, fixed arrays as their elements.
 
-use nerve::msgs::dynamic::Value;
+use nerve::msgs::dynamic::{FieldPath as Path, Value};
 
 use super::msgdef::{Prim, Registry, RosType};
 
@@ -17,26 +17,6 @@ pub fn encode(reg: &Registry, root: &str, value: &Value) -> Result<Vec<u8>, Stri
     let mut w = Writer { out };
     w.message(reg, root, value, Path::Root)?;
     Ok(w.out)
-}
-
-/// Where a value sits in the message (`pose.covariance.3`): spelled out only for an error, so
-/// writing a message builds no strings.
-#[derive(Clone, Copy)]
-enum Path<'a> {
-    Root,
-    Field(&'a Path<'a>, &'a str),
-    Index(&'a Path<'a>, usize),
-}
-
-impl std::fmt::Display for Path<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Path::Root => Ok(()),
-            Path::Field(Path::Root, name) => write!(f, "{name}"),
-            Path::Field(up, name) => write!(f, "{up}.{name}"),
-            Path::Index(up, i) => write!(f, "{up}.{i}"),
-        }
-    }
 }
 
 struct Writer {

@@ -1,27 +1,7 @@
 //! Bytes → [`Value`].
 
-use super::{Value, ValueError, DATA, DATA_LEN};
+use super::{FieldPath as Path, Value, ValueError, DATA, DATA_LEN};
 use crate::described::{KindDoc, StructDoc, TypeDoc, TypeRef};
-
-/// Where a value sits (`pose.covariance.3`), spelled out only in an error: decoding builds no
-/// strings for it.
-#[derive(Clone, Copy)]
-enum Path<'a> {
-    Root,
-    Field(&'a Path<'a>, &'a str),
-    Index(&'a Path<'a>, usize),
-}
-
-impl std::fmt::Display for Path<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Path::Root => Ok(()),
-            Path::Field(Path::Root, name) => write!(f, "{name}"),
-            Path::Field(up, name) => write!(f, "{up}.{name}"),
-            Path::Index(up, i) => write!(f, "{up}.{i}"),
-        }
-    }
-}
 
 /// Decodes a message of `doc`'s type: `fixed` holds the message (or a chunked message's
 /// header), `payload` a chunked message's elements (ignored otherwise), of which at most

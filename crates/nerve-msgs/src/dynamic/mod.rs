@@ -32,6 +32,29 @@ mod serde_impl;
 pub use decode::decode;
 pub use encode::encode;
 
+/// Where a value sits in a message (`pose.covariance.3`), spelled out only when shown (in an
+/// error): a decoder or encoder walking a message builds no string per field.
+#[derive(Clone, Copy, Debug)]
+pub enum FieldPath<'a> {
+    /// The message itself.
+    Root,
+    /// A field of the struct at the first path.
+    Field(&'a FieldPath<'a>, &'a str),
+    /// An element of the list at the first path.
+    Index(&'a FieldPath<'a>, usize),
+}
+
+impl std::fmt::Display for FieldPath<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FieldPath::Root => Ok(()),
+            FieldPath::Field(FieldPath::Root, name) => write!(f, "{name}"),
+            FieldPath::Field(up, name) => write!(f, "{up}.{name}"),
+            FieldPath::Index(up, i) => write!(f, "{up}.{i}"),
+        }
+    }
+}
+
 /// A message, or any part of one, as data.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
