@@ -86,6 +86,28 @@ impl EchoFilter {
     }
 }
 
+/// A subscriber of topic `topic` (a standard type with a ROS 2 form), its form, and the echo
+/// filter it skips (watched before subscribing: the writer notes every message it can see).
+pub(crate) fn subscribe(
+    topic: &str,
+    domain: Option<u32>,
+    history: u64,
+    echo: Option<&Bound<'_, EchoFilter>>,
+) -> PyResult<(RawSubscriber, TopicForm, Option<Arc<Filter>>)> {
+    let raw = RawTopic::join(topic, domain_or_default(domain)).map_err(open_err)?;
+    let form = TopicForm::of(&raw).ok_or_else(|| {
+        PyTypeError::new_err(format!(
+            "topic '{topic}' carries {}, which has no ROS 2 form (see `nerve interface list`)",
+            raw.stored_type().name
+        ))
+    })?;
+    let echo = echo.map(|e| e.get().filter());
+    if let Some(e) = &echo {
+        e.watch();
+    }
+    Ok((raw.subscriber(history).map_err(open_err)?, form, echo))
+}
+
 /// A received message, owned: a fixed message's bytes copied, a chunk pinned.
 enum Got {
     Fixed(Vec<u8>),
@@ -118,20 +140,9 @@ impl Ros2Reader {
         echo: Option<&Bound<'_, EchoFilter>>,
     ) -> PyResult<Self> {
         guard("Ros2Reader", || {
-            let raw = RawTopic::join(topic, domain_or_default(domain)).map_err(open_err)?;
-            let form = TopicForm::of(&raw).ok_or_else(|| {
-                PyTypeError::new_err(format!(
-                    "topic '{topic}' carries {}, which has no ROS 2 form (see `nerve interface list`)",
-                    raw.stored_type().name
-                ))
-            })?;
-            let echo = echo.map(|e| e.get().filter());
-            // Watched before subscribing: the writer notes every message this reader can see.
-            if let Some(e) = &echo {
-                e.watch();
-            }
+            let (sub, form, echo) = subscribe(topic, domain, history, echo)?;
             Ok(Ros2Reader {
-                sub: raw.subscriber(history).map_err(open_err)?,
+                sub,
                 form,
                 topic: topic.to_owned(),
                 echo,

@@ -19,12 +19,12 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use nerve::echo::{self, EchoFilter as Filter};
-use nerve::raw::{RawMessage, RawTopic};
+use nerve::raw::RawMessage;
 use nerve_bag::ros2::TopicForm;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 
-use crate::errors::{guard, open_err};
+use crate::errors::guard;
 use crate::ros2::{EchoFilter, Ros2Writer, WriteError, WriterCore};
 
 /// `rcutils_allocator_t`: four function pointers and a state (unused when publishing).
@@ -159,19 +159,7 @@ impl Ros2Pump {
                 ));
             }
             let rcl = Rcl::find().map_err(PyRuntimeError::new_err)?;
-            let raw = RawTopic::join(topic, domain.unwrap_or_else(nerve::default_domain))
-                .map_err(open_err)?;
-            let form = TopicForm::of(&raw).ok_or_else(|| {
-                PyTypeError::new_err(format!(
-                    "topic '{topic}' carries {}, which has no ROS 2 form",
-                    raw.stored_type().name
-                ))
-            })?;
-            let echo = echo.map(|e| e.get().filter());
-            if let Some(e) = &echo {
-                e.watch(); // before subscribing: see Ros2Reader
-            }
-            let mut sub = raw.subscriber(0).map_err(open_err)?;
+            let (mut sub, form, echo) = crate::ros2::subscribe(topic, domain, 0, echo)?;
             // A pump blocks in the kernel rather than spinning: it shares the cores with the
             // ROS 2 graph.
             sub.set_spin(Duration::ZERO);
