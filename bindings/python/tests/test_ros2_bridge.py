@@ -194,12 +194,17 @@ def test_ros2_imu_image_and_cloud_arrive_in_nerve_field_by_field(ros: Ros) -> No
 
     image = recv_where(join("r/image").subscriber(), lambda m: True, 10, "an Image")
     assert (image.width, image.height, image.encoding) == (640, 480, "rgb8")
-    assert image.header.header.frame_id == "camera"
+    assert (image.header.step, image.header.header.frame_id) == (1920, "camera")
+    assert image.header.header.stamp_ns % 1_000_000_000 == 123_456_789
     assert np.array_equal(np.asarray(image.data).reshape(-1), PIXELS)
 
     cloud = recv_where(join("r/cloud").subscriber(), lambda m: True, 10, "a PointCloud2")
-    assert cloud.header.width == 1000 and cloud.header.point_step == 12
-    assert cloud.header.header.frame_id == "lidar"
+    h = cloud.header
+    assert (h.height, h.width, h.point_step, h.row_step) == (1, 1000, 12, 12_000)
+    assert (h.is_bigendian, h.is_dense, h.header.frame_id) == (0, 1, "lidar")
+    assert h.header.stamp_ns % 1_000_000_000 == 123_456_789
+    fields = [(f.name, f.offset, f.datatype, f.count) for f in h.fields[: h.fields_len]]
+    assert fields == [("x", 0, 7, 1), ("y", 4, 7, 1), ("z", 8, 7, 1)]  # 7: FLOAT32
     data = np.asarray(cloud.data).reshape(-1)
     want = np.frombuffer(bytes(range(256)) * 46 + bytes(12 * 1000 % 256), np.uint8)
     assert np.array_equal(data, want)
