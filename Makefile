@@ -9,7 +9,7 @@ DURATION ?=
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo build test test-rust test-miri test-python lint bench bench-build bench-ipc bench-sched bench-rpc bench-python bench-plots clean-shm
+.PHONY: demo build test test-rust test-miri test-python lint bench bench-all bench-build bench-ipc bench-sched bench-rpc bench-python bench-plots clean-shm
 
 # The 1 kHz Imu node asks for a real-time lane (--rt): SCHED_FIFO + pinning; where that is not
 # permitted the demo runs anyway and the scheduler says what it could not do.
@@ -52,6 +52,12 @@ QUICK ?= --quick
 
 bench-build:
 	$(CARGO) build --release -p nerve-bench -p nerve-cli -p nerve-c
+
+# Every suite in turn and the report (RESULTS/all/benchmarks.md; QUICK= for the full runs).
+bench-all: bench-build
+	[ -x $(VENV)/bin/maturin ] || bash bindings/python/dev.sh
+	$(VENV)/bin/maturin develop --release -q -m bindings/python/Cargo.toml
+	./target/release/nerve-bench all $(QUICK) --out $(RESULTS)/all
 
 bench-ipc: bench-build
 	mkdir -p $(RESULTS)

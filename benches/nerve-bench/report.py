@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""benchmarks.md from a folder of `nerve-bench <suite> --json` files (what `nerve-bench all`
+writes), so that every figure a reader sees comes from a run, with its machine, commit and date.
+
+    python3 benches/nerve-bench/report.py bench-results/all --out bench-results/all/benchmarks.md
+    python3 benches/nerve-bench/report.py DIR --out DIR/benchmarks.md --copy-to docs/benchmarks.md
+
+Per suite: the machine line, the targets (rows named `target_*`, the median of per-round ratios
+with pass/fail), then every measured row (p50, p99, n). A suite that failed (`<suite>.error`)
+or was not run is listed as such, never left out. With matplotlib (nerve's `.venv`), the `ipc`
+suite's plots are drawn beside the file (plot.py) and linked.
+
+Only the standard library is needed for the tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+SUITES = {
+    "ipc": "Shared-memory messaging between processes and threads: nerve, iceoryx2, a raw "
+           "shared-memory floor, UDP; the C, C++ and Python FFI rows.",
+    "sched": "The scheduler: start lateness of a 1 kHz RT node among others, tick overhead, "
+             "e-stop latency, async sleeps.",
+    "rpc": "Services: round trip and calls/s at 512 B / 2 KB / 8 KB, against rclpy services and "
+           "Zenoh queryables.",
+    "python": "Python to Python across processes: nerve, HORUS, iceoryx2, Zenoh, rclpy.",
+    "log": "One log call against tracing-subscriber's file writer and Python's logging.",
+    "record": "Recording: nerve's recorder against an rclpy subscriber writing MCAP.",
+    "ros2": "The ROS 2 bridge's added latency beside a direct rclpy hop.",
+    "network": "Two hosts (network namespaces): nerve over its Zenoh bridge, raw Zenoh, UDP.",
+}
+
+ORDER = list(SUITES)
+
+
+def load(path: Path) -> dict[str, Any] | None:
+    try:
+        with open(path) as f:
+            d = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return d if isinstance(d, dict) and "results" in d else None
+
+
+def fmt(v: Any, metric: str) -> str:
+    """A number in the unit its metric names (`*_ns` shown in ns, µs or ms)."""
+    if not isinstance(v, (int, float)):
+        return "–"
+    if metric.endswith("_ns"):
+        if abs(v) >= 1e6:
+            return f"{v / 1e6:.2f} ms"
+        if abs(v) >= 1e3:
+            return f"{v / 1e3:.1f} µs"
+        return f"{v:.0f} ns"
+    if metric.endswith("_us"):
+        return f"{v:.1f} µs" if abs(v) < 1e3 else f"{v / 1e3:.2f} ms"
+    if abs(v) >= 1e5:
+        return f"{v:.3g}"
+    if float(v).is_integer():
+        return f"{int(v)}"
+    return f"{v:.3g}"
+
+
+def machine_line(m: dict[str, Any]) -> str:
+    return (f"{m.get('cpu', '?')}, {m.get('cores', '?')} cores, Linux {m.get('kernel', '?')}, "
+            f"{m.get('rustc', '?')}, Python {m.get('python', '?')}; commit `{m.get('commit', '?')}`, "
+            f"{m.get('date', '?')}")
+
+
+def detail(r: dict[str, Any]) -> str:
+    """The fields a suite adds to tell rows apart (`path`, `topics`, ...), as k=v."""
+    skip = {"suite", "system", "api", "transport", "topology", "mode", "message", "payload_bytes",
+            "metric", "min", "p50", "p90", "p99", "p999", "max", "n", "mean", "error", "how",
+            "pass", "threshold", "per_round", "worst_round", "note"}
+    return ", ".join(f"{k}={v}" for k, v in r.items()
+                     if k not in skip and isinstance(v, (str, int, float, bool)))
+
+
+def table(head: list[str], rows: list[list[str]]) -> list[str]:
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    out += ["| " + " | ".join(c.replace("|", "\\|") for c in r) + " |" for r in rows]
+    return out
+
+
+def suite_section(name: str, d: dict[str, Any] | None, error: str | None,
+                  timing: dict[str, Any], plots: list[str]) -> list[str]:
+    out = [f"## `{name}`", "", SUITES.get(name, ""), ""]
+    if error:
+        out += [f"**Failed:** {error.strip()} (its own output above the report says why).", ""]
+    if d is None:
+        if not error:
+            out += ["Not run in this report.", ""]
+        return out
+    t = timing.get(name, {})
+    secs = f"; {t['seconds']:.0f} s" if isinstance(t.get("seconds"), (int, float)) else ""
+    out += [f"Machine: {machine_line(d.get('machine', {}))}{secs}.", ""]
+    results = d["results"]
+    targets = [r for r in results if str(r.get("metric", "")).startswith("target_")]
+    if targets:
+        rows = []
+        for r in targets:
+            value = "error: " + r["error"] if "error" in r else fmt(r.get("p50"), r["metric"])
+            passed = {True: "met", False: "**missed**"}.get(r.get("pass"), "–")
+            rows.append([r["metric"].removeprefix("target_"), r.get("system", ""),
+                         r.get("message", ""), str(r.get("payload_bytes", "")), detail(r),
+                         value, str(r.get("threshold", "–")), passed])
+        out += ["Targets (median of the per-round ratios):", ""]
+        out += table(["target", "system", "message", "bytes", "case", "value", "threshold",
+                      "result"], rows)
+        out.append("")
+    rows = []
+    for r in results:
+        if str(r.get("metric", "")).startswith("target_"):
+            continue
+        metric = r.get("metric", "")
+        if "error" in r:
+            p50, p99, n = "error: " + str(r["error"])[:120], "", ""
+        else:
+            p50, p99, n = fmt(r.get("p50"), metric), fmt(r.get("p99"), metric), str(r.get("n", ""))
+        rows.append([r.get("system", ""), r.get("api", ""), r.get("transport", ""),
+                     r.get("topology", ""), r.get("mode", ""), r.get("message", ""),
+                     str(r.get("payload_bytes", "")), metric, detail(r), p50, p99, n])
+    if rows:
+        out += table(["system", "api", "transport", "topology", "mode", "message", "bytes",
+                      "metric", "case", "p50", "p99", "n"], rows)
+        out.append("")
+    out += [f"![{p}]({p})" for p in plots]
+    if plots:
+        out.append("")
+    return out
+
+
+def draw_ipc_plots(folder: Path) -> list[str]:
+    """The ipc suite's plots (plot.py, needs matplotlib): the names written, or none."""
+    ipc = folder / "ipc.json"
+    if not ipc.exists():
+        return []
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return []
+    plot = Path(__file__).with_name("plot.py")
+    r = subprocess.run([sys.executable, str(plot), str(ipc), "--out", str(folder)],
+                       capture_output=True, text=True, check=False)
+    if r.returncode != 0:
+        print(f"report.py: plot.py failed: {r.stderr.strip()[-300:]}", file=sys.stderr)
+        return []
+    return sorted(p.name for p in folder.glob("ipc_*.png"))
+
+
+def render(folder: Path, plots: bool = True) -> str:
+    timing = {}
+    tj = folder / "timing.json"
+    if tj.exists():
+        timing = json.loads(tj.read_text())
+    found = {p.stem for p in folder.glob("*.json") if p.stem != "timing"}
+    names = ORDER + sorted(found - set(ORDER))
+    ipc_plots = draw_ipc_plots(folder) if plots else []
+    lines = [
+        "# nerve benchmarks",
+        "",
+        ("Written by `benches/nerve-bench/report.py` from the JSON files of one "
+         "`nerve-bench all` run; not edited by hand. Every figure was measured on the machine "
+         "named in its section, in interleaved rounds with its peers (`../shared/BENCHMARKS.md`)."),
+        ("What each row measures: `benches/nerve-bench/README.md`; which published tables "
+         "they reproduce: `docs/design/benchmark-suite.md`."),
+        "",
+    ]
+    if timing:
+        total = sum(t.get("seconds", 0) for t in timing.values())
+        each = ", ".join(f"{k} {v.get('seconds', 0):.0f} s" for k, v in timing.items())
+        lines += [f"Wall time of the suites: {total / 60:.1f} min ({each}).", ""]
+    for name in names:
+        d = load(folder / f"{name}.json")
+        err_file = folder / f"{name}.error"
+        error = err_file.read_text() if err_file.exists() else None
+        lines += suite_section(name, d, error, timing, ipc_plots if name == "ipc" else [])
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("folder", type=Path, help="where nerve-bench all wrote its JSON files")
+    p.add_argument("--out", type=Path, help="the markdown file (default: FOLDER/benchmarks.md)")
+    p.add_argument("--copy-to", type=Path, help="also copy it here (docs/benchmarks.md)")
+    p.add_argument("--no-plots", action="store_true")
+    a = p.parse_args(argv)
+    if not a.folder.is_dir():
+        p.error(f"{a.folder} is not a folder")
+    text = render(a.folder, plots=not a.no_plots)
+    out = a.out or a.folder / "benchmarks.md"
+    out.write_text(text)
+    if a.copy_to:
+        # The plots go beside the copy, in a folder of their own, and the links follow them.
+        shots = sorted({m for m in a.folder.glob("*.png") if f"]({m.name})" in text})
+        if shots:
+            there = a.copy_to.parent / "benchmarks-plots"
+            there.mkdir(parents=True, exist_ok=True)
+            for png in shots:
+                shutil.copyfile(png, there / png.name)
+                text = text.replace(f"]({png.name})", f"](benchmarks-plots/{png.name})")
+        a.copy_to.write_text(text)
+    print(f"wrote {out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

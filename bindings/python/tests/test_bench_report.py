@@ -1,0 +1,52 @@
+"""`nerve-bench all`'s report (benches/nerve-bench/report.py) from a folder of suite JSON files:
+a suite's machine line, its targets with met/missed, its rows, a failed suite and a suite not
+run named as such. The input is a real `nerve-bench ros2` report kept in docs/results."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import REPO
+
+REPORT = REPO / "benches" / "nerve-bench" / "report.py"
+SAMPLE = REPO / "docs" / "results" / "2026-11-25" / "issue19" / "ros2-run1.json"
+
+
+def test_the_report_names_every_suite_and_what_became_of_it(tmp_path: Path) -> None:
+    shutil.copyfile(SAMPLE, tmp_path / "ros2.json")
+    (tmp_path / "log.error").write_text("nerve-bench log exited with exit status: 1\n")
+    (tmp_path / "timing.json").write_text(json.dumps({"ros2": {"seconds": 24.0, "ok": True},
+                                                      "log": {"seconds": 3.0, "ok": False}}))
+    out = tmp_path / "benchmarks.md"
+    docs = tmp_path / "docs" / "benchmarks.md"
+    docs.parent.mkdir()
+    r = subprocess.run([sys.executable, str(REPORT), str(tmp_path), "--out", str(out),
+                        "--copy-to", str(docs), "--no-plots"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    md = out.read_text()
+    assert docs.read_text() == md
+    machine = json.loads(SAMPLE.read_text())["machine"]
+    ros2 = md[md.index("## `ros2`"):md.index("## `network`")]
+    assert f"commit `{machine['commit']}`" in ros2 and machine["date"] in ros2
+    assert "24 s" in ros2
+    # The target rows: the median ratio and the verdict, one per message and direction.
+    assert ros2.count("| bridge_added_vs_direct_hop |") == 6
+    assert "| met |" in ros2
+    # A measured row, in the unit its metric names.
+    row = "| ros2 | python | cross-process | 1:1 | blocking | UInt8MultiArray | 16 | rtt_ns |"
+    assert row in ros2
+    assert " µs |" in ros2
+    log = md[md.index("## `log`"):md.index("## `record`")]
+    assert "**Failed:** nerve-bench log exited with exit status: 1" in log
+    ipc = md[md.index("## `ipc`"):md.index("## `sched`")]
+    assert "Not run in this report." in ipc
+
+
+def test_a_folder_that_is_not_one_is_refused(tmp_path: Path) -> None:
+    r = subprocess.run([sys.executable, str(REPORT), str(tmp_path / "nope")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "is not a folder" in r.stderr
