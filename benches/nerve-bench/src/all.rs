@@ -4,7 +4,8 @@
 //! from those files (and `docs/benchmarks.md` with `--docs`).
 //!
 //! A suite that fails leaves `<suite>.error` with its exit status and the report says so; the
-//! others still run. The wall time of each suite is printed and kept in `timing.json`.
+//! others still run, and `all` exits non-zero at the end. The wall time of each suite is
+//! printed and kept in `timing.json`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -87,7 +88,17 @@ pub fn run(args: &AllArgs) -> Result<()> {
         args.out.join("timing.json"),
         serde_json::to_string_pretty(&timing)?,
     )?;
-    report(&args.out, args.docs)
+    report(&args.out, args.docs)?;
+    let failed: Vec<&String> = timing
+        .iter()
+        .filter(|(_, t)| t["ok"] == json!(false))
+        .map(|(s, _)| s)
+        .collect();
+    anyhow::ensure!(
+        failed.is_empty(),
+        "suites that failed (see their output and <suite>.error): {failed:?}"
+    );
+    Ok(())
 }
 
 /// Runs the report generator over the folder (nerve's `.venv` Python where it exists, for
