@@ -7,6 +7,21 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::Duration;
 
+/// What follows `prefix` on the first line from `r` that starts with it (trimmed); lines
+/// before it are skipped. An error when the stream ends first (the child died).
+pub fn line_after(r: &mut impl BufRead, prefix: &str) -> Result<String> {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if r.read_line(&mut line)? == 0 {
+            bail!("a child ended before printing {prefix}");
+        }
+        if let Some(rest) = line.trim().strip_prefix(prefix) {
+            return Ok(rest.trim().to_owned());
+        }
+    }
+}
+
 /// A running copy of this binary. Killed (by its own pid) and reaped when dropped.
 pub struct SelfChild {
     child: Child,

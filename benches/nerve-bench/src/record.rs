@@ -5,7 +5,7 @@
 //! Per recorder: messages sent and written (loss), CPU % of the recorder process (from
 //! `wait4`'s rusage), CPU µs per message, MB/s written.
 
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -31,17 +31,8 @@ fn wait_line(child: &mut Child, prefix: &str) -> Result<Vec<String>> {
         .stdout
         .as_mut()
         .ok_or_else(|| anyhow!("child stdout"))?;
-    let mut r = BufReader::new(out);
-    let mut line = String::new();
-    loop {
-        line.clear();
-        if r.read_line(&mut line)? == 0 {
-            bail!("child ended before printing {prefix}");
-        }
-        if let Some(rest) = line.trim().strip_prefix(prefix) {
-            return Ok(rest.split_whitespace().map(str::to_owned).collect());
-        }
-    }
+    let rest = crate::child::line_after(&mut BufReader::new(out), prefix)?;
+    Ok(rest.split_whitespace().map(str::to_owned).collect())
 }
 
 /// Waits for `child` and returns its CPU time (user + system).

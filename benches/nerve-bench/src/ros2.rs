@@ -17,7 +17,7 @@
 //! profile (`benches/python/fastdds_large_messages.xml`: shared memory big enough for a
 //! frame).
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -28,6 +28,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use nerve::msgs::{Encoding, Header, Image, ImageHeader, UInt8MultiArray};
 use nerve::{ChunkedMessage, Topic};
 
+use crate::child::line_after;
 use crate::machine::Machine;
 use crate::report::{emit, Row, SuiteArgs};
 use crate::stats::{median, Summary};
@@ -57,20 +58,6 @@ impl Drop for Children {
             }
             let _ = c.kill();
             let _ = c.wait();
-        }
-    }
-}
-
-/// The first line of `child`'s stdout starting with `prefix` (what follows it).
-fn line_from(out: &mut BufReader<std::process::ChildStdout>, prefix: &str) -> Result<String> {
-    let mut line = String::new();
-    loop {
-        line.clear();
-        if out.read_line(&mut line)? == 0 {
-            bail!("a ROS 2 child ended before printing {prefix}");
-        }
-        if let Some(rest) = line.trim().strip_prefix(prefix) {
-            return Ok(rest.trim().to_owned());
         }
     }
 }
@@ -106,7 +93,7 @@ impl Pinger {
     fn ping(&mut self, path: &str, kind: &str, n: usize) -> Result<Vec<f64>> {
         writeln!(self.stdin, "PING {path} {kind} {n}")?;
         self.stdin.flush()?;
-        let rest = line_from(&mut self.out, &format!("RESULT {path} {kind}"))?;
+        let rest = line_after(&mut self.out, &format!("RESULT {path} {kind}"))?;
         let v: Vec<f64> = serde_json::from_str(&rest)?;
         if v.len() < n {
             bail!(
@@ -207,6 +194,7 @@ where
 {
     let out = topic::<M>(&format!("rnr/{kind}/b"), domain)?.publisher()?;
     let mut sub = topic::<M>(&format!("rnr/{kind}/a"), domain)?.subscriber()?;
+    // Relaxed: a flag with nothing behind it (its store in `measure`); seen within 100 ms.
     while !stop.load(Relaxed) {
         if let Some(s) = sub.recv_timeout(Duration::from_millis(100))? {
             let mut l = out.loan(s.data().len())?;
@@ -224,13 +212,13 @@ pub fn run_suite(args: &SuiteArgs) -> Result<()> {
         Ok(rows) => rows,
         Err(e) => KINDS
             .iter()
-            .flat_map(|(k, m, b)| PATHS.map(|p| row(p, k, m, *b, "rtt_ns").error(format!("{e:#}"))))
+            .flat_map(|(_, m, b)| PATHS.map(|p| row(p, m, *b, "rtt_ns").error(format!("{e:#}"))))
             .collect(),
     };
     emit("ros2", args, &machine, &rows)
 }
 
-fn row(path: &str, _kind: &str, message: &str, bytes: usize, metric: &str) -> Row {
+fn row(path: &str, message: &str, bytes: usize, metric: &str) -> Row {
     let system = if path == "direct" {
         "ros2"
     } else {
@@ -306,18 +294,18 @@ fn measure(quick: bool) -> Result<Vec<Row>> {
             .ok_or_else(|| anyhow!("bridge stdout"))?,
     );
     kids.0.push(bridge);
-    line_from(&mut bout, "nerve ros2 bridge up")?;
+    line_after(&mut bout, "nerve ros2 bridge up")?;
     let mut echo = side.spawn(&[&script, "echo"], false)?;
     let mut eout = BufReader::new(echo.stdout.take().ok_or_else(|| anyhow!("echo stdout"))?);
     kids.0.push(echo);
-    line_from(&mut eout, "READY")?;
+    line_after(&mut eout, "READY")?;
     let mut ping = side.spawn(&[&script, "ping"], true)?;
     let mut pinger = Pinger {
         stdin: ping.stdin.take().ok_or_else(|| anyhow!("pinger stdin"))?,
         out: BufReader::new(ping.stdout.take().ok_or_else(|| anyhow!("pinger stdout"))?),
     };
     kids.0.push(ping);
-    line_from(&mut pinger.out, "READY")?;
+    line_after(&mut pinger.out, "READY")?;
 
     let stop = Arc::new(AtomicBool::new(false));
     let echoes: Vec<_> = KINDS
@@ -364,7 +352,8 @@ fn measure(quick: bool) -> Result<Vec<Row>> {
             }
         }
     }
-    stop.store(true, Relaxed);
+    stop.store(true, Relaxed); // Relaxed: see nerve_echo; the joins order the rest
+
     for e in echoes {
         let _ = e.join();
     }
@@ -375,10 +364,10 @@ fn measure(quick: bool) -> Result<Vec<Row>> {
 
 fn rows_of(samples: &[Vec<Vec<Vec<f64>>>]) -> Vec<Row> {
     let mut rows = Vec::new();
-    for (ki, (k, m, bytes)) in KINDS.iter().enumerate() {
+    for (ki, (_, m, bytes)) in KINDS.iter().enumerate() {
         for (pi, path) in PATHS.iter().enumerate() {
             let mut all: Vec<f64> = samples[ki][pi].iter().flatten().copied().collect();
-            rows.push(row(path, k, m, *bytes, "rtt_ns").summary_opt(Summary::of(&mut all)));
+            rows.push(row(path, m, *bytes, "rtt_ns").summary_opt(Summary::of(&mut all)));
         }
         for (pi, path) in PATHS.iter().enumerate().skip(1) {
             let mut ratios: Vec<f64> = samples[ki][0]
@@ -391,7 +380,7 @@ fn rows_of(samples: &[Vec<Vec<Vec<f64>>>]) -> Vec<Row> {
             let summary = Summary::of(&mut ratios);
             let pass = summary.as_ref().is_some_and(|s| s.p50 <= 0.5);
             rows.push(
-                row(path, k, m, *bytes, "target_bridge_added_vs_direct_hop")
+                row(path, m, *bytes, "target_bridge_added_vs_direct_hop")
                     .summary_opt(summary)
                     .field("pass", pass)
                     .field("threshold", 0.5)

@@ -64,10 +64,6 @@ struct Rcl {
     default_allocator: Option<DefaultAllocatorFn>,
 }
 
-// SAFETY: plain function pointers into a loaded library that stays loaded (rclpy never unloads
-// it); rcl's publish is documented thread-safe for one publisher.
-unsafe impl Send for Rcl {}
-
 fn loaded(name: &CStr) -> Option<*mut c_void> {
     // SAFETY: RTLD_NOLOAD only looks up a library already in the process; the name is a
     // NUL-terminated string.
@@ -82,7 +78,18 @@ fn symbol(lib: *mut c_void, name: &CStr) -> Option<*mut c_void> {
 }
 
 impl Rcl {
+    /// rcl's functions, looked up once (rclpy never unloads the library).
     fn find() -> Result<Rcl, String> {
+        static FOUND: std::sync::OnceLock<Rcl> = std::sync::OnceLock::new();
+        if let Some(rcl) = FOUND.get() {
+            return Ok(*rcl);
+        }
+        // Not cached while it fails: rclpy may be imported later.
+        let rcl = Self::lookup()?;
+        Ok(*FOUND.get_or_init(|| rcl))
+    }
+
+    fn lookup() -> Result<Rcl, String> {
         let rcl = loaded(c"librcl.so")
             .ok_or("librcl.so is not loaded in this process (import rclpy first)")?;
         let publish = symbol(rcl, c"rcl_publish_serialized_message")
@@ -122,6 +129,8 @@ struct Handle(*const c_void);
 // Python side closes the pump before destroying the publisher).
 unsafe impl Send for Handle {}
 
+/// Statistics only: `Relaxed` everywhere (nothing is published through them; a reader may
+/// see a count a message late).
 #[derive(Default)]
 struct Counts {
     sent: AtomicU64,
@@ -211,6 +220,7 @@ impl Ros2Pump {
     /// Stops the pump and waits for its thread (at most ~0.1 s); the publisher may then go.
     fn close(&mut self, py: Python<'_>) -> PyResult<()> {
         guard("Ros2Pump.close", || {
+            // Relaxed: the pump's `run` polls it (see there); the join orders the rest.
             self.stop.store(true, Relaxed);
             if let Some(t) = self.thread.take() {
                 py.detach(|| t.join())
@@ -223,6 +233,7 @@ impl Ros2Pump {
 
 impl Drop for Ros2Pump {
     fn drop(&mut self) {
+        // Relaxed: as in `close`.
         self.stop.store(true, Relaxed);
         if let Some(t) = self.thread.take() {
             let _ = t.join();
@@ -382,6 +393,11 @@ impl Drop for Intake {
 }
 
 /// rcl's "new message" callback, on its own thread: take and publish. A panic stops here.
+///
+/// # Safety
+///
+/// `user_data` must be the address of a live [`Intake`] (rcl passes back what
+/// `Ros2Intake::start` registered, until `stop` unregisters it).
 unsafe extern "C" fn on_new_message(user_data: *const c_void, _events: usize) {
     // SAFETY: `user_data` is the boxed Intake registered with this callback; it is
     // unregistered before the box is dropped (Ros2Intake::stop).

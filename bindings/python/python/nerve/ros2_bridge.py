@@ -47,7 +47,6 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -229,20 +228,13 @@ class Bridge:
 
     def __init__(self, config: Config) -> None:
         import rclpy
-        from rclpy.qos import (
-            DurabilityPolicy,
-            HistoryPolicy,
-            QoSProfile,
-            ReliabilityPolicy,
-            qos_profile_best_available,
-        )
+        import rclpy.qos
 
         import nerve
 
         self._nerve = nerve
         self._n = nerve._nerve
-        self._qos = (QoSProfile, ReliabilityPolicy, DurabilityPolicy, HistoryPolicy,
-                     qos_profile_best_available)
+        self._qos = rclpy.qos
         self.config = config
         self.domain = config.domain if config.domain is not None else nerve.default_domain()
         self.to_ros = dict(self._n.ros2_types())
@@ -328,15 +320,15 @@ class Bridge:
             self._unexport(name)
 
     def _export(self, name: str, t: dict[str, Any], cls: Any, ros_type: str) -> None:
-        QoSProfile, Rel, Dur, Hist, _ = self._qos
-        qos = QoSProfile(
-            history=Hist.KEEP_LAST,
+        q = self._qos
+        qos = q.QoSProfile(
+            history=q.HistoryPolicy.KEEP_LAST,
             depth=max(1, min(int(t["depth"]), 100)),
             # RELIABLE whatever the nerve topic's reliability: ROS 2 subscribers are RELIABLE
             # by default and would not match a BEST_EFFORT writer, and a KEEP_LAST writer
             # never blocks the bridge (a sample nobody acknowledged in time is replaced).
-            reliability=Rel.RELIABLE,
-            durability=Dur.TRANSIENT_LOCAL,
+            reliability=q.ReliabilityPolicy.RELIABLE,
+            durability=q.DurabilityPolicy.TRANSIENT_LOCAL,
         )
         pub = self.node.create_publisher(cls, ros_name(name), qos)
         echo_ros = self._echo(self.echo_ros, ros_name(name))
@@ -416,8 +408,8 @@ class Bridge:
                 "nerve has no standard type for it (see `nerve interface list`)")
             if nerve_type is None or cls is None:
                 continue
-            _, Rel, Dur, _, _ = self._qos
-            best_effort = any(i.qos_profile.reliability == Rel.BEST_EFFORT for i in outside)
+            best_effort = any(i.qos_profile.reliability == self._qos.ReliabilityPolicy.BEST_EFFORT
+                              for i in outside)
             try:
                 self._import(ros, cls, ros_type, nerve_type, best_effort)
                 self.skipped.pop(what, None)
@@ -434,7 +426,7 @@ class Bridge:
         echo_ros.watch()  # the exporter of this topic (if any) notes what it publishes
         stats = {"ros": ros, "nerve": name, "type": nerve_type, "received": 0, "failed": 0}
 
-        qos = self._qos[4]
+        qos = self._qos.qos_profile_best_available
         how = "rcl"
         try:
             # rcl calls back on its own thread and the message goes into nerve there: no
@@ -633,9 +625,5 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _run(fn: Callable[[], int]) -> None:
-    sys.exit(fn())
-
-
 if __name__ == "__main__":
-    _run(main)
+    sys.exit(main())

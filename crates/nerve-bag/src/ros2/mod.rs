@@ -61,8 +61,8 @@ impl Ros2Type {
     }
 
     /// Whether a chunked message's `u8` payload is the last field of the ROS 2 message (an
-    /// image's or a map's `data`): then [`Ros2Type::encode_header_then`] writes it without
-    /// decoding it.
+    /// image's or a map's `data`): then [`Ros2Type::encode_head`] writes the message before it,
+    /// and the payload's bytes follow as they are.
     pub fn payload_is_last(&self) -> bool {
         let last = self.registry.fields(self.name).and_then(|f| f.last());
         let at = convert::ELEMENTS
@@ -74,17 +74,8 @@ impl Ros2Type {
     }
 
     /// CDR of a chunked message decoded without its payload (`header`: the decoder's value with
-    /// no element), followed by the `payload` bytes themselves: one copy of a camera frame
-    /// instead of four. Only when [`Ros2Type::payload_is_last`].
-    pub fn encode_header_then(&self, header: &Value, payload: &[u8]) -> Result<Vec<u8>, String> {
-        let mut out = self.encode_head(header, payload.len())?;
-        out.reserve_exact(payload.len());
-        out.extend_from_slice(payload);
-        Ok(out)
-    }
-
-    /// The CDR of [`Ros2Type::encode_header_then`] up to the payload, which the caller writes
-    /// right after it (`payload_len` bytes).
+    /// no element) up to that payload, whose `payload_len` bytes the caller writes right after
+    /// it: one copy of a camera frame instead of four. Only when [`Ros2Type::payload_is_last`].
     pub fn encode_head(&self, header: &Value, payload_len: usize) -> Result<Vec<u8>, String> {
         let mut out = self.encode(header)?;
         // The encoding ends with the empty sequence's count: the payload's length instead.
@@ -151,6 +142,7 @@ impl TopicForm {
     /// decoded without them, and they are appended straight from the chunk.
     pub fn encode(&self, msg: &RawMessage) -> Result<Vec<u8>, String> {
         let (mut head, tail) = self.encode_split(msg)?;
+        head.reserve_exact(tail.len());
         head.extend_from_slice(tail);
         Ok(head)
     }
