@@ -391,3 +391,29 @@ def test_latched_and_best_effort_publishers_keep_their_qos_in_nerve(ros: Ros) ->
     assert secs == [1000, 1001, 1002], "the late subscriber gets the latched messages, in order"
     qos = {t["name"]: t["reliability"] for t in nerve.topics()}
     assert (qos["l/imu"], qos["be/imu"]) == ("reliable", "best_effort")
+
+
+def test_garbage_from_ros2_is_counted_and_the_bridge_goes_on(ros: Ros, tmp_path: Path) -> None:
+    """Bytes that are no Imu, published raw on an Imu topic, are refused and counted; the good
+    messages between them still reach nerve and the bridge keeps running."""
+    script = tmp_path / "garbage.py"
+    script.write_text(
+        "import rclpy\nfrom rclpy.serialization import serialize_message\n"
+        "from sensor_msgs.msg import Imu\nrclpy.init()\n"
+        "n = rclpy.create_node('g')\np = n.create_publisher(Imu, '/g/imu', 10)\n"
+        "print('{\"ready\": true}', flush=True)\ni = 0\n"
+        "while True:\n"
+        "    p.publish(b'\\x00\\x01\\x00\\x00' + b'\\xff' * 7)\n"
+        "    m = Imu(); m.header.stamp.sec = 5000 + i; m.orientation.w = 1.0\n"
+        "    p.publish(serialize_message(m)); i += 1\n"
+        "    rclpy.spin_once(n, timeout_sec=0.05)\n")
+    ros.start([str(script)], "garbage").wait_for(lambda d: d.get("ready"), 30, "publisher")
+    bridge = ros.bridge()
+    s = ros.wait_status(lambda s: s.get("imports", {}).get("/g/imu", {}).get("failed", 0) > 2
+                        and s["imports"]["/g/imu"].get("received", 0) > 2, 30,
+                        "garbage refused and good messages through")
+    assert s["imports"]["/g/imu"]["type"] == "nerve/Imu"
+    got = recv_where(join("g/imu").subscriber(), lambda m: True, 10, "a good Imu")
+    assert got.header.stamp_ns // 1_000_000_000 >= 5000 and got.orientation.w == 1.0
+    assert bridge.p.poll() is None, "the bridge is still running"
+    assert "not a sensor_msgs/msg/Imu" in bridge.log.read_text()
