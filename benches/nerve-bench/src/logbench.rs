@@ -18,7 +18,7 @@ use crate::machine::Machine;
 use crate::report::{self, Row, SuiteArgs};
 use crate::stats::{self, Summary};
 
-const SIZES: [usize; 5] = [32, 128, 512, 2048, 8192];
+const SIZES: [usize; 9] = [32, 64, 128, 256, 512, 1024, 2048, 4096, 8192];
 /// nerve's target: its log call at most this many times tracing's file writer's.
 const TARGET: f64 = 0.5;
 

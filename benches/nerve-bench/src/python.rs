@@ -683,6 +683,7 @@ fn target_rows(rows: &[Row]) -> Vec<Row> {
                     p99: v,
                     p999: v,
                     max: v,
+                    mean: Some(v),
                     n: 1,
                 };
                 out.push(row.summary(s).field("pass", pass));

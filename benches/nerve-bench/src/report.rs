@@ -132,7 +132,7 @@ pub fn write_json(path: &Path, machine: &Machine, rows: &[Row]) -> Result<()> {
     Ok(())
 }
 
-const CSV_FIXED: [&str; 17] = [
+const CSV_FIXED: [&str; 18] = [
     "suite",
     "system",
     "api",
@@ -148,6 +148,7 @@ const CSV_FIXED: [&str; 17] = [
     "p99",
     "p999",
     "max",
+    "mean",
     "n",
     "error",
 ];
@@ -359,6 +360,7 @@ pub fn summary_of(min: f64, p50: f64, p90: f64, p99: f64, p999: f64, max: f64, n
         p99,
         p999,
         max,
+        mean: None,
         n: usize::try_from(n).unwrap_or(usize::MAX),
     }
 }

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use std::time::Instant;
 
-/// min, p50, p90, p99, p99.9, max and the sample count.
+/// min, p50, p90, p99, p99.9, max, the mean (when the samples were at hand) and the sample count.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Summary {
     /// Smallest sample.
@@ -18,6 +18,9 @@ pub struct Summary {
     pub p999: f64,
     /// Largest sample.
     pub max: f64,
+    /// Arithmetic mean (the seeds' "avg" columns); absent for figures computed elsewhere.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean: Option<f64>,
     /// Number of samples.
     pub n: usize,
 }
@@ -36,6 +39,7 @@ impl Summary {
             p99: percentile_sorted(samples, 99.0),
             p999: percentile_sorted(samples, 99.9),
             max: samples[samples.len() - 1],
+            mean: Some(samples.iter().sum::<f64>() / samples.len() as f64),
             n: samples.len(),
         })
     }
@@ -87,6 +91,7 @@ mod tests {
             (s.min, s.p50, s.p90, s.p99, s.p999, s.max),
             (1.0, 500.0, 900.0, 990.0, 999.0, 1000.0)
         );
+        assert_eq!(s.mean, Some(500.5));
         assert_eq!(median(&[3.0, 1.0, 2.0, 10.0]), Some(2.5));
         assert!(Summary::of(&mut []).is_none());
     }

@@ -9,7 +9,7 @@
 //!   payloads that size: a copy through the ring costs a cache-line transfer per 64 bytes): `publisher.loan(n)` → write the
 //!   header and the data in place → `loan.send()`; the subscriber reads the `Sample` in place.
 //!   `LaserScan` (chunked in nerve) always takes this path with its real header and 360 `f32`
-//!   ranges.
+//!   ranges, `PointCloud-N` with its real header and N `PointXYZ` points.
 //!
 //! Same-thread and cross-thread runs open the topics `in_process()` (heap ring, nerve's
 //! in-process path); cross-process runs use `/dev/shm` segments in a bench-only domain, which
@@ -90,6 +90,7 @@ enum Carrier {
     Imu,
     Odometry,
     LaserScan,
+    PointCloud,
     Chunk,
 }
 
@@ -100,6 +101,7 @@ fn carrier(spec: &Spec) -> Result<Carrier, String> {
         ("Imu", _) => Carrier::Imu,
         ("Odometry", _) => Carrier::Odometry,
         ("LaserScan", _) => Carrier::LaserScan,
+        (m, _) if m.starts_with("PointCloud-") => Carrier::PointCloud,
         (_, n) if n >= CHUNK_FROM => Carrier::Chunk,
         (_, 16) => Carrier::Fixed16,
         (_, 64) => Carrier::Fixed64,
@@ -117,6 +119,12 @@ fn carrier(spec: &Spec) -> Result<Carrier, String> {
         Carrier::Imu => size_of::<msgs::Imu>(),
         Carrier::Odometry => size_of::<msgs::Odometry>(),
         Carrier::LaserScan => laser_bytes(),
+        Carrier::PointCloud => {
+            let points = spec.message["PointCloud-".len()..]
+                .parse::<usize>()
+                .map_err(|_| format!("`{}`: PointCloud-<points> expected", spec.message))?;
+            cloud_bytes(points)
+        }
         _ => spec.payload,
     };
     if size != spec.payload {
@@ -131,6 +139,11 @@ fn carrier(spec: &Spec) -> Result<Carrier, String> {
 /// Bytes of a seed `LaserScan`: header plus 360 `f32` ranges.
 pub const fn laser_bytes() -> usize {
     size_of::<msgs::LaserScanHeader>() + msgs::LaserScan::SEED_RANGES * size_of::<f32>()
+}
+
+/// Bytes of a `PointCloud` of `points` `PointXYZ` points (the seeds' 100, 1 000 and 10 000).
+pub const fn cloud_bytes(points: usize) -> usize {
+    size_of::<msgs::PointCloudHeader>() + points * size_of::<msgs::PointXYZ>()
 }
 
 /// Any scenario whose size has a carrier.
@@ -155,7 +168,9 @@ pub fn variant(spec: &Spec) -> Option<String> {
         "heap"
     };
     let how = match carrier(spec) {
-        Ok(Carrier::Chunk | Carrier::LaserScan) => "loan+send (chunk pool)",
+        Ok(Carrier::Chunk | Carrier::LaserScan | Carrier::PointCloud) => {
+            "loan+send (chunk pool)"
+        }
         _ => "send (fixed Pod copy)",
     };
     let wait = match (spec.mode, spec.system) {
@@ -484,6 +499,7 @@ fn open_ends(spec: &Spec, ping_side: bool) -> Result<Ends> {
         Carrier::Imu => ends::<FixedWire<msgs::Imu>>(spec, ping_side),
         Carrier::Odometry => ends::<FixedWire<msgs::Odometry>>(spec, ping_side),
         Carrier::LaserScan => ends::<ChunkWire<msgs::LaserScan>>(spec, ping_side),
+        Carrier::PointCloud => ends::<ChunkWire<msgs::PointCloud>>(spec, ping_side),
         Carrier::Chunk => ends::<ChunkWire<BenchChunk>>(spec, ping_side),
     }
 }

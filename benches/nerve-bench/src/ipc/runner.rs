@@ -144,13 +144,22 @@ impl Scenario {
 /// Payload sweep sizes (BENCHMARKS.md).
 const SIZES: [usize; 8] = [16, 64, 256, 1024, 4096, 64 << 10, 1 << 20, 6 << 20];
 /// The seeds' message types at their sizes in nerve (peers send that many bytes).
-const TYPES: [(&str, usize); 5] = [
+const TYPES: [(&str, usize); 8] = [
     ("CmdVel", size_of::<nerve::msgs::CmdVel>()),
     ("BatteryState", size_of::<nerve::msgs::BatteryState>()),
     ("Imu", size_of::<nerve::msgs::Imu>()),
     ("Odometry", size_of::<nerve::msgs::Odometry>()),
     ("LaserScan", super::nerve::laser_bytes()),
+    ("PointCloud-100", super::nerve::cloud_bytes(100)),
+    ("PointCloud-1000", super::nerve::cloud_bytes(1000)),
+    ("PointCloud-10000", super::nerve::cloud_bytes(10_000)),
 ];
+/// HORUS's "latency by topology and message size" sizes beyond 16 B (its 8 B is below the
+/// 16-byte check header every benchmark message carries; 16 B stands in for it).
+const TOPOLOGY_SIZES: [usize; 2] = [256, 1024];
+/// Throughput sizes: the sweep up to the seed's 16 KB (larger windows of larger messages
+/// would need a chunk pool of gigabytes).
+const THROUGHPUT_SIZES: [usize; 6] = [16, 64, 256, 1024, 4096, 16 << 10];
 const TRANSPORTS: [Transport; 3] = [
     Transport::SameThread,
     Transport::CrossThread,
@@ -159,6 +168,13 @@ const TRANSPORTS: [Transport; 3] = [
 const MODES: [Mode; 2] = [Mode::Poll, Mode::Blocking];
 /// Messages in flight per acknowledgement in the throughput scenario.
 const THROUGHPUT_WINDOW: u32 = 1024;
+
+/// Messages in flight per acknowledgement for `payload`-byte messages: [`THROUGHPUT_WINDOW`],
+/// or fewer so that a window stays within 16 MiB (the rings hold two windows).
+fn throughput_window(payload: usize) -> u32 {
+    let fit = (16 << 20) / payload.max(1);
+    u32::try_from(fit).unwrap_or(u32::MAX).clamp(8, THROUGHPUT_WINDOW)
+}
 
 /// The scenarios of the suite, in the order they run.
 fn plan() -> Vec<Scenario> {
@@ -207,9 +223,10 @@ fn plan() -> Vec<Scenario> {
         });
     }
     // N:M topologies, 16 B.
+    const NM: [(u32, u32); 3] = [(3, 1), (1, 3), (3, 3)];
     for transport in TRANSPORTS {
         for mode in MODES {
-            for (publishers, subscribers) in [(3, 1), (1, 3), (3, 3)] {
+            for (publishers, subscribers) in NM {
                 out.push(Scenario {
                     transport,
                     mode,
@@ -220,7 +237,32 @@ fn plan() -> Vec<Scenario> {
             }
         }
     }
-    // Throughput, 1:1 16 B.
+    // N:M topologies at the larger sizes, and every message type N:N: cross-process, where
+    // nerve's users put their nodes.
+    for mode in MODES {
+        for payload in TOPOLOGY_SIZES {
+            for (publishers, subscribers) in NM {
+                out.push(Scenario {
+                    mode,
+                    publishers,
+                    subscribers,
+                    payload,
+                    ..base.clone()
+                });
+            }
+        }
+        for (message, payload) in TYPES {
+            out.push(Scenario {
+                mode,
+                publishers: 3,
+                subscribers: 3,
+                message,
+                payload,
+                ..base.clone()
+            });
+        }
+    }
+    // Throughput, 1:1: both in-host transports at 16 B; cross-process by size and type.
     for transport in [Transport::CrossThread, Transport::CrossProcess] {
         for mode in MODES {
             out.push(Scenario {
@@ -231,8 +273,17 @@ fn plan() -> Vec<Scenario> {
             });
         }
     }
+    let sized = THROUGHPUT_SIZES.into_iter().skip(1).map(|p| ("bytes", p));
+    for (message, payload) in sized.chain(TYPES) {
+        out.push(Scenario {
+            message,
+            payload,
+            throughput: Some(throughput_window(payload)),
+            ..base.clone()
+        });
+    }
     // Topic scaling: 16 B 1:1 latency on one topic while others are alive.
-    for topics in [1, 10, 100, 1000] {
+    for topics in [1, 10, 100, 500, 1000] {
         out.push(Scenario {
             topics,
             scaling: true,
@@ -719,8 +770,10 @@ fn rows_for(sc: &Scenario, runs: &mut [SystemRun]) -> Vec<Row> {
         if sc.throughput.is_some() {
             if let Some(mut s) = Summary::of(&mut run.rates.clone()) {
                 s.p50 = stats::median(&run.rates).unwrap_or(s.p50);
+                let mb_per_s = s.p50 * sc.payload as f64 / 1e6;
                 rows.push(
                     row.summary(s)
+                        .field("mb_per_s", (mb_per_s * 10.0).round() / 10.0)
                         .field("note", "p50 = median per-round rate; n = rounds"),
                 );
             }
@@ -778,6 +831,39 @@ fn rows_for(sc: &Scenario, runs: &mut [SystemRun]) -> Vec<Row> {
     rows
 }
 
+/// The copy floor of HORUS's overhead attribution: one `copy_from_slice` of each sweep size
+/// in one thread, timed over batches (one value per batch: batch time / copies). The source
+/// and destination stay in cache below the cache size: this is the cheapest a copy gets.
+fn memcpy_floor(budget: &Budget) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for payload in SIZES {
+        let src = vec![0x5au8; payload];
+        let mut dst = vec![0u8; payload];
+        let copies = (budget.max_steps as usize * 64 / payload.max(64)).clamp(4, 10_000);
+        let mut means = Vec::new();
+        let started = Instant::now();
+        while means.len() < 10 * budget.rounds
+            || (started.elapsed() < budget.round_time && means.len() < 1000)
+        {
+            let t0 = Instant::now();
+            for _ in 0..copies {
+                dst.copy_from_slice(std::hint::black_box(&src));
+                std::hint::black_box(&mut dst);
+            }
+            means.push(t0.elapsed().as_nanos() as f64 / copies as f64);
+        }
+        rows.push(
+            Row::new(
+                "ipc", "memcpy", "rust", "same-thread", "-", "-", "bytes", payload, "copy_ns",
+            )
+            .summary_opt(Summary::of(&mut means))
+            .field("copies_per_batch", copies)
+            .field("note", "one copy_from_slice, batch-timed; n = batches"),
+        );
+    }
+    rows
+}
+
 /// `nerve-bench ipc`.
 pub fn run_suite(args: &IpcArgs) -> Result<()> {
     let systems: Vec<SystemKind> = args
@@ -819,6 +905,7 @@ pub fn run_suite(args: &IpcArgs) -> Result<()> {
             ),
         );
     }
+    rows.extend(memcpy_floor(&budget));
     let scenarios: Vec<Scenario> = plan()
         .into_iter()
         .filter(|s| {

@@ -18,6 +18,17 @@ pub const MAX_DATAGRAM: usize = 65_507;
 
 /// Datagrams up to 65,507 bytes; there is no fragmentation layer in this peer.
 pub fn supports(spec: &Spec) -> Result<(), String> {
+    // A throughput window is sent before the echo reads: past the receive buffer, loopback
+    // UDP drops datagrams (the kernel charges up to 2 KiB more than the payload per datagram).
+    let in_flight = spec.window as usize * (spec.payload + 2048);
+    if spec.window > 1 && in_flight > RECV_BUFFER {
+        return Err(format!(
+            "not applicable: a window of {} datagrams of {} B overflows the {} KiB socket receive buffer, where UDP drops datagrams",
+            spec.window,
+            spec.payload,
+            RECV_BUFFER >> 10
+        ));
+    }
     if spec.payload > MAX_DATAGRAM {
         return Err(format!(
             "not applicable: {} B exceeds the {MAX_DATAGRAM} B UDP datagram limit (no fragmentation layer)",
@@ -27,8 +38,27 @@ pub fn supports(spec: &Spec) -> Result<(), String> {
     Ok(())
 }
 
+/// The receive buffer asked for (`SO_RCVBUF`; the kernel caps it at `net.core.rmem_max`).
+const RECV_BUFFER: usize = 4 << 20;
+
 fn socket(mode: Mode) -> Result<UdpSocket> {
+    use std::os::fd::AsRawFd;
     let s = UdpSocket::bind("127.0.0.1:0").context("binding a loopback UDP socket")?;
+    let size = RECV_BUFFER as libc::c_int;
+    // SAFETY: `s` owns a live socket descriptor; `size` outlives the call and its length is
+    // passed with it.
+    let rc = unsafe {
+        libc::setsockopt(
+            s.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_RCVBUF,
+            std::ptr::from_ref(&size).cast(),
+            size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if rc != 0 {
+        bail!("setting SO_RCVBUF: {}", std::io::Error::last_os_error());
+    }
     match mode {
         Mode::Poll => s.set_nonblocking(true)?,
         Mode::Blocking => s.set_read_timeout(Some(TIMEOUT))?,

@@ -78,7 +78,7 @@ pub(super) fn tick_overhead(quick: bool) -> Vec<Row> {
     let metric = "tick_overhead_ns_per_node";
     let secs = if quick { 1.0 } else { 5.0 };
     let mut rows = Vec::new();
-    for n in [1u64, 10, 50, 100, 200] {
+    for n in [1u64, 10, 20, 50, 100, 200] {
         let r = match overhead(n, secs) {
             Ok(mut v) => with_samples(
                 row("empty-nodes", metric, "same-thread", &format!("1:{n}")),
