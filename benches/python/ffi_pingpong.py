@@ -3,7 +3,7 @@
 (read its header), through nerve's Python API, for `nerve-bench ipc`'s FFI table.
 
     ffi_pingpong.py ping|echo <prefix> <bytes> poll|blocking <samples> <warmup> <core>
-    ffi_pingpong.py loop <prefix> CmdVel|Imu|dict <batches> <per_batch> <core>
+    ffi_pingpong.py loop <prefix> CmdVel|Pose2D|Imu|dict|dict-v|dict-xyz <batches> <per_batch> <core>
 
 ``loop`` is the HORUS seed's "send+recv" in one thread: nerve's standard CmdVel or Imu, or the
 small dict {"x", "y", "cmd", "seq"} as MessagePack, published and received ``per_batch`` times
@@ -55,6 +55,10 @@ def loop_main() -> int:
         cls = nerve.CmdVel
         make = lambda i: nerve.CmdVel(stamp_ns=i)  # noqa: E731
         seq = lambda m: m.stamp_ns  # noqa: E731
+    elif message == "Pose2D":
+        cls = nerve.Pose2D
+        make = lambda i: nerve.Pose2D(x=float(i), y=2.0, theta=0.5)  # noqa: E731
+        seq = lambda m: int(m.x)  # noqa: E731
     elif message == "Imu":
         cls = nerve.Imu
         m0 = nerve.Imu()
@@ -64,9 +68,15 @@ def loop_main() -> int:
             return m0
 
         seq = lambda m: m.header.seq  # noqa: E731
-    elif message == "dict":
+    elif message.startswith("dict"):
         cls = dict
-        make = lambda i: {"x": 1.0, "y": 2.0, "cmd": "go", "seq": i}  # noqa: E731
+        make = {
+            "dict": lambda i: {"x": 1.0, "y": 2.0, "cmd": "go", "seq": i},
+            "dict-v": lambda i: {"v": 1.0, "seq": i},
+            "dict-xyz": lambda i: {"x": 1.0, "y": 2.0, "z": 3.0, "seq": i},
+        }.get(message)
+        if make is None:
+            die(f"unknown message {message!r}")
         seq = lambda m: m["seq"]  # noqa: E731
     else:
         die(f"unknown message {message!r}")

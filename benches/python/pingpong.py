@@ -17,7 +17,8 @@ Two ways to run it:
   * ``--scenario S --mode M --samples N``: one round, print one result row (contract fields) as
     JSON on stdout.
 
-Scenarios: CmdVel, Imu, dict-small, dict-1k, Image-640x480, Image-1920x1080; nerve only: Custom
+Scenarios: CmdVel, Pose2D (the sequence number in ``x``), Imu, dict-v, dict-xyz, dict-small,
+dict-1k, Image-640x480, Image-1920x1080; nerve only: Custom
 (a type declared in Python), Tensor-200x200 and Tensor-4096x4096 float32 (sent from a numpy
 array: one copy into the loan; ``-torch``: from a torch tensor; ``-loan``: written in place in
 the loan, no copy), and Tensor-200x200-msgpack (the same array as MessagePack bytes).
@@ -44,7 +45,8 @@ if __name__ == "__main__":
     # (else `except Unsupported` would not catch theirs).
     sys.modules.setdefault("pingpong", sys.modules["__main__"])
 
-SCENARIOS = ["CmdVel", "Imu", "dict-small", "dict-1k", "Image-640x480", "Image-1920x1080",
+SCENARIOS = ["CmdVel", "Pose2D", "Imu", "dict-v", "dict-xyz", "dict-small", "dict-1k",
+             "Image-640x480", "Image-1920x1080",
              "Custom", "Tensor-200x200", "Tensor-200x200-loan", "Tensor-200x200-msgpack",
              "Tensor-200x200-torch", "Tensor-4096x4096", "Tensor-4096x4096-loan",
              "Tensor-4096x4096-torch"]
@@ -87,6 +89,11 @@ def big_dict(seq: int) -> dict:
 
 
 def make_dict(scenario: str, seq: int) -> dict:
+    """HORUS's Python dict shapes (one key, three keys, four keys, ~1 KB), each with "seq"."""
+    if scenario == "dict-v":
+        return {"v": 1.0, "seq": seq}
+    if scenario == "dict-xyz":
+        return {"x": 1.0, "y": 2.0, "z": 3.0, "seq": seq}
     return small_dict(seq) if scenario == "dict-small" else big_dict(seq)
 
 

@@ -44,6 +44,11 @@ class Endpoint:
             self.pub = horus.Topic(horus.CmdVel, 4, endpoint=f"{base}.{out}")
             self.sub = horus.Topic(horus.CmdVel, 4, endpoint=f"{base}.{inp}")
             self.message, self.payload_bytes, self.check = "CmdVel", 16, "timestamp_ns"
+        elif scenario == "Pose2D":
+            self.pub = horus.Topic(horus.Pose2D, 4, endpoint=f"{base}.{out}")
+            self.sub = horus.Topic(horus.Pose2D, 4, endpoint=f"{base}.{inp}")
+            # x, y, theta (f64) + u64 stamp
+            self.message, self.payload_bytes, self.check = "Pose2D", 32, "timestamp_ns"
         elif scenario == "Imu":
             self.pub = horus.Topic(horus.Imu, 4, endpoint=f"{base}.{out}")
             self.sub = horus.Topic(horus.Imu, 4, endpoint=f"{base}.{inp}")
@@ -70,6 +75,8 @@ class Endpoint:
         s = self.scenario
         if s == "CmdVel":
             self.pub.send(horus.CmdVel(linear=0.5, angular=0.1, timestamp_ns=seq))
+        elif s == "Pose2D":
+            self.pub.send(horus.Pose2D(1.0, 2.0, 0.5, timestamp_ns=seq))
         elif s == "Imu":
             self.pub.send(horus.Imu(0.0, 0.0, 9.81, 0.0, 0.0, 0.1, timestamp_ns=seq))
         elif s.startswith("dict"):
@@ -94,7 +101,7 @@ class Endpoint:
                     if time.perf_counter() > end:
                         return None
         s = self.scenario
-        if s in ("CmdVel", "Imu"):
+        if s in ("CmdVel", "Pose2D", "Imu"):
             return m.timestamp_ns
         if s.startswith("dict"):
             return m["seq"]

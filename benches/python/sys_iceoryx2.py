@@ -31,6 +31,15 @@ class CmdVel(ctypes.Structure):
         return "CmdVel"
 
 
+class Pose2D(ctypes.Structure):
+    _fields_ = [("stamp_ns", ctypes.c_uint64), ("x", ctypes.c_double), ("y", ctypes.c_double),
+                ("theta", ctypes.c_double)]
+
+    @staticmethod
+    def type_name() -> str:
+        return "Pose2D"
+
+
 class Imu(ctypes.Structure):
     """Header stamp + orientation, angular velocity, linear acceleration and their 3×3
     covariances (f64): 304 B like HORUS's Imu."""
@@ -75,6 +84,9 @@ class Endpoint:
         if scenario == "CmdVel":
             t, n = CmdVel, 0
             self.message, self.payload_bytes, self.check = "CmdVel", 16, "stamp_ns"
+        elif scenario == "Pose2D":
+            t, n = Pose2D, 0
+            self.message, self.payload_bytes, self.check = "Pose2D", 32, "stamp_ns"
         elif scenario == "Imu":
             t, n = Imu, 0
             self.message, self.payload_bytes, self.check = "Imu", ctypes.sizeof(Imu), "stamp_ns"
@@ -119,6 +131,8 @@ class Endpoint:
         s = self.scenario
         if s == "CmdVel":
             self.pub.send_copy(CmdVel(stamp_ns=seq, linear=0.5, angular=0.1))
+        elif s == "Pose2D":
+            self.pub.send_copy(Pose2D(stamp_ns=seq, x=1.0, y=2.0, theta=0.5))
         elif s == "Imu":
             m = Imu(stamp_ns=seq)
             m.orientation[3] = 1.0
@@ -162,7 +176,7 @@ class Endpoint:
                         if time.perf_counter() > end:
                             return None
         s = self.scenario
-        if s in ("CmdVel", "Imu"):
+        if s in ("CmdVel", "Pose2D", "Imu"):
             return smp.payload().contents.stamp_ns
         if s.startswith("dict"):
             n = smp.header.number_of_elements

@@ -15,6 +15,7 @@ try:
 except ImportError:  # the adapter still loads; tensor rounds then fail with the reason
     np = None
 
+M32 = 0xFFFFFFFF  # Pose2D carries the sequence number as two exact float halves
 
 @nerve.message("bench/Custom")
 class Custom:
@@ -62,6 +63,9 @@ class Endpoint:
         if scenario == "CmdVel":
             typ = nerve.CmdVel
             self.message, self.payload_bytes, self.check = "CmdVel", 16, "stamp_ns"
+        elif scenario == "Pose2D":
+            typ = nerve.Pose2D
+            self.message, self.payload_bytes, self.check = "Pose2D", 24, "x/y (seq)"
         elif scenario == "Imu":
             typ = nerve.Imu
             self.message, self.payload_bytes = "Imu", nerve.sizeof(nerve.Imu)
@@ -119,6 +123,8 @@ class Endpoint:
         s = self.scenario
         if s == "CmdVel":
             self.pub.send(nerve.CmdVel(stamp_ns=seq, linear=0.5, angular=0.1))
+        elif s == "Pose2D":
+            self.pub.send(nerve.Pose2D(x=float(seq & M32), y=float(seq >> 32), theta=0.5))
         elif s == "Imu":
             m = nerve.Imu()
             m.header.stamp_ns = seq
@@ -176,6 +182,8 @@ class Endpoint:
         s = self.scenario
         if s == "CmdVel":
             return m.stamp_ns
+        if s == "Pose2D":
+            return int(m.x) | (int(m.y) << 32)
         if s == "Imu":
             return m.header.stamp_ns
         if s.startswith("dict"):

@@ -18,7 +18,7 @@ os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
 import msgpack  # noqa: E402
 import numpy as np  # noqa: E402
 import rclpy  # noqa: E402
-from geometry_msgs.msg import Twist  # noqa: E402
+from geometry_msgs.msg import Pose2D, Twist  # noqa: E402
 from sensor_msgs.msg import Image, Imu  # noqa: E402
 from std_msgs.msg import UInt8MultiArray  # noqa: E402
 
@@ -71,6 +71,10 @@ class Endpoint:
             t = Twist
             self.message, self.payload_bytes, self.check = "CmdVel", 48, "linear.x/y (seq)"
             self.variant = "geometry_msgs/Twist"
+        elif scenario == "Pose2D":
+            t = Pose2D
+            self.message, self.payload_bytes, self.check = "Pose2D", 24, "x/y (seq)"
+            self.variant = "geometry_msgs/Pose2D"
         elif scenario == "Imu":
             t = Imu
             self.message, self.payload_bytes, self.check = "Imu", 8 + 4 + 8 * 37, "header.stamp"
@@ -112,6 +116,8 @@ class Endpoint:
             m.linear.x = float(seq & M32)
             m.linear.y = float(seq >> 32)
             m.angular.z = 0.1
+        elif s == "Pose2D":
+            m = Pose2D(x=float(seq & M32), y=float(seq >> 32), theta=0.5)
         elif s.startswith("dict"):
             m = UInt8MultiArray()
             m.data = msgpack.packb(make_dict(s, seq))
@@ -146,6 +152,8 @@ class Endpoint:
         s = self.scenario
         if s == "CmdVel":
             return int(m.linear.x) | (int(m.linear.y) << 32)
+        if s == "Pose2D":
+            return int(m.x) | (int(m.y) << 32)
         if s.startswith("dict"):
             return msgpack.unpackb(bytes(m.data))["seq"]
         seq = (m.header.stamp.sec << 32) | m.header.stamp.nanosec

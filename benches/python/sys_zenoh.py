@@ -25,6 +25,7 @@ except Exception:  # noqa: BLE001
     VERSION = ""
 
 CMDVEL = struct.Struct("<Qff")
+POSE2D = struct.Struct("<Q3d")
 IMU = struct.Struct("<Q37d")  # stamp + 4 + 3 + 3 + 27 f64: 304 B
 
 
@@ -71,6 +72,9 @@ class Endpoint:
         if scenario == "CmdVel":
             self.message, self.payload_bytes, self.check = "CmdVel", 16, "stamp_ns"
             self.variant += ", struct-packed"
+        elif scenario == "Pose2D":
+            self.message, self.payload_bytes, self.check = "Pose2D", POSE2D.size, "stamp_ns"
+            self.variant += ", struct-packed"
         elif scenario == "Imu":
             self.message, self.payload_bytes, self.check = "Imu", IMU.size, "stamp_ns"
             self.variant += ", struct-packed"
@@ -99,6 +103,8 @@ class Endpoint:
         s = self.scenario
         if s == "CmdVel":
             self.pub.put(CMDVEL.pack(seq, 0.5, 0.1))
+        elif s == "Pose2D":
+            self.pub.put(POSE2D.pack(seq, 1.0, 2.0, 0.5))
         elif s == "Imu":
             self.pub.put(IMU.pack(seq, *([0.0] * 37)))
         elif s.startswith("dict"):
@@ -131,6 +137,8 @@ class Endpoint:
         s = self.scenario
         if s == "CmdVel":
             return CMDVEL.unpack(smp.payload.to_bytes())[0]
+        if s == "Pose2D":
+            return POSE2D.unpack(smp.payload.to_bytes())[0]
         if s == "Imu":
             return IMU.unpack(smp.payload.to_bytes())[0]
         if s.startswith("dict"):

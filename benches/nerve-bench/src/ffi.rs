@@ -180,6 +180,22 @@ struct SmallDict {
     seq: u64,
 }
 
+/// HORUS's one-key dict `{"v": 1.0}`, with the sequence number.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct DictV {
+    v: f64,
+    seq: u64,
+}
+
+/// HORUS's three-key dict `{"x", "y", "z"}`, with the sequence number.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct DictXyz {
+    x: f64,
+    y: f64,
+    z: f64,
+    seq: u64,
+}
+
 /// `batches` batches of `per` calls of `one(i)` (one send + receive of message `i`); each
 /// batch's mean ns per call.
 fn batches_of(
@@ -225,32 +241,35 @@ where
     })
 }
 
-/// [`send_recv`] for the small dict, as MessagePack (`Topic<Msgpack<SmallDict>>`).
-fn dict_send_recv(prefix: &str, batches: usize, per: usize) -> Result<Vec<f64>> {
-    let topic = Topic::<nerve::topic::Msgpack<SmallDict>>::builder(&format!("{prefix}/loop"))
+/// [`send_recv`] for a dict shape `D`, as MessagePack (`Topic<Msgpack<D>>`).
+fn dict_send_recv<D>(
+    prefix: &str,
+    batches: usize,
+    per: usize,
+    make: impl Fn(u64) -> D,
+    seq: impl Fn(&D) -> u64,
+) -> Result<Vec<f64>>
+where
+    D: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static,
+{
+    let topic = Topic::<nerve::topic::Msgpack<D>>::builder(&format!("{prefix}/loop"))
         .domain(BENCH_DOMAIN)
         .depth(16)
         .open()?;
     let (publisher, mut subscriber) = (topic.publisher()?, topic.subscriber()?);
     batches_of(batches, per, |i| {
-        let d = SmallDict {
-            x: 1.0,
-            y: 2.0,
-            cmd: "go".into(),
-            seq: i,
-        };
-        publisher.send(&d).map_err(|e| anyhow!("{e}"))?;
+        publisher.send(&make(i)).map_err(|e| anyhow!("{e}"))?;
         match subscriber.try_recv()? {
-            Some(r) if r.seq == i => Ok(()),
+            Some(r) if seq(&r) == i => Ok(()),
             _ => bail!("send+recv lost a message"),
         }
     })
 }
 
-/// `loop <prefix> CmdVel|Imu|dict <batches> <per_batch> <core>`: the seed's send+recv.
+/// `loop <prefix> CmdVel|Pose2D|Imu|dict|dict-v|dict-xyz <batches> <per_batch> <core>`: the seed's send+recv.
 fn loop_main(args: &[String]) -> Result<()> {
     let [_, prefix, message, batches, per, core] = args else {
-        bail!("usage: __ffi-pingpong loop <prefix> CmdVel|Imu|dict <batches> <per_batch> <core>");
+        bail!("usage: __ffi-pingpong loop <prefix> CmdVel|Pose2D|Imu|dict|dict-v|dict-xyz <batches> <per_batch> <core>");
     };
     pin::pin_current_thread(core.parse()?)?;
     let (batches, per): (usize, usize) = (batches.parse()?, per.parse()?);
@@ -276,7 +295,42 @@ fn loop_main(args: &[String]) -> Result<()> {
             },
             |m| m.header.seq,
         )?,
-        "dict" => dict_send_recv(prefix, batches, per)?,
+        "Pose2D" => send_recv(
+            prefix,
+            batches,
+            per,
+            |i| nerve::msgs::Pose2D {
+                x: i as f64,
+                y: 2.0,
+                theta: 0.5,
+            },
+            |m| m.x as u64,
+        )?,
+        "dict" => dict_send_recv(
+            prefix,
+            batches,
+            per,
+            |seq| SmallDict {
+                x: 1.0,
+                y: 2.0,
+                cmd: "go".into(),
+                seq,
+            },
+            |d| d.seq,
+        )?,
+        "dict-v" => dict_send_recv(prefix, batches, per, |seq| DictV { v: 1.0, seq }, |d| d.seq)?,
+        "dict-xyz" => dict_send_recv(
+            prefix,
+            batches,
+            per,
+            |seq| DictXyz {
+                x: 1.0,
+                y: 2.0,
+                z: 3.0,
+                seq,
+            },
+            |d| d.seq,
+        )?,
         other => bail!("unknown message `{other}`"),
     };
     let line: Vec<String> = out.iter().map(|v| format!("{v:.2}")).collect();
@@ -526,7 +580,7 @@ enum Case {
 }
 
 impl Case {
-    const ALL: [Case; 7] = [
+    const ALL: [Case; 10] = [
         Case::Hop {
             bytes: 16,
             mode: "poll",
@@ -544,7 +598,10 @@ impl Case {
             mode: "blocking",
         },
         Case::SendRecv { message: "CmdVel" },
+        Case::SendRecv { message: "Pose2D" },
         Case::SendRecv { message: "Imu" },
+        Case::SendRecv { message: "dict-v" },
+        Case::SendRecv { message: "dict-xyz" },
         Case::SendRecv { message: "dict" },
     ];
 
@@ -574,6 +631,7 @@ impl Case {
                 "poll",
                 match message {
                     "CmdVel" => std::mem::size_of::<nerve::msgs::CmdVel>(),
+                    "Pose2D" => std::mem::size_of::<nerve::msgs::Pose2D>(),
                     "Imu" => std::mem::size_of::<nerve::msgs::Imu>(),
                     _ => 0,
                 },
@@ -603,7 +661,8 @@ impl Case {
     /// Why `api` has no row here (C and C++ have no dynamic messages).
     fn not_for(self, api: &str) -> Option<&'static str> {
         match (self, api) {
-            (Case::SendRecv { message: "dict" }, "c" | "cpp") => Some("not applicable: C and C++ send typed structs; dicts are MessagePack from Rust and Python"),
+            (Case::SendRecv { message }, "c" | "cpp") if message.starts_with("dict") => Some("not applicable: C and C++ send typed structs; dicts are MessagePack from Rust and Python"),
+            (Case::SendRecv { message: "Pose2D" }, "c" | "cpp") => Some("not measured: Pose2D is in the seed's Python table only; C and C++ run CmdVel and Imu"),
             _ => None,
         }
     }

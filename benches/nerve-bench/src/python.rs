@@ -58,9 +58,12 @@ pub struct PythonArgs {
 
 /// (scenario, budget kind). The `Custom` and `Tensor-*` scenarios are nerve's own (the peers
 /// answer them with an `error` row saying so).
-const SCENARIOS: [(&str, &str); 14] = [
+const SCENARIOS: [(&str, &str); 17] = [
     ("CmdVel", "small"),
+    ("Pose2D", "small"),
     ("Imu", "small"),
+    ("dict-v", "small"),
+    ("dict-xyz", "small"),
     ("dict-small", "small"),
     ("dict-1k", "small"),
     ("Image-640x480", "image"),
