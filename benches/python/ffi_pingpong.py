@@ -3,7 +3,8 @@
 (read its header), through nerve's Python API, for `nerve-bench ipc`'s FFI table.
 
     ffi_pingpong.py ping|echo <prefix> <bytes> poll|blocking <samples> <warmup> <core>
-    ffi_pingpong.py loop <prefix> CmdVel|Pose2D|Imu|dict|dict-v|dict-xyz <batches> <per_batch> <core>
+    ffi_pingpong.py loop <prefix> <message> <batches> <per_batch> <core>
+        (message: CmdVel, Pose2D, Imu, dict, dict-v or dict-xyz)
 
 ``loop`` is the HORUS seed's "send+recv" in one thread: nerve's standard CmdVel or Imu, or the
 small dict {"x", "y", "cmd", "seq"} as MessagePack, published and received ``per_batch`` times

@@ -601,7 +601,9 @@ impl Case {
         Case::SendRecv { message: "Pose2D" },
         Case::SendRecv { message: "Imu" },
         Case::SendRecv { message: "dict-v" },
-        Case::SendRecv { message: "dict-xyz" },
+        Case::SendRecv {
+            message: "dict-xyz",
+        },
         Case::SendRecv { message: "dict" },
     ];
 

@@ -14,6 +14,7 @@ mod logbench;
 mod machine;
 mod network;
 mod pin;
+mod pyinproc;
 mod python;
 mod record;
 mod report;

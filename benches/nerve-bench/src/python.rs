@@ -500,6 +500,24 @@ pub fn run_suite(args: &PythonArgs) -> Result<()> {
         started.elapsed().as_secs_f64()
     );
     drop(runners);
+    if args
+        .only
+        .as_deref()
+        .is_none_or(|o| "inproc".contains(o) || o.contains("inproc"))
+    {
+        let t0 = Instant::now();
+        rows.extend(crate::pyinproc::rows(
+            &dir,
+            &root,
+            !args.no_setup,
+            budget.rounds,
+            args.quick,
+        ));
+        eprintln!(
+            "[inproc] zero-copy views, node ticks, generic sizes ({:.1} s)",
+            t0.elapsed().as_secs_f64()
+        );
+    }
     eprintln!(
         "load average: {load_start} at the start, {} at the end (other work on the cores \
          inflates busy-poll figures: a spinning receiver loses its core for a whole time slice)",

@@ -168,9 +168,7 @@ pub fn variant(spec: &Spec) -> Option<String> {
         "heap"
     };
     let how = match carrier(spec) {
-        Ok(Carrier::Chunk | Carrier::LaserScan | Carrier::PointCloud) => {
-            "loan+send (chunk pool)"
-        }
+        Ok(Carrier::Chunk | Carrier::LaserScan | Carrier::PointCloud) => "loan+send (chunk pool)",
         _ => "send (fixed Pod copy)",
     };
     let wait = match (spec.mode, spec.system) {

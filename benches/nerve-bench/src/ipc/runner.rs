@@ -173,7 +173,9 @@ const THROUGHPUT_WINDOW: u32 = 1024;
 /// or fewer so that a window stays within 16 MiB (the rings hold two windows).
 fn throughput_window(payload: usize) -> u32 {
     let fit = (16 << 20) / payload.max(1);
-    u32::try_from(fit).unwrap_or(u32::MAX).clamp(8, THROUGHPUT_WINDOW)
+    u32::try_from(fit)
+        .unwrap_or(u32::MAX)
+        .clamp(8, THROUGHPUT_WINDOW)
 }
 
 /// The scenarios of the suite, in the order they run.
@@ -854,7 +856,15 @@ fn memcpy_floor(budget: &Budget) -> Vec<Row> {
         }
         rows.push(
             Row::new(
-                "ipc", "memcpy", "rust", "same-thread", "-", "-", "bytes", payload, "copy_ns",
+                "ipc",
+                "memcpy",
+                "rust",
+                "same-thread",
+                "-",
+                "-",
+                "bytes",
+                payload,
+                "copy_ns",
             )
             .summary_opt(Summary::of(&mut means))
             .field("copies_per_batch", copies)

@@ -1,0 +1,172 @@
+//! The HORUS seed's in-process Python tables (`benches/python/inproc.py`): zero-copy views
+//! against copies, Python node tick overhead, generic-message sizes. nerve's interpreter and
+//! HORUS's run in alternating rounds; samples are pooled per system, and nerve / HORUS ratios
+//! are taken per round.
+
+use crate::python::interpreter;
+use crate::report::Row;
+use crate::stats::{self, Summary};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+/// The systems, in round order.
+const SYSTEMS: [&str; 2] = ["nerve", "horus"];
+
+/// What one system measured for one (table, case, metric) over the rounds.
+#[derive(Clone, Default)]
+struct Pooled {
+    samples: Vec<f64>,
+    round_p50: Vec<Option<f64>>,
+    value: Option<f64>,
+    error: Option<String>,
+    payload_bytes: usize,
+    note: String,
+}
+
+type Key = (String, String, String);
+
+/// One run of `inproc.py` in `python`: its cases, or why there are none.
+fn run_once(python: &Path, script: &Path, system: &str, quick: bool) -> Result<Vec<Value>, String> {
+    let out = Command::new(python)
+        .arg(script)
+        .arg(system)
+        .arg(if quick { "1" } else { "0" })
+        .output()
+        .map_err(|e| format!("starting {}: {e}", python.display()))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("inproc "))
+        .ok_or_else(|| {
+            let err = String::from_utf8_lossy(&out.stderr);
+            let tail: Vec<&str> = err.lines().rev().take(3).collect();
+            format!("inproc.py printed no result ({})", tail.join(" | "))
+        })?;
+    let v: Value = serde_json::from_str(line).map_err(|e| format!("inproc.py result: {e}"))?;
+    if let Some(f) = v.get("fatal").and_then(Value::as_str) {
+        return Err(f.to_string());
+    }
+    Ok(v["cases"].as_array().cloned().unwrap_or_default())
+}
+
+fn row(system: &str, table: &str, case: &str, payload: usize, metric: &str) -> Row {
+    Row::new(
+        "python",
+        system,
+        "python",
+        "same-thread",
+        "-",
+        "-",
+        case,
+        payload,
+        metric,
+    )
+    .field("table", table)
+}
+
+/// The rows of the in-process tables: `rounds` alternating rounds of each system.
+pub fn rows(dir: &Path, root: &Path, setup: bool, rounds: usize, quick: bool) -> Vec<Row> {
+    let script = dir.join("inproc.py");
+    let pythons: Vec<Result<_, String>> = SYSTEMS
+        .iter()
+        .map(|s| interpreter(s, dir, root, setup))
+        .collect();
+    let mut pooled: Vec<BTreeMap<Key, Pooled>> = vec![BTreeMap::new(); SYSTEMS.len()];
+    let mut fatal: Vec<Option<String>> = vec![None; SYSTEMS.len()];
+    for _ in 0..rounds {
+        for (i, system) in SYSTEMS.iter().enumerate() {
+            let cases = match &pythons[i] {
+                Err(e) => Err(e.clone()),
+                Ok(py) => run_once(py, &script, system, quick),
+            };
+            let cases = match cases {
+                Ok(c) => c,
+                Err(e) => {
+                    fatal[i] = Some(e);
+                    continue;
+                }
+            };
+            for c in cases {
+                let text = |k: &str| c[k].as_str().unwrap_or("").to_string();
+                let key = (text("table"), text("case"), text("metric"));
+                let p = pooled[i].entry(key).or_default();
+                p.payload_bytes = c["payload_bytes"].as_u64().unwrap_or(0) as usize;
+                p.note = text("note");
+                if let Some(e) = c.get("error").and_then(Value::as_str) {
+                    p.error = Some(e.to_string());
+                    p.round_p50.push(None);
+                } else if let Some(v) = c.get("value").and_then(Value::as_f64) {
+                    p.value = Some(v);
+                } else {
+                    let mut s: Vec<f64> = c["samples_ns"]
+                        .as_array()
+                        .map(|a| a.iter().filter_map(Value::as_f64).collect())
+                        .unwrap_or_default();
+                    p.round_p50.push(stats::median(&s));
+                    p.samples.append(&mut s);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let keys: Vec<Key> = pooled.iter().flat_map(|m| m.keys().cloned()).collect();
+    let mut seen = std::collections::BTreeSet::new();
+    for key in keys {
+        if !seen.insert(key.clone()) {
+            continue;
+        }
+        let (table, case, metric) = &key;
+        for (i, system) in SYSTEMS.iter().enumerate() {
+            let Some(p) = pooled[i].get_mut(&key) else {
+                let why = fatal[i]
+                    .clone()
+                    .unwrap_or_else(|| format!("{system} has no such case"));
+                out.push(row(system, table, case, 0, metric).error(why));
+                continue;
+            };
+            let mut r = row(system, table, case, p.payload_bytes, metric);
+            if !p.note.is_empty() {
+                r = r.field("note", p.note.as_str());
+            }
+            out.push(match (&p.error, p.value) {
+                (Some(e), _) => r.error(e.clone()),
+                (None, Some(v)) => r.summary_opt(Summary::of(&mut [v])),
+                (None, None) => r
+                    .field("rounds", p.round_p50.len())
+                    .summary_opt(Summary::of(&mut p.samples)),
+            });
+        }
+        // nerve / HORUS per round, for the timed metrics both have.
+        let (Some(n), Some(h)) = (pooled[0].get(&key), pooled[1].get(&key)) else {
+            continue;
+        };
+        let mut ratios: Vec<f64> = n
+            .round_p50
+            .iter()
+            .zip(&h.round_p50)
+            .filter_map(|(a, b)| Some((*a)? / (*b)?))
+            .collect();
+        if let Some(mut s) = Summary::of(&mut ratios.clone()) {
+            s.p50 = stats::median(&ratios).unwrap_or(s.p50);
+            ratios.clear();
+            out.push(
+                row(
+                    "nerve",
+                    table,
+                    case,
+                    n.payload_bytes,
+                    &format!("ratio_{metric}_vs_horus"),
+                )
+                .summary(s)
+                .field(
+                    "note",
+                    "nerve / HORUS per round (median of batch means), median over rounds",
+                ),
+            );
+        }
+    }
+    out
+}
