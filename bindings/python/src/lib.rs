@@ -30,6 +30,7 @@
 mod action;
 mod args;
 mod arrays;
+mod attach;
 mod bag;
 mod bridge;
 mod buffer;

@@ -2,7 +2,6 @@
 //! encodes and decodes MessagePack with `nerve.codec` (named maps, so a dict with a Rust
 //! struct's field names interoperates).
 
-use std::cell::Cell;
 use std::sync::{Arc, Mutex};
 
 use nerve::rpc::{
@@ -176,32 +175,6 @@ impl RawServiceClient {
     }
 }
 
-/// Runs `f` with the GIL on one of a server's threads (created by nerve, not by Python).
-///
-/// `Python::attach` on a thread without a Python thread state creates one and destroys it again
-/// when it returns: several microseconds on every request. The first call on a thread keeps one
-/// state for the thread's life instead (server threads live as long as their server), so later
-/// calls only take and drop the GIL.
-fn attach_server_thread<R>(f: impl FnOnce(Python<'_>) -> R) -> R {
-    thread_local! {
-        static KEPT: Cell<bool> = const { Cell::new(false) };
-    }
-    if !KEPT.get() {
-        KEPT.set(true);
-        // SAFETY: the interpreter is initialised (this handler was registered from Python and
-        // `Python::attach` below needs no more than these calls do). `PyGILState_Ensure`
-        // creates this thread's state and takes the GIL; `PyEval_SaveThread` drops the GIL and
-        // keeps the state. Its gilstate counter stays at 1, so the `PyGILState_Ensure` /
-        // `PyGILState_Release` pair inside `Python::attach` reuses the state instead of
-        // creating and deleting one.
-        unsafe {
-            pyo3::ffi::PyGILState_Ensure();
-            pyo3::ffi::PyEval_SaveThread();
-        }
-    }
-    Python::attach(f)
-}
-
 /// Untyped service server: `handler(bytes) -> bytes` runs with the GIL on the server's
 /// threads; an exception goes to the caller as `HandlerError`. Stops on `close()` or drop.
 #[pyclass(module = "nerve._nerve", frozen)]
@@ -241,7 +214,7 @@ impl RawServiceServer {
             // `service type` name the server's language rather than nothing.
             c.interface = Some(python_interface());
             let raw = move |data: &[u8]| -> Result<Vec<u8>, Failure> {
-                attach_server_thread(|py| {
+                crate::attach::attach_kept(false, |py| {
                     let out = handler
                         .call1(py, (PyBytes::new(py, data),))
                         .map_err(|e| Failure::Handler(exc_text(py, &e)))?;

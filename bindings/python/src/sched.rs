@@ -82,7 +82,7 @@ struct PyNode {
 impl PyNode {
     /// Calls `method(ctx)` if the object has it; a Python exception as its text.
     fn call(&self, method: &str, ctx: &Context<'_>) -> Result<(), String> {
-        Python::attach(|py| {
+        crate::attach::attach_kept(true, |py| {
             let object = self.object.bind(py);
             if !object.hasattr(method).unwrap_or(false) {
                 return Ok(());
