@@ -7,12 +7,16 @@
 //!   adds per node;
 //! - [`estop`]: e-stop latency to every node;
 //! - [`tasks`]: rclcpp_async's table, N concurrent tasks sleeping 1/10/100 ms, single and
-//!   repeated fire, nerve's timer against tokio's.
+//!   repeated fire, nerve's timer against tokio's;
+//! - [`asyncs`]: rclcpp_async's other tables: sleep overhead (thread, scheduler callback,
+//!   coroutine, tokio), publish-to-receive (callback, coroutine, blocking) and a service round
+//!   trip (blocking, coroutine) in one process.
 //!
 //! Besides the contract's fields, rows carry `rate_hz`, `misses`, `achieved_hz`, `nodes`,
 //! `tasks`, `sleep_ms`, `repeats`, `duration_s`, `steal_ms`, `load` and `note` where they
 //! apply. `$NERVE_SCHED_ONLY` (comma-separated, see [`SCENARIOS`]) runs a subset.
 
+mod asyncs;
 mod estop;
 mod mixed;
 mod overhead;
@@ -26,7 +30,7 @@ use anyhow::Result;
 use nerve::sys::lock;
 
 /// The scenarios, by the names `$NERVE_SCHED_ONLY` takes.
-pub const SCENARIOS: [&str; 5] = ["mixed", "overhead", "budget", "estop", "tasks"];
+pub const SCENARIOS: [&str; 6] = ["mixed", "overhead", "budget", "estop", "tasks", "async"];
 
 /// `nerve-bench sched`.
 pub fn run_suite(args: &SuiteArgs) -> Result<()> {
@@ -60,6 +64,9 @@ fn run_only(quick: bool, only: &[&str]) -> Vec<Row> {
     }
     if want("tasks") {
         rows.extend(tasks::tasks(quick));
+    }
+    if want("async") {
+        rows.extend(asyncs::asyncs(quick));
     }
     rows
 }
