@@ -10,7 +10,9 @@
 //!   repeated fire, nerve's timer against tokio's;
 //! - [`asyncs`]: rclcpp_async's other tables: sleep overhead (thread, scheduler callback,
 //!   coroutine, tokio), publish-to-receive (callback, coroutine, blocking) and a service round
-//!   trip (blocking, coroutine) in one process.
+//!   trip (blocking, coroutine) in one process;
+//! - [`workloads`]: the RT floor (a 1 kHz RT node against a cyclictest-style loop on the same
+//!   core), watchdog resolution, and HORUS's five workload classes.
 //!
 //! Besides the contract's fields, rows carry `rate_hz`, `misses`, `achieved_hz`, `nodes`,
 //! `tasks`, `sleep_ms`, `repeats`, `duration_s`, `steal_ms`, `load` and `note` where they
@@ -21,6 +23,7 @@ mod estop;
 mod mixed;
 mod overhead;
 mod tasks;
+mod workloads;
 
 // Locks recover from a node's panic (nerve's policy: recover, never unwrap).
 use crate::machine::Machine;
@@ -30,7 +33,17 @@ use anyhow::Result;
 use nerve::sys::lock;
 
 /// The scenarios, by the names `$NERVE_SCHED_ONLY` takes.
-pub const SCENARIOS: [&str; 6] = ["mixed", "overhead", "budget", "estop", "tasks", "async"];
+pub const SCENARIOS: [&str; 9] = [
+    "mixed",
+    "overhead",
+    "budget",
+    "estop",
+    "tasks",
+    "async",
+    "floor",
+    "watchdog",
+    "workloads",
+];
 
 /// `nerve-bench sched`.
 pub fn run_suite(args: &SuiteArgs) -> Result<()> {
@@ -67,6 +80,15 @@ fn run_only(quick: bool, only: &[&str]) -> Vec<Row> {
     }
     if want("async") {
         rows.extend(asyncs::asyncs(quick));
+    }
+    if want("floor") {
+        rows.extend(workloads::rt_floor(quick));
+    }
+    if want("watchdog") {
+        rows.push(workloads::watchdog_resolution(quick));
+    }
+    if want("workloads") {
+        rows.extend(workloads::workload_classes(quick));
     }
     rows
 }
