@@ -23,6 +23,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).parent))
+import seeds
+
 SUITES = {
     "ipc": "Shared-memory messaging between processes and threads: nerve, iceoryx2, a raw "
            "shared-memory floor, UDP; the C, C++ and Python FFI rows.",
@@ -34,6 +37,8 @@ SUITES = {
     "log": "One log call against tracing-subscriber's file writer and Python's logging.",
     "record": "Recording: nerve's recorder against an rclpy subscriber writing MCAP.",
     "ros2": "The ROS 2 bridge's added latency beside a direct rclpy hop.",
+    "soak": "Endurance: every byte of every message checked while publishers and subscribers "
+            "are killed with SIGKILL at random; no corrupt delivery, every message accounted.",
     "network": "Two hosts (network namespaces): nerve over its Zenoh bridge, raw Zenoh, UDP.",
 }
 
@@ -173,6 +178,12 @@ def render(folder: Path, plots: bool = True) -> str:
          "they reproduce: `docs/design/benchmark-suite.md`."),
         "",
     ]
+    every: list[dict[str, Any]] = []
+    for name in names:
+        d = load(folder / f"{name}.json")
+        if d:
+            every += [{**r, "suite": r.get("suite", name)} for r in d["results"]]
+    lines += seeds.section(every)
     if timing:
         total = sum(t.get("seconds", 0) for t in timing.values())
         each = ", ".join(f"{k} {v.get('seconds', 0):.0f} s" for k, v in timing.items())

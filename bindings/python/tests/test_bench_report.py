@@ -50,3 +50,37 @@ def test_a_folder_that_is_not_one_is_refused(tmp_path: Path) -> None:
     r = subprocess.run([sys.executable, str(REPORT), str(tmp_path / "nope")],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "is not a folder" in r.stderr
+
+
+def test_every_seed_table_is_built_or_explained_beside_the_seeds_figures(tmp_path: Path) -> None:
+    """Each published table of the seeds gets a section: nerve's table from the run's rows
+    (here one hand-made ipc row and its per-round ratio), or the reason it is not reproduced,
+    and the seed's own figures folded under it."""
+    sys.path.insert(0, str(REPORT.parent))
+    import seeds
+
+    base = {"suite": "ipc", "api": "rust", "transport": "cross-process", "topology": "1:1",
+            "mode": "poll", "message": "CmdVel", "payload_bytes": 16}
+    rows = [{**base, "system": "nerve", "metric": "one_way_ns", "p50": 101.0, "n": 10},
+            {**base, "system": "iceoryx2", "metric": "one_way_ns", "p50": 290.0, "n": 10},
+            {**base, "system": "nerve", "metric": "ratio_p50_vs_iceoryx2", "p50": 0.35, "n": 3}]
+    (tmp_path / "ipc.json").write_text(json.dumps({"machine": {}, "results": rows}))
+    out = tmp_path / "benchmarks.md"
+    r = subprocess.run([sys.executable, str(REPORT), str(tmp_path), "--out", str(out),
+                        "--no-plots"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    md = out.read_text()
+    assert "(table not built" not in md
+    for key, title, build, why in seeds.SPECS:
+        part = md[md.index(f"#### {title}"):]
+        part = part[:part.index("</details>")]
+        # Built, or explained; and the seed's published figures beneath.
+        assert build is not None or why, key
+        assert "The seed's published figures" in part
+    # Every quoted seed table has a section.
+    assert {k for k, *_ in seeds.SPECS} == set(seeds.FIGURES)
+    summary = md[md.index("#### Executive summary"):md.index("#### Detailed results")]
+    assert "| CmdVel | 16 | 101 ns |" in summary
+    assert "| 290 ns |" in summary and "0.35 (yes)" in summary
+    # A row the run lacks shows as a gap, not as a number.
+    assert "| BatteryState | – | – |" in summary
