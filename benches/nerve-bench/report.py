@@ -183,6 +183,7 @@ def render(folder: Path, plots: bool = True) -> str:
         d = load(folder / f"{name}.json")
         if d:
             every += [{**r, "suite": r.get("suite", name)} for r in d["results"]]
+    lines += seeds.own_targets(every)
     lines += seeds.section(every)
     if timing:
         total = sum(t.get("seconds", 0) for t in timing.values())

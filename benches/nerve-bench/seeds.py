@@ -112,7 +112,8 @@ def beaten(ratio: float | None, lower_is_better: bool = True) -> str:
 def ipc(R: list[Row], **flt: Any) -> dict[str, Any]:
     """Filter defaults of the ipc latency rows: cross-process, busy-poll, 1:1, one_way_ns."""
     base = {"suite": "ipc", "transport": "cross-process", "mode": "poll", "topology": "1:1",
-            "metric": "one_way_ns", "variant": lambda v: v is None or "ffi" not in str(v)}
+            "metric": "one_way_ns", "variant": lambda v: v is None or "ffi" not in str(v),
+            "topics": None}
     base.update(flt)
     return base
 
@@ -223,7 +224,8 @@ def b_zerocopy(R: list[Row]) -> list[str]:
 
 def b_overhead(R: list[Row]) -> list[str]:
     f16 = {"suite": "ipc", "message": lambda m: m in ("bytes", "bytes-chunk"),
-           "payload_bytes": 16, "mode": "poll", "topology": "1:1", "metric": "one_way_ns"}
+           "payload_bytes": 16, "mode": "poll", "topology": "1:1", "metric": "one_way_ns",
+           "topics": None}
     body = [
         ["raw memcpy (16 B, one thread)", cell(R, "ns", suite="ipc", system="memcpy",
                                                payload_bytes=16, metric="copy_ns")],
@@ -663,3 +665,51 @@ def section(R: list[Row]) -> list[str]:
             out += [("<details><summary>The seed's published figures (their machine, lines "
                     f"{fig['lines']})</summary>"), "", reflow(fig["text"]), "", "</details>", ""]
     return out
+
+
+def own_targets(R: list[Row]) -> list[str]:
+    """nerve's own targets that the seed tables do not carry, each computed from this run."""
+    body: list[list[str]] = []
+
+    def add(what: str, got: float | None, limit: float, le: bool, how: str) -> None:
+        if got is None:
+            body.append([what, "–", f"{'≤' if le else '≥'} {limit:g}", "not measured", how])
+            return
+        ok = got <= limit if le else got >= limit
+        body.append([what, f"{got:.3g}", f"{'≤' if le else '≥'} {limit:g}",
+                     "met" if ok else "**missed**", how])
+
+    big = value(R, **ipc(R, system="nerve", payload_bytes=6 << 20,
+                         message="bytes-chunk"))
+    small = value(R, **ipc(R, system="nerve", payload_bytes=16, message="bytes"))
+    add("zero-copy: 6 MB hop / 16 B hop (nerve, cross-process, poll)",
+        big / small if big and small else None, 1.5, True,
+        "median one-way of each scenario in this run")
+    for name, limit, le in [("cmdvel_vs_horus", 0.7, True), ("speedup_vs_rclpy_16B", 200, False),
+                            ("1080p_vs_16B", 2.0, True)]:
+        for mode in ("poll", "blocking"):
+            v = value(R, suite="python", metric=f"target_{name}", mode=mode)
+            if v is not None:
+                add(f"Python {name} ({mode})", v, limit, le,
+                    "the python suite's target row (median of per-round ratios)")
+    add("1 kHz RT node p99 / cyclictest-style loop p99 (same core)",
+        value(R, suite="sched", metric="ratio_p99_vs_cyclictest"), 1.2, True,
+        "median of per-round ratios")
+    for transport in ("cross-thread", "cross-process"):
+        for b in (512, 2048, 8192):
+            svc = value(R, suite="rpc", system="nerve", api="rust", metric="rtt_ns",
+                        transport=transport, payload_bytes=b, parallelism=1)
+            topic = value(R, **ipc(R, system="nerve", transport=transport, mode="poll",
+                                   payload_bytes=b, message=lambda m: str(m).startswith(
+                                       "bytes")))
+            add(f"service round trip / topic round trip, {transport} {b} B", svc / (2 * topic)
+                if svc and topic else None, 3.0, True,
+                "rpc p50 over 2 × ipc busy-poll one-way p50 (separate suites of one run)")
+    for hz in (100.0, 10.0):
+        add(f"compute-pool node at {hz:g} Hz: start lateness p50 (µs)",
+            (v / 1e3) if (v := value(R, suite="sched", message="mixed-rates",
+                                     metric="start_lateness_ns", rate_hz=hz)) else None,
+            50, True, "sched mixed: other core busy")
+    return ["## nerve's own targets in this run", "",
+            "The targets of nerve's issues that the seeds' tables do not carry.", ""] + table(
+        ["target", "value", "limit", "result", "how"], body) + [""]

@@ -58,6 +58,20 @@ pub struct Bytes64 {
 pub struct Bytes256 {
     pub data: [u8; 256],
 }
+/// 512 bench bytes (the service suite's smallest request: topic and service side by side).
+#[derive(Clone, Copy, Debug, PartialEq, nerve::Message)]
+#[message(name = "nerve-bench/Bytes512", default = "zeroed")]
+#[repr(C)]
+pub struct Bytes512 {
+    pub data: [u8; 512],
+}
+/// 2 KiB of bench bytes (as above).
+#[derive(Clone, Copy, Debug, PartialEq, nerve::Message)]
+#[message(name = "nerve-bench/Bytes2048", default = "zeroed")]
+#[repr(C)]
+pub struct Bytes2048 {
+    pub data: [u8; 2048],
+}
 /// 1 KiB of bench bytes.
 #[derive(Clone, Copy, Debug, PartialEq, nerve::Message)]
 #[message(name = "nerve-bench/Bytes1024", default = "zeroed")]
@@ -84,7 +98,9 @@ enum Carrier {
     Fixed16,
     Fixed64,
     Fixed256,
+    Fixed512,
     Fixed1024,
+    Fixed2048,
     CmdVel,
     BatteryState,
     Imu,
@@ -106,7 +122,9 @@ fn carrier(spec: &Spec) -> Result<Carrier, String> {
         (_, 16) => Carrier::Fixed16,
         (_, 64) => Carrier::Fixed64,
         (_, 256) => Carrier::Fixed256,
+        (_, 512) => Carrier::Fixed512,
         (_, 1024) => Carrier::Fixed1024,
+        (_, 2048) => Carrier::Fixed2048,
         (_, n) => {
             return Err(format!(
                 "no bench message type of {n} B below the chunk threshold"
@@ -491,7 +509,9 @@ fn open_ends(spec: &Spec, ping_side: bool) -> Result<Ends> {
         Carrier::Fixed16 => ends::<FixedWire<Bytes16>>(spec, ping_side),
         Carrier::Fixed64 => ends::<FixedWire<Bytes64>>(spec, ping_side),
         Carrier::Fixed256 => ends::<FixedWire<Bytes256>>(spec, ping_side),
+        Carrier::Fixed512 => ends::<FixedWire<Bytes512>>(spec, ping_side),
         Carrier::Fixed1024 => ends::<FixedWire<Bytes1024>>(spec, ping_side),
+        Carrier::Fixed2048 => ends::<FixedWire<Bytes2048>>(spec, ping_side),
         Carrier::CmdVel => ends::<FixedWire<msgs::CmdVel>>(spec, ping_side),
         Carrier::BatteryState => ends::<FixedWire<msgs::BatteryState>>(spec, ping_side),
         Carrier::Imu => ends::<FixedWire<msgs::Imu>>(spec, ping_side),

@@ -157,6 +157,8 @@ const TYPES: [(&str, usize); 8] = [
 /// HORUS's "latency by topology and message size" sizes beyond 16 B (its 8 B is below the
 /// 16-byte check header every benchmark message carries; 16 B stands in for it).
 const TOPOLOGY_SIZES: [usize; 2] = [256, 1024];
+/// The `rpc` suite's request sizes: the topic round trip a service round trip is compared with.
+const SERVICE_SIZES: [usize; 3] = [512, 2048, 8192];
 /// Throughput sizes: the sweep up to the seed's 16 KB (larger windows of larger messages
 /// would need a chunk pool of gigabytes).
 const THROUGHPUT_SIZES: [usize; 6] = [16, 64, 256, 1024, 4096, 16 << 10];
@@ -210,6 +212,19 @@ fn plan() -> Vec<Scenario> {
                     mode,
                     payload,
                     message,
+                    ..base.clone()
+                });
+            }
+        }
+    }
+    // Topic round trips at the service suite's sizes, 1:1, in-host transports.
+    for transport in [Transport::CrossThread, Transport::CrossProcess] {
+        for mode in MODES {
+            for payload in SERVICE_SIZES {
+                out.push(Scenario {
+                    transport,
+                    mode,
+                    payload,
                     ..base.clone()
                 });
             }
