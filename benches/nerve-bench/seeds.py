@@ -709,7 +709,14 @@ def own_targets(R: list[Row]) -> list[str]:
         add(f"compute-pool node at {hz:g} Hz: start lateness p50 (µs)",
             (v / 1e3) if (v := value(R, suite="sched", message="mixed-rates",
                                      metric="start_lateness_ns", rate_hz=hz)) else None,
-            50, True, "sched mixed: other core busy")
+            50, True, "sched mixed (default: no compute spin), other core busy")
+        for spin in (0, 100):
+            add(f"compute-pool node at {hz:g} Hz, compute_spin {spin} µs: start lateness p50 "
+                "(µs)",
+                (v / 1e3) if (v := value(R, suite="sched", message="compute-spin",
+                                         metric="start_lateness_ns", rate_hz=hz,
+                                         compute_spin_us=spin)) else None,
+                50, True, "sched compute-spin: beside the other node, other core busy")
     return ["## nerve's own targets in this run", "",
             "The targets of nerve's issues that the seeds' tables do not carry.", ""] + table(
         ["target", "value", "limit", "result", "how"], body) + [""]

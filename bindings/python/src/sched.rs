@@ -271,15 +271,18 @@ impl Scheduler {
     /// `domain`: for the e-stop topic; `estop_topic`: obey and publish `nerve/estop`;
     /// `watchdog`: default hang timeout (seconds); `compute_threads`: the compute pool's size;
     /// `handle_signals`: stop on SIGINT/SIGTERM (Python's Ctrl-C handling is replaced while
-    /// `run` runs).
+    /// `run` runs); `compute_spin`: seconds the compute lane (where Python nodes run unless
+    /// told otherwise) busy-spins before each planned start, for starts within µs of the plan
+    /// at that much CPU per start (default 0).
     #[new]
-    #[pyo3(signature = (*, domain=None, estop_topic=false, watchdog=None, compute_threads=None, handle_signals=false))]
+    #[pyo3(signature = (*, domain=None, estop_topic=false, watchdog=None, compute_threads=None, handle_signals=false, compute_spin=None))]
     fn new(
         domain: Option<u32>,
         estop_topic: bool,
         watchdog: Option<f64>,
         compute_threads: Option<usize>,
         handle_signals: bool,
+        compute_spin: Option<f64>,
     ) -> PyResult<Self> {
         guard("Scheduler", || {
             let mut b = RustScheduler::builder()
@@ -296,6 +299,10 @@ impl Scheduler {
             }
             if let Some(n) = compute_threads {
                 b = b.compute_threads(n);
+            }
+            // Zero is the default: no spin.
+            if let Some(d) = seconds("compute_spin", compute_spin.filter(|s| *s != 0.0))? {
+                b = b.compute_spin(d);
             }
             Ok(Scheduler {
                 state: Mutex::new(State {

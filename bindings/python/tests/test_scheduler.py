@@ -201,3 +201,32 @@ def test_stop_ends_a_run_from_another_thread(domain: int) -> None:
     early.add(Counter(), rate=100.0)
     early.stop()
     assert early.run(5.0) == "requested"
+
+
+def test_compute_spin_starts_ticks_on_time_and_bad_values_are_refused(domain: int) -> None:
+    """With `compute_spin` the compute lane spins before each planned start instead of leaving
+    the start to the kernel's wake-up: the median start lateness drops from tens of µs to a
+    few. Measured in alternating runs of the same node; the spin's own figure is bounded, and
+    the two medians compared (a host that wakes threads late makes the gap only wider)."""
+    def median_lateness(spin: float | None) -> float:
+        late: list[float] = []
+
+        class Late(nerve.Node):
+            def tick(self, ctx: nerve.TickContext) -> None:
+                late.append(ctx.now - ctx.planned)
+
+        s = nerve.Scheduler(compute_spin=spin)
+        s.add(Late(), rate=200.0)
+        s.run(0.3)
+        late.sort()
+        return late[len(late) // 2]
+
+    plain, spun = [], []
+    for _ in range(2):
+        plain.append(median_lateness(None))
+        spun.append(median_lateness(0.0002))
+    assert min(spun) < 20e-6, spun
+    assert min(spun) < min(plain), (spun, plain)
+    with pytest.raises(ValueError, match="compute_spin is a number of seconds"):
+        nerve.Scheduler(compute_spin=-0.001)
+    nerve.Scheduler(compute_spin=0)  # zero: no spin, the default

@@ -31,13 +31,13 @@ impl Node for Work {
 }
 
 /// Keeps one core busy (pinned to cpu 0 where allowed) until dropped.
-struct Busy {
+pub(super) struct Busy {
     stop: Arc<AtomicBool>,
     t: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Busy {
-    fn start() -> Self {
+    pub(super) fn start() -> Self {
         let stop = Arc::new(AtomicBool::new(false));
         let s = stop.clone();
         let t = std::thread::spawn(move || {

@@ -33,7 +33,7 @@ use anyhow::Result;
 use nerve::sys::lock;
 
 /// The scenarios, by the names `$NERVE_SCHED_ONLY` takes.
-pub const SCENARIOS: [&str; 9] = [
+pub const SCENARIOS: [&str; 10] = [
     "mixed",
     "overhead",
     "budget",
@@ -43,6 +43,7 @@ pub const SCENARIOS: [&str; 9] = [
     "floor",
     "watchdog",
     "workloads",
+    "compute-spin",
 ];
 
 /// `nerve-bench sched`.
@@ -89,6 +90,9 @@ fn run_only(quick: bool, only: &[&str]) -> Vec<Row> {
     }
     if want("workloads") {
         rows.extend(workloads::workload_classes(quick));
+    }
+    if want("compute-spin") {
+        rows.extend(workloads::compute_spin(quick));
     }
     rows
 }

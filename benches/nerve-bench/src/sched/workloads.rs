@@ -443,3 +443,86 @@ pub(super) fn workload_classes(quick: bool) -> Vec<Row> {
     }
     out
 }
+
+/// The compute pool's start lateness with and without `compute_spin`: a 100 Hz node (200 µs
+/// of work) and a 10 Hz node (1 ms) on the compute lane, the other core busy, rounds
+/// alternating spin 0 (the default) and 100 µs.
+pub(super) fn compute_spin(quick: bool) -> Vec<Row> {
+    let metric = "start_lateness_ns";
+    let (rounds, secs) = if quick { (2, 2) } else { (3, 5) };
+    let spins = [Duration::ZERO, Duration::from_micros(100)];
+    // [spin][node]: pooled start lateness from the scheduler's per-tick record.
+    let mut got: [[Vec<f64>; 2]; 2] = Default::default();
+    let nodes = [(100.0, 200u64), (10.0, 1000u64)];
+    for _ in 0..rounds {
+        for (k, spin) in spins.iter().enumerate() {
+            let lat: [Arc<Mutex<Vec<f64>>>; 2] = Default::default();
+            let mut b = Scheduler::builder()
+                .print_stats(false)
+                .handle_signals(false)
+                .announce(false)
+                .compute_spin(*spin);
+            for (i, (hz, work)) in nodes.iter().enumerate() {
+                b = b
+                    .node(Timed {
+                        name: format!("n{hz}"),
+                        late: lat[i].clone(),
+                        work: Duration::from_micros(*work),
+                    })
+                    .rate(*hz)
+                    .done();
+            }
+            let mut s = match b.build() {
+                Ok(s) => s,
+                Err(e) => return vec![error_row("compute-spin", metric, e)],
+            };
+            let busy = super::mixed::Busy::start();
+            if let Err(e) = s.run_for(Duration::from_secs(secs)) {
+                return vec![error_row("compute-spin", metric, e)];
+            }
+            drop(busy);
+            for (i, l) in lat.iter().enumerate() {
+                let mut v = nerve::sys::lock(l).clone();
+                if !v.is_empty() {
+                    v.remove(0);
+                }
+                got[k][i].append(&mut v);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (k, spin) in spins.iter().enumerate() {
+        for (i, (hz, work)) in nodes.iter().enumerate() {
+            let r = row("compute-spin", metric, "cross-thread", "1:2")
+                .field("rate_hz", *hz)
+                .field("compute_spin_us", spin.as_micros() as u64)
+                .field(
+                    "note",
+                    format!("compute lane, {work} us of work per tick, beside the other node; other core busy; compute_spin {} us; {rounds} rounds of {secs} s alternating", spin.as_micros()),
+                );
+            out.push(with_samples(r, &mut got[k][i]));
+        }
+    }
+    out
+}
+
+/// Records each tick's start lateness, then works `work`.
+struct Timed {
+    name: String,
+    late: Arc<Mutex<Vec<f64>>>,
+    work: Duration,
+}
+
+impl Node for Timed {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn tick(&mut self, ctx: &mut Context<'_>) {
+        let late = ctx.now().saturating_sub(ctx.planned());
+        nerve::sys::lock(&self.late).push(late.as_nanos() as f64);
+        let end = now_ns() + self.work.as_nanos() as u64;
+        while now_ns() < end {
+            std::hint::spin_loop();
+        }
+    }
+}

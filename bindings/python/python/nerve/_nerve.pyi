@@ -350,6 +350,7 @@ class Scheduler:
         watchdog: float | None = None,
         compute_threads: int | None = None,
         handle_signals: bool = False,
+        compute_spin: float | None = None,
     ) -> Scheduler: ...
     def add(
         self,

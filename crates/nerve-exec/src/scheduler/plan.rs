@@ -163,6 +163,7 @@ fn new_lane(kind: LaneKind, first: &str, opts: &Options) -> Lane {
     };
     let spin_ns = match kind {
         LaneKind::Rt { .. } => duration_ns(opts.spin),
+        LaneKind::Compute => duration_ns(opts.compute_spin),
         _ => 0,
     };
     let boost = match kind {
