@@ -39,6 +39,8 @@ SUITES = {
     "ros2": "The ROS 2 bridge's added latency beside a direct rclpy hop.",
     "soak": "Endurance: every byte of every message checked while publishers and subscribers "
             "are killed with SIGKILL at random; no corrupt delivery, every message accounted.",
+    "local": "One machine, AimRT's single-machine tables: 1 kHz channels (512 B to 8 KB, 1/4/8 "
+             "topics) and services, nerve on shared memory against iceoryx2, Zenoh, UDP, rclpy.",
     "network": "Two hosts (network namespaces): nerve over its Zenoh bridge, raw Zenoh, UDP.",
 }
 

@@ -437,23 +437,32 @@ def b_logger(R: list[Row]) -> list[str]:
                   "Python logging (file) p50", "nerve/tracing (per round)"], body)
 
 
-def b_channel(R: list[Row]) -> list[str]:
-    body = []
-    for r in rows_where(R, suite="network", mode="channel", metric="latency_us",
-                        round=lambda x: x in (0, None)):
-        key = {"suite": "network", "mode": "channel", "system": r["system"],
-               "payload_bytes": r["payload_bytes"], "topology": r["topology"],
-               "message": r["message"]}
-        body.append([r["system"], str(r["payload_bytes"]), r["topology"], r["message"],
-                     cell(R, "us", "mean", metric="latency_us", **key),
-                     cell(R, "us", "max", metric="latency_us", **key),
-                     cell(R, "pct", metric="loss_rate", **key),
-                     cell(R, "pct", metric="cpu_pct_sender", **key),
-                     cell(R, "pct", metric="cpu_pct_receiver", **key)])
-    return table(["system", "bytes", "topics", "rate", "avg", "max", "loss", "CPU sender",
-                  "CPU receiver"], body) + [
-        "", ("Two network namespaces on one machine (one clock), fixed rate. Loss is a "
-        "fraction (0–1) shown as %.")]
+def b_channel(suite: str) -> Callable[[list[Row]], list[str]]:
+    """AimRT's channel grid from the `local` (one host) or `network` (two namespaces) rows."""
+    def build(R: list[Row]) -> list[str]:
+        body = []
+        for r in rows_where(R, suite=suite, mode="channel", metric="latency_us",
+                            round=lambda x: x in (0, None)):
+            key = {"suite": suite, "mode": "channel", "system": r["system"],
+                   "payload_bytes": r["payload_bytes"], "topology": r["topology"],
+                   "message": r["message"]}
+            body.append([r["system"], str(r["payload_bytes"]), r["topology"], r["message"],
+                         cell(R, "us", "mean", metric="latency_us", **key),
+                         cell(R, "us", "max", metric="latency_us", **key),
+                         cell(R, "pct", metric="loss_rate", **key),
+                         cell(R, "pct", metric="cpu_pct_sender", **key),
+                         cell(R, "pct", metric="cpu_pct_receiver", **key),
+                         cell(R, "x", **{**key, "system": "nerve"},
+                              metric=f"ratio_mean_vs_{r['system']}")
+                         if r["system"] != "nerve" and suite == "local" else "–"])
+        where = ("one host (every process in one network namespace; nerve on shared memory, "
+                 "no bridge)" if suite == "local" else
+                 "two network namespaces on one machine (one clock)")
+        return table(["system", "bytes", "topics", "rate", "avg", "max", "loss", "CPU sender",
+                      "CPU receiver", "nerve/this (mean, per round)"], body) + [
+            "", (f"{where}; fixed rate. Loss is a fraction (0–1) shown as %. 2 cores here; "
+            "AimRT pinned 3.")]
+    return build
 
 
 def b_rpc(R: list[Row]) -> list[str]:
@@ -474,19 +483,34 @@ def b_rpc(R: list[Row]) -> list[str]:
                                            "answer.")]
 
 
-def b_multirpc(R: list[Row]) -> list[str]:
-    body = []
-    for r in rows_where(R, suite="network", mode=lambda m: str(m).startswith("rpc"),
-                        metric="rtt_us", round=lambda x: x in (0, None)):
-        key = {"suite": "network", "system": r["system"], "mode": r["mode"],
-               "payload_bytes": r["payload_bytes"], "topology": r["topology"],
-               "message": r["message"]}
-        body.append([r["system"], r["mode"], r["message"], str(r["payload_bytes"]),
-                     r["topology"], cell(R, "us", "mean", metric="rtt_us", **key),
-                     cell(R, "us", "max", metric="rtt_us", **key),
-                     cell(R, "rate", metric="qps", **key)])
-    return table(["system", "mode", "rate", "bytes", "callers", "avg", "max", "calls/s"],
-                 body) + ["", "Two network namespaces on one machine."]
+def b_netrpc(suite: str) -> Callable[[list[Row]], list[str]]:
+    """AimRT's RPC stress and fixed-frequency tables from `local` or `network` rows."""
+    def build(R: list[Row]) -> list[str]:
+        body = []
+        for r in rows_where(R, suite=suite, mode=lambda m: str(m).startswith("rpc"),
+                            metric="rtt_us", round=lambda x: x in (0, None)):
+            key = {"suite": suite, "system": r["system"], "mode": r["mode"],
+                   "payload_bytes": r["payload_bytes"], "topology": r["topology"],
+                   "message": r["message"]}
+            body.append([r["system"], r["mode"], r["message"], str(r["payload_bytes"]),
+                         r["topology"], cell(R, "us", "mean", metric="rtt_us", **key),
+                         cell(R, "us", "max", metric="rtt_us", **key),
+                         cell(R, "rate", metric="qps", **key),
+                         cell(R, "pct", metric="cpu_pct_sender", **key),
+                         cell(R, "pct", metric="cpu_pct_receiver", **key)])
+        return table(["system", "mode", "rate", "bytes", "callers", "avg", "max", "calls/s",
+                      "CPU server", "CPU client"], body)
+    return build
+
+
+def b_multi(R: list[Row]) -> list[str]:
+    return b_channel("network")(R) + [""] + b_netrpc("network")(R) + [
+        "", "Two network namespaces on one machine."]
+
+
+def b_local_rpc(R: list[Row]) -> list[str]:
+    return b_rpc(R) + ["", "Fixed frequency and stress, every process on one host:", ""] + \
+        b_netrpc("local")(R)
 
 
 def b_sleep(R: list[Row]) -> list[str]:
@@ -587,14 +611,11 @@ SPECS: list[Spec] = [
       "summary.")),
     ("p-ros2", "Comparison with ROS 2", b_ros2, ""),
     ("a-logger", "Logger performance (average latency vs log size)", b_logger, ""),
-    ("a-channel", "Channel backends, single machine (1 kHz; size, topics)", b_channel,
-     ("Not yet on one host: these rows are the `network` suite's, between two namespaces of "
-       "this machine (the multi-machine table's shape). A single-namespace mode with an "
-       "iceoryx2 role is the remaining work (docs/design/benchmark-suite.md).")),
-    ("a-rpc", "RPC backends, single machine (latency, QPS, parallelism)", b_rpc,
-     ("Closed-loop only on one host; the fixed 1 kHz RPC mode runs between namespaces "
-       "(next table). gRPC, HTTP and MQTT are not nerve peers (docs/BENCHMARKS.md).")),
-    ("a-multi", "Multi-machine channel and RPC", b_multirpc, ""),
+    ("a-channel", "Channel backends, single machine (1 kHz; size, topics)",
+     b_channel("local"), ""),
+    ("a-rpc", "RPC backends, single machine (latency, QPS, parallelism)", b_local_rpc,
+     "gRPC, HTTP and MQTT are not nerve peers (docs/BENCHMARKS.md)."),
+    ("a-multi", "Multi-machine channel and RPC", b_multi, ""),
     ("r-sleep", "Sleep overhead", b_sleep, ""),
     ("r-pubsub", "Pub/sub latency (callback vs coroutine)", b_pubsub, ""),
     ("r-service", "Service call latency (callback vs coroutine)", b_service, ""),

@@ -16,8 +16,8 @@ use clap::Args;
 use serde_json::json;
 
 /// The suites `all` runs, in this order: the cheapest and most shared first.
-pub const SUITES: [&str; 9] = [
-    "ipc", "sched", "rpc", "python", "log", "record", "ros2", "soak", "network",
+pub const SUITES: [&str; 10] = [
+    "ipc", "sched", "rpc", "python", "log", "record", "ros2", "soak", "local", "network",
 ];
 
 #[derive(Args, Debug)]

@@ -74,6 +74,11 @@ enum Command {
     /// 8 KB, 1/4/8 topics at 1 kHz, 6 MB images) and services (stress and 1 kHz with 1/4/8
     /// callers), nerve over its Zenoh bridge against raw Zenoh and UDP.
     Network(network::NetworkArgs),
+    /// One machine: AimRT's single-machine tables — channels (512 B to 8 KB, 1/4/8 topics at
+    /// 1 kHz: average and max latency, loss, CPU % per side) and services (stress and 1 kHz
+    /// with 1/4/8 callers) — with every process on one host: nerve on shared memory against
+    /// iceoryx2, Zenoh (loopback TCP), UDP and ROS 2 (rclpy).
+    Local(network::NetworkArgs),
     /// Internal: one process of a `network` run.
     #[command(name = "__net-role", hide = true)]
     NetRole {
@@ -154,7 +159,8 @@ fn main() -> Result<()> {
         Command::Record(args) => ("record", record::run_suite(&args)),
         Command::Log(args) => ("log", logbench::run_suite(&args)),
         Command::Ros2(args) => ("ros2", ros2::run_suite(&args)),
-        Command::Network(args) => ("network", network::run_suite(&args)),
+        Command::Network(args) => ("network", network::run_suite(&args, false)),
+        Command::Local(args) => ("local", network::run_suite(&args, true)),
         Command::NetRole { spec } => return network::role_main(&spec),
         Command::RecordRec { domain, out } => return record::rec_child(domain, &out),
         Command::RecordPub { domain, case, secs } => return record::pub_child(domain, &case, secs),

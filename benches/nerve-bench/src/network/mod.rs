@@ -140,7 +140,7 @@ struct Case {
     size: usize,
 }
 
-fn cases() -> Vec<Case> {
+fn cases(one_host: bool) -> Vec<Case> {
     let mut c = Vec::new();
     for size in [512, 1024, 2048, 4096, 8192] {
         c.push(Case {
@@ -159,14 +159,16 @@ fn cases() -> Vec<Case> {
             size: 1024,
         });
     }
-    c.push(Case {
-        name: "image",
-        kind: Kind::Channel {
-            topics: 1,
-            hz: 10.0,
-        },
-        size: 1920 * 1080 * 3,
-    });
+    if !one_host {
+        c.push(Case {
+            name: "image",
+            kind: Kind::Channel {
+                topics: 1,
+                hz: 10.0,
+            },
+            size: 1920 * 1080 * 3,
+        });
+    }
     // AimRT's RPC tables: closed-loop stress at 512 B, 2 KB and 8 KB; fixed 1 kHz per caller
     // at 1 KB with 1, 4 and 8 callers.
     for size in [512, 2048, 8192] {
@@ -193,7 +195,13 @@ fn cases() -> Vec<Case> {
 }
 
 /// The systems that take part in `case`.
-fn systems(case: &Case) -> &'static [&'static str] {
+fn systems(case: &Case, one_host: bool) -> &'static [&'static str] {
+    if one_host {
+        return match case.kind {
+            Kind::Channel { .. } => &["nerve", "iceoryx2", "zenoh", "udp", "ros2"],
+            Kind::Rpc { .. } => &["nerve", "zenoh", "ros2"],
+        };
+    }
     match case.kind {
         Kind::Channel { .. } if case.size <= 8192 => {
             &["nerve", "zenoh", "udp", "ros2", "nerve-local"]
@@ -221,8 +229,12 @@ fn warm_up(hz: f64) -> u64 {
     (hz as u64).max(48)
 }
 
-fn run_one(net: &Net, system: &str, case: &Case, secs: f64) -> Result<Run> {
-    let a = &net.hosts[0].ip;
+/// One system in one case. `one_host`: every process on the second host (the first is idle),
+/// no bridge: nerve's processes meet in shared memory.
+fn run_one(net: &Net, system: &str, case: &Case, secs: f64, one_host: bool) -> Result<Run> {
+    // The sending side's host and the receiving side's.
+    let (ha, hb) = if one_host { (1, 1) } else { (0, 1) };
+    let a = &net.hosts[ha].ip;
     let zenoh_port = if system == "nerve" { 7447 } else { 7448 };
     let listen = vec![format!("tcp/{a}:{zenoh_port}")];
     let connect = listen.clone();
@@ -230,12 +242,12 @@ fn run_one(net: &Net, system: &str, case: &Case, secs: f64) -> Result<Run> {
         system: system.to_owned(),
         size: case.size,
         secs,
-        peer: net.hosts[1].ip.clone(),
+        peer: net.hosts[hb].ip.clone(),
         port: 9000,
         ..Spec::default()
     };
     let mut bridges = Vec::new();
-    if system == "nerve" {
+    if system == "nerve" && !one_host {
         for (host, (l, c)) in [(listen.clone(), vec![]), (vec![], connect.clone())]
             .into_iter()
             .enumerate()
@@ -274,17 +286,17 @@ fn run_one(net: &Net, system: &str, case: &Case, secs: f64) -> Result<Run> {
             // ROS 2's discovery: each side names the other (static peers).
             let sub = Role::start(
                 net,
-                1,
+                hb,
                 &Spec {
                     connect: b_connect,
-                    peer: net.hosts[0].ip.clone(),
+                    peer: net.hosts[ha].ip.clone(),
                     ..spec("sub")
                 },
             );
             // nerve-local: the publisher on the subscriber's host, one shared-memory hop.
             let publisher = Role::start(
                 net,
-                usize::from(system == "nerve-local"),
+                if system == "nerve-local" { hb } else { ha },
                 &Spec {
                     listen: a_listen,
                     ..spec("pub")
@@ -297,7 +309,7 @@ fn run_one(net: &Net, system: &str, case: &Case, secs: f64) -> Result<Run> {
         Kind::Rpc { callers, hz } => {
             let server = Role::start(
                 net,
-                0,
+                ha,
                 &Spec {
                     role: "server".into(),
                     listen: a_listen,
@@ -306,13 +318,13 @@ fn run_one(net: &Net, system: &str, case: &Case, secs: f64) -> Result<Run> {
             )?;
             let client = Role::start(
                 net,
-                1,
+                hb,
                 &Spec {
                     role: "client".into(),
                     count: callers,
                     hz,
                     connect: b_connect,
-                    peer: net.hosts[0].ip.clone(),
+                    peer: net.hosts[ha].ip.clone(),
                     ..base.clone()
                 },
             )?;
@@ -361,16 +373,19 @@ fn labels(case: &Case) -> (String, String) {
     }
 }
 
-fn rows_of(system: &str, case: &Case, round: usize, run: &Result<Run>) -> Vec<Row> {
+fn rows_of(suite: &str, system: &str, case: &Case, round: usize, run: &Result<Run>) -> Vec<Row> {
     let (topology, message) = labels(case);
+    let one_host = suite == "local";
     let base = Row::new(
-        "network",
+        suite,
         system,
-        "rust",
+        if system == "ros2" { "python" } else { "rust" },
         match system {
             "udp" => "udp",
+            "ros2" if one_host => "dds",
             "ros2" => "dds-udp",
-            "nerve-local" => "shm",
+            "nerve-local" | "iceoryx2" => "shm",
+            "nerve" if one_host => "shm",
             _ => "tcp",
         },
         &topology,
@@ -482,17 +497,62 @@ fn target_rows(case: &Case, nerve: &[Run], zenoh: &[Run]) -> Vec<Row> {
     rows
 }
 
+/// nerve / each peer per round (mean latency, or mean round trip): the one-host comparison.
+fn ratio_rows(case: &Case, by_system: &[(&str, Vec<Run>)]) -> Vec<Row> {
+    let (topology, message) = labels(case);
+    let Some((_, nerve)) = by_system.iter().find(|(s, _)| *s == "nerve") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (peer, runs) in by_system.iter().filter(|(s, _)| *s != "nerve") {
+        let mut r: Vec<f64> = nerve
+            .iter()
+            .zip(runs)
+            .map(|(n, p)| mean(&n.measured.latencies_us) / mean(&p.measured.latencies_us))
+            .collect();
+        if let Some(mut s) = Summary::of(&mut r.clone()) {
+            s.p50 = crate::stats::median(&r).unwrap_or(s.p50);
+            r.clear();
+            out.push(
+                Row::new(
+                    "local",
+                    "nerve",
+                    "rust",
+                    "shm",
+                    &topology,
+                    case.name,
+                    &message,
+                    case.size,
+                    &format!("ratio_mean_vs_{peer}"),
+                )
+                .summary(s)
+                .field("note", "nerve mean / peer mean per round; p50 = median"),
+            );
+        }
+    }
+    out
+}
+
 /// Runs every case, systems interleaved per round, and emits the rows and targets.
-pub fn run_suite(opts: &NetworkArgs) -> Result<()> {
+/// `one_host`: the `local` suite (every process on one host, no bridges).
+pub fn run_suite(opts: &NetworkArgs, one_host: bool) -> Result<()> {
     let args = &opts.suite;
     let machine = Machine::detect();
-    let (secs, rounds) = if args.quick { (3.0, 1) } else { (10.0, 2) };
+    // One host has twice the systems per channel case: shorter quick cases keep `all` within
+    // its budget.
+    let quick_secs = if one_host { 2.0 } else { 3.0 };
+    let (secs, rounds) = if args.quick {
+        (quick_secs, 1)
+    } else {
+        (10.0, 2)
+    };
     let (secs, rounds) = (opts.secs.unwrap_or(secs), opts.rounds.unwrap_or(rounds));
     let net = Net::new(2, 'n').map_err(|why| {
         anyhow!("the network benchmark needs two network namespaces and cannot make them: {why}")
     })?;
+    let suite = if one_host { "local" } else { "network" };
     let mut rows = Vec::new();
-    for case in cases() {
+    for case in cases(one_host) {
         let (topology, message) = labels(&case);
         let label = format!("{} {topology} {message} {}", case.name, case.size);
         if opts
@@ -502,7 +562,7 @@ pub fn run_suite(opts: &NetworkArgs) -> Result<()> {
         {
             continue;
         }
-        let mut by_system: Vec<(&str, Vec<Run>)> = systems(&case)
+        let mut by_system: Vec<(&str, Vec<Run>)> = systems(&case, one_host)
             .iter()
             .filter(|s| opts.systems.is_empty() || opts.systems.iter().any(|o| o == *s))
             .map(|s| (*s, Vec::new()))
@@ -510,18 +570,22 @@ pub fn run_suite(opts: &NetworkArgs) -> Result<()> {
         for round in 0..rounds {
             for (system, runs) in by_system.iter_mut() {
                 eprintln!(
-                    "network: {} {:?} {} B, {system}, round {}",
+                    "{suite}: {} {:?} {} B, {system}, round {}",
                     case.name,
                     case.kind,
                     case.size,
                     round + 1
                 );
-                let run = run_one(&net, system, &case, secs);
-                rows.extend(rows_of(system, &case, round, &run));
+                let run = run_one(&net, system, &case, secs, one_host);
+                rows.extend(rows_of(suite, system, &case, round, &run));
                 if let Ok(r) = run {
                     runs.push(r);
                 }
             }
+        }
+        if one_host {
+            rows.extend(ratio_rows(&case, &by_system));
+            continue;
         }
         let find = |name: &str| by_system.iter().find(|(s, _)| *s == name).map(|(_, r)| r);
         if let (Some(n), Some(z)) = (find("nerve"), find("zenoh")) {
@@ -530,5 +594,5 @@ pub fn run_suite(opts: &NetworkArgs) -> Result<()> {
             }
         }
     }
-    emit("network", args, &machine, &rows)
+    emit(suite, args, &machine, &rows)
 }

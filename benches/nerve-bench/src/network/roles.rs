@@ -241,6 +241,12 @@ fn publish(spec: &Spec) -> Result<Outcome> {
                 }));
             }
         }
+        "iceoryx2" => {
+            for k in 0..spec.count {
+                let mut port = iox::Port::new(k, size)?;
+                senders.push(Box::new(move |i| port.send(now_ns(), i)));
+            }
+        }
         other => bail!("unknown system {other}"),
     }
     println!("READY");
@@ -366,6 +372,20 @@ fn subscribe(spec: &Spec) -> Result<Outcome> {
                                 record(stamp, seq);
                             }
                         }
+                    }
+                }));
+            }
+            _subs = Vec::new();
+            _session = None;
+        }
+        "iceoryx2" => {
+            for k in 0..spec.count {
+                let mut port = iox::Inbox::new(k, spec.size)?;
+                let (record, stop) = (record.clone(), stop.clone());
+                threads.push(std::thread::spawn(move || {
+                    // Relaxed: a flag.
+                    while !stop.load(Relaxed) {
+                        port.receive(Duration::from_millis(50), &record);
                     }
                 }));
             }
@@ -533,4 +553,137 @@ fn call(spec: &Spec) -> Result<Outcome> {
         cpu_s: cpu_s() - cpu0,
         wall_s: t0.elapsed().as_secs_f64(),
     })
+}
+
+/// iceoryx2's side of a one-host channel: a publish-subscribe service of byte slices per topic
+/// and an event service that wakes the subscriber (iceoryx2's way to wait without polling).
+mod iox {
+    use std::fmt::Debug;
+    use std::time::Duration;
+
+    use anyhow::{anyhow, Result};
+    use iceoryx2::prelude::*;
+    use iceoryx2::service::ipc_threadsafe::Service as Ipc;
+
+    fn ix<T, E: Debug>(r: Result<T, E>, what: &str) -> Result<T> {
+        r.map_err(|e| anyhow!("iceoryx2: {what}: {e:?}"))
+    }
+
+    /// The node and services of topic `k`.
+    struct Topic {
+        node: Node<Ipc>,
+        data: iceoryx2::service::port_factory::publish_subscribe::PortFactory<Ipc, [u8], ()>,
+        event: iceoryx2::service::port_factory::event::PortFactory<Ipc>,
+    }
+
+    impl Topic {
+        fn open(k: usize) -> Result<Self> {
+            set_log_level(LogLevel::Error);
+            let node = ix(NodeBuilder::new().create::<Ipc>(), "creating a node")?;
+            let name = ix(ServiceName::new(&format!("net/t{k}")), "service name")?;
+            let data = ix(
+                node.service_builder(&name)
+                    .publish_subscribe::<[u8]>()
+                    .history_size(0)
+                    .subscriber_max_buffer_size(64)
+                    .open_or_create(),
+                "opening the publish-subscribe service",
+            )?;
+            let ev = ix(ServiceName::new(&format!("net/t{k}/ev")), "service name")?;
+            let event = ix(
+                node.service_builder(&ev).event().open_or_create(),
+                "opening the event service",
+            )?;
+            Ok(Self { node, data, event })
+        }
+    }
+
+    /// A publisher of topic `k` and its notifier.
+    pub(super) struct Port {
+        publisher: iceoryx2::port::publisher::Publisher<Ipc, [u8], ()>,
+        notifier: iceoryx2::port::notifier::Notifier<Ipc>,
+        size: usize,
+        _topic: Topic,
+    }
+
+    impl Port {
+        pub(super) fn new(k: usize, size: usize) -> Result<Self> {
+            let topic = Topic::open(k)?;
+            let size = size.max(16);
+            let publisher = ix(
+                topic
+                    .data
+                    .publisher_builder()
+                    .initial_max_slice_len(size)
+                    .create(),
+                "creating a publisher",
+            )?;
+            let notifier = ix(
+                topic.event.notifier_builder().create(),
+                "creating a notifier",
+            )?;
+            Ok(Self {
+                publisher,
+                notifier,
+                size,
+                _topic: topic,
+            })
+        }
+
+        /// Loans a sample, writes the stamp and sequence at its start, sends it, wakes the
+        /// subscriber. A failure is a lost message (the subscriber counts it).
+        pub(super) fn send(&mut self, stamp: u64, seq: u64) {
+            let Ok(sample) = self.publisher.loan_slice_uninit(self.size) else {
+                return;
+            };
+            // SAFETY: the slice lies in iceoryx2's shared-memory data segment, which the
+            // kernel zero-filled and earlier samples wrote: every byte holds a defined value,
+            // and `u8` accepts any (as in the ipc suite).
+            let mut sample = unsafe { sample.assume_init() };
+            let b = sample.payload_mut();
+            b[..8].copy_from_slice(&stamp.to_le_bytes());
+            b[8..16].copy_from_slice(&seq.to_le_bytes());
+            if sample.send().is_ok() {
+                let _ = self.notifier.notify();
+            }
+        }
+    }
+
+    /// A subscriber of topic `k` and its listener.
+    pub(super) struct Inbox {
+        subscriber: iceoryx2::port::subscriber::Subscriber<Ipc, [u8], ()>,
+        listener: iceoryx2::port::listener::Listener<Ipc>,
+        _topic: Topic,
+    }
+
+    impl Inbox {
+        pub(super) fn new(k: usize, _size: usize) -> Result<Self> {
+            let topic = Topic::open(k)?;
+            let subscriber = ix(
+                topic.data.subscriber_builder().buffer_size(64).create(),
+                "creating a subscriber",
+            )?;
+            let listener = ix(
+                topic.event.listener_builder().create(),
+                "creating a listener",
+            )?;
+            let _ = &topic.node;
+            Ok(Self {
+                subscriber,
+                listener,
+                _topic: topic,
+            })
+        }
+
+        /// Waits up to `timeout` for a wake-up, then hands every sample there to `record`
+        /// (stamp, sequence).
+        pub(super) fn receive(&mut self, timeout: Duration, record: &dyn Fn(u64, u64)) {
+            let _ = self.listener.timed_wait(|_| {}, timeout);
+            while let Ok(Some(sample)) = self.subscriber.receive() {
+                if let Some((stamp, seq)) = super::stamp_and_seq(sample.payload()) {
+                    record(stamp, seq);
+                }
+            }
+        }
+    }
 }
