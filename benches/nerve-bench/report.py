@@ -7,8 +7,9 @@ writes), so that every figure a reader sees comes from a run, with its machine, 
 
 Per suite: the machine line, the targets (rows named `target_*`, the median of per-round ratios
 with pass/fail), then every measured row (p50, p99, n). A suite that failed (`<suite>.error`)
-or was not run is listed as such, never left out. With matplotlib (nerve's `.venv`), the `ipc`
-suite's plots are drawn beside the file (plot.py) and linked.
+or was not run is listed as such, never left out. With matplotlib (in this interpreter or
+the plot peer's venv, `benches/python/setup_peers.sh plot`), the `ipc` suite's plots are drawn
+beside the file (plot.py) and linked.
 
 Only the standard library is needed for the tables.
 """
@@ -149,12 +150,17 @@ def draw_ipc_plots(folder: Path) -> list[str]:
     ipc = folder / "ipc.json"
     if not ipc.exists():
         return []
+    python = sys.executable
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        return []
+        # The plot peer's venv (benches/python/setup_peers.sh plot), where there is one.
+        venv = Path(__file__).parent.parent / "python" / ".venvs" / "plot" / "bin" / "python"
+        if not venv.exists():
+            return []
+        python = str(venv)
     plot = Path(__file__).with_name("plot.py")
-    r = subprocess.run([sys.executable, str(plot), str(ipc), "--out", str(folder)],
+    r = subprocess.run([python, str(plot), str(ipc), "--out", str(folder)],
                        capture_output=True, text=True, check=False)
     if r.returncode != 0:
         print(f"report.py: plot.py failed: {r.stderr.strip()[-300:]}", file=sys.stderr)
