@@ -147,6 +147,22 @@ def b_exec(R: list[Row]) -> list[str]:
         "one topic kind for every topology.")]
 
 
+def b_mixed(R: list[Row]) -> list[str]:
+    body = []
+    for system in ("nerve", "iceoryx2", "zenoh", "udp"):
+        f = {"suite": "local", "mode": "mixed", "system": system}
+        body.append([system, cell(R, "us", "mean", metric="latency_us", **f),
+                     cell(R, "us", "min", metric="latency_us", **f),
+                     cell(R, "us", "max", metric="latency_us", **f),
+                     cell(R, "n", "n", metric="latency_us", **f),
+                     cell(R, "pct", metric="loss_rate", **f),
+                     cell(R, "x", **{**f, "system": "nerve"}, metric=f"ratio_mean_vs_{system}")
+                     if system != "nerve" else "–"])
+    return table(["system", "mean", "min", "max", "messages", "loss", "nerve/this (mean)"],
+                 body) + ["", ("Three topics on one host: CmdVel (16 B) and Imu (304 B) at 100 Hz, "
+                          "BatteryState (104 B) at 1 Hz, one-way from a send stamp.")]
+
+
 def b_size(R: list[Row]) -> list[str]:
     body = []
     for t in TYPES[:5]:
@@ -574,10 +590,8 @@ SPECS: list[Spec] = [
     ("h-exec", "Executive summary: latency and throughput per message type", b_exec, ""),
     ("h-detailed", "Detailed results per type, PointCloud 100 / 1K / 10K", b_exec,
      "The same rows as the executive summary (N:N mean, 1:1 median, throughput)."),
-    ("h-mixed", "Mixed workload (CmdVel 100 Hz + IMU 100 Hz + BatteryState 1 Hz)", None,
-     ("Not reproduced yet: it needs paced publishers of several types on one host (the "
-       "`network` suite's fixed-rate roles run in one namespace), step 7 of "
-       "docs/design/benchmark-suite.md.")),
+    ("h-mixed", "Mixed workload (CmdVel 100 Hz + IMU 100 Hz + BatteryState 1 Hz)", b_mixed,
+     ""),
     ("h-ros2", "Comparison with ROS 2 (small / medium / large)", b_ros2, ""),
     ("h-size", "Latency by message size", b_size, ""),
     ("h-ffi", "FFI overhead (Rust vs Python; nerve adds C and C++)", b_ffi, ""),

@@ -159,6 +159,17 @@ fn cases(one_host: bool) -> Vec<Case> {
             size: 1024,
         });
     }
+    if one_host {
+        // HORUS's mixed workload: CmdVel and Imu at 100 Hz, BatteryState at 1 Hz (MIXED).
+        c.push(Case {
+            name: "mixed",
+            kind: Kind::Channel {
+                topics: MIXED.len(),
+                hz: 100.0,
+            },
+            size: 304,
+        });
+    }
     if !one_host {
         c.push(Case {
             name: "image",
@@ -194,10 +205,16 @@ fn cases(one_host: bool) -> Vec<Case> {
     c
 }
 
+/// HORUS's mixed workload, (bytes, Hz) per topic: CmdVel, Imu and BatteryState at their
+/// sizes in the seed.
+const MIXED: [(usize, f64); 3] = [(16, 100.0), (304, 100.0), (104, 1.0)];
+
 /// The systems that take part in `case`.
 fn systems(case: &Case, one_host: bool) -> &'static [&'static str] {
     if one_host {
         return match case.kind {
+            // The ROS 2 role has no per-topic sizes and rates.
+            Kind::Channel { .. } if case.name == "mixed" => &["nerve", "iceoryx2", "zenoh", "udp"],
             Kind::Channel { .. } => &["nerve", "iceoryx2", "zenoh", "udp", "ros2"],
             Kind::Rpc { .. } => &["nerve", "zenoh", "ros2"],
         };
@@ -276,11 +293,14 @@ fn run_one(net: &Net, system: &str, case: &Case, secs: f64, one_host: bool) -> R
     };
     let (sender, receiver) = match case.kind {
         Kind::Channel { topics, hz } => {
+            let mixed = case.name == "mixed";
             let spec = |role: &str| Spec {
                 role: role.into(),
                 count: topics,
                 hz,
-                warm: warm_up(hz),
+                // The mixed workload's 1 Hz topic has no second to spare for a warm-up.
+                warm: if mixed { 0 } else { warm_up(hz) },
+                mix: if mixed { MIXED.to_vec() } else { Vec::new() },
                 ..base.clone()
             };
             // ROS 2's discovery: each side names the other (static peers).
@@ -367,6 +387,10 @@ fn mean(v: &[f64]) -> f64 {
 /// A case's topology and message columns.
 fn labels(case: &Case) -> (String, String) {
     match case.kind {
+        Kind::Channel { topics, .. } if case.name == "mixed" => (
+            format!("{topics} topics"),
+            "CmdVel+Imu 100 Hz, BatteryState 1 Hz".into(),
+        ),
         Kind::Channel { topics, hz } => (format!("{topics} topics"), format!("{hz} Hz")),
         Kind::Rpc { callers, hz } if hz > 0.0 => (format!("{callers} callers"), format!("{hz} Hz")),
         Kind::Rpc { callers, .. } => (format!("{callers} callers"), "stress".into()),

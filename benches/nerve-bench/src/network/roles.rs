@@ -45,6 +45,21 @@ pub struct Spec {
     /// first time, a connection's buffers growing) stay out of a steady-state figure.
     #[serde(default)]
     pub warm: u64,
+    /// Channels of different sizes and rates (HORUS's mixed workload): (bytes, Hz) per topic;
+    /// empty: `count` topics of `size` at `hz`.
+    #[serde(default)]
+    pub mix: Vec<(usize, f64)>,
+}
+
+impl Spec {
+    /// (bytes, Hz) of every topic.
+    fn topics(&self) -> Vec<(usize, f64)> {
+        if self.mix.is_empty() {
+            vec![(self.size, self.hz); self.count]
+        } else {
+            self.mix.clone()
+        }
+    }
 }
 
 /// What a role measured.
@@ -191,14 +206,15 @@ fn paced(hz: f64, n: u64, mut send: impl FnMut(u64)) -> u64 {
 /// `size` stamped with the send time and numbered (nerve: in the header; the others: the
 /// first 16 bytes, stamp then sequence).
 fn publish(spec: &Spec) -> Result<Outcome> {
-    let (hz, secs, size, warm) = (spec.hz, spec.secs, spec.size, spec.warm);
+    let (secs, warm) = (spec.secs, spec.warm);
+    let topics = spec.topics();
     let sent = Arc::new(AtomicU64::new(0));
     let mut senders: Vec<Box<dyn FnMut(u64) + Send>> = Vec::new();
     let _session;
     match spec.system.as_str() {
         "nerve" | "nerve-local" => {
-            for k in 0..spec.count {
-                let p = open_image(k, size)?.publisher()?;
+            for (k, &(size, _)) in topics.iter().enumerate() {
+                let p = open_image(k, spec.size.max(size))?.publisher()?;
                 senders.push(Box::new(move |i| {
                     let Ok(mut loan) = p.loan(size) else { return };
                     loan.data_mut()[..8.min(size)].copy_from_slice(&i.to_le_bytes()[..8.min(size)]);
@@ -213,7 +229,7 @@ fn publish(spec: &Spec) -> Result<Outcome> {
         }
         "zenoh" => {
             let s = zenoh_session(spec)?;
-            for k in 0..spec.count {
+            for (k, &(size, _)) in topics.iter().enumerate() {
                 let p = s
                     .declare_publisher(format!("bench/t{k}"))
                     .congestion_control(zenoh::qos::CongestionControl::Block)
@@ -230,7 +246,7 @@ fn publish(spec: &Spec) -> Result<Outcome> {
             _session = s;
         }
         "udp" => {
-            for k in 0..spec.count {
+            for (k, &(size, _)) in topics.iter().enumerate() {
                 let sock = UdpSocket::bind("0.0.0.0:0")?;
                 let to = format!("{}:{}", spec.peer, spec.port + k as u16);
                 let mut buf = vec![0u8; size.max(16)];
@@ -242,7 +258,7 @@ fn publish(spec: &Spec) -> Result<Outcome> {
             }
         }
         "iceoryx2" => {
-            for k in 0..spec.count {
+            for (k, &(size, _)) in topics.iter().enumerate() {
                 let mut port = iox::Port::new(k, size)?;
                 senders.push(Box::new(move |i| port.send(now_ns(), i)));
             }
@@ -253,7 +269,8 @@ fn publish(spec: &Spec) -> Result<Outcome> {
     wait_for("GO")?;
     let threads: Vec<_> = senders
         .into_iter()
-        .map(|mut send| {
+        .zip(topics)
+        .map(|(mut send, (_, hz))| {
             let sent = sent.clone();
             std::thread::spawn(move || {
                 let n = paced(hz, warm + (hz * secs) as u64, &mut send);
@@ -279,10 +296,9 @@ fn publish(spec: &Spec) -> Result<Outcome> {
 /// the warm-up and `secs + 3` s passed; latency = receive time − send stamp (the hosts share
 /// the machine's clock).
 fn subscribe(spec: &Spec) -> Result<Outcome> {
-    let expected = (spec.hz * spec.secs) as u64;
-    let lat = Arc::new(Mutex::new(Vec::<f64>::with_capacity(
-        (expected as usize) * spec.count,
-    )));
+    let topics = spec.topics();
+    let all: u64 = topics.iter().map(|(_, hz)| (hz * spec.secs) as u64).sum();
+    let lat = Arc::new(Mutex::new(Vec::<f64>::with_capacity(all as usize)));
     let got = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));
     let record = {
@@ -303,8 +319,8 @@ fn subscribe(spec: &Spec) -> Result<Outcome> {
     match spec.system.as_str() {
         "nerve" | "nerve-local" => {
             let mut subs = Vec::new();
-            for k in 0..spec.count {
-                let t = open_image(k, spec.size)?;
+            for (k, &(size, _)) in topics.iter().enumerate() {
+                let t = open_image(k, spec.size.max(size))?;
                 // The subscriber as an application has it (the default spin).
                 let s = t.subscriber()?;
                 subs.push((t, s));
@@ -401,7 +417,6 @@ fn subscribe(spec: &Spec) -> Result<Outcome> {
     wait_for("GO")?;
     std::thread::sleep(warm_up_time(spec));
     let (cpu0, t0) = (cpu_s(), Instant::now());
-    let all = expected * spec.count as u64;
     let end = t0 + Duration::from_secs_f64(spec.secs + 3.0);
     // Relaxed: counts polled until they reach the end.
     while got.load(Relaxed) < all && Instant::now() < end {

@@ -31,19 +31,6 @@ const WAYS: [(&str, &str); 4] = [
     ("sleep-tokio", "tokio::time::sleep(d).await (1 ms wheel)"),
 ];
 
-/// Records how late each tick starts.
-struct Late(Arc<Mutex<Vec<f64>>>);
-
-impl Node for Late {
-    fn name(&self) -> &str {
-        "late"
-    }
-    fn tick(&mut self, ctx: &mut Context<'_>) {
-        let late = ctx.now().saturating_sub(ctx.planned());
-        nerve::sys::lock(&self.0).push(late.as_nanos() as f64);
-    }
-}
-
 /// `n` overheads (measured - requested, ns) of one way of waiting `ms`.
 fn overheads(way: usize, ms: u64, n: usize, ex: &Executor) -> Result<Vec<f64>, String> {
     let d = Duration::from_millis(ms);
@@ -63,7 +50,11 @@ fn overheads(way: usize, ms: u64, n: usize, ex: &Executor) -> Result<Vec<f64>, S
                 .handle_signals(false)
                 .lock_memory(false)
                 .announce(false)
-                .node(Late(got.clone()))
+                .node(super::Timed {
+                    name: "late".into(),
+                    late: got.clone(),
+                    work: Duration::ZERO,
+                })
                 .rate(1000.0 / ms as f64)
                 .done()
                 .build()

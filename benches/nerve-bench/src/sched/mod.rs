@@ -97,6 +97,28 @@ fn run_only(quick: bool, only: &[&str]) -> Vec<Row> {
     rows
 }
 
+/// A node that records how late each tick starts (the scheduler's `now - planned`, ns), then
+/// spins for `work` (a control law or a filter stand-in).
+struct Timed {
+    name: String,
+    late: std::sync::Arc<std::sync::Mutex<Vec<f64>>>,
+    work: std::time::Duration,
+}
+
+impl nerve_exec::Node for Timed {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn tick(&mut self, ctx: &mut nerve_exec::Context<'_>) {
+        let late = ctx.now().saturating_sub(ctx.planned());
+        lock(&self.late).push(late.as_nanos() as f64);
+        let end = nerve::time::now_ns() + self.work.as_nanos() as u64;
+        while nerve::time::now_ns() < end {
+            std::hint::spin_loop();
+        }
+    }
+}
+
 /// A row of this suite: `nerve`, `rust`, `blocking`, no payload; `transport` is `same-thread`
 /// (one lane) or `cross-thread`, `topology` `1:N` (one trigger, N nodes or tasks).
 fn row(message: &str, metric: &str, transport: &str, topology: &str) -> Row {

@@ -9,7 +9,7 @@ use std::time::Duration;
 use nerve::time::now_ns;
 use nerve_exec::{Context, ExecClass, FailurePolicy, HangPolicy, Node, Scheduler};
 
-use super::{error_row, row, with_node_stat, with_samples};
+use super::{error_row, row, with_node_stat, with_samples, Timed};
 use crate::report::Row;
 use crate::stats::{self, Summary};
 
@@ -66,19 +66,6 @@ fn bare_loop(ticks: usize, cpu: Option<usize>, spin_ns: u64) -> Result<Vec<f64>,
     .map_err(|_| "the loop thread panicked".to_owned())?
 }
 
-/// Records each tick's start lateness.
-struct Lateness(Arc<Mutex<Vec<f64>>>);
-
-impl Node for Lateness {
-    fn name(&self) -> &str {
-        "rt-1khz"
-    }
-    fn tick(&mut self, ctx: &mut Context<'_>) {
-        let late = ctx.now().saturating_sub(ctx.planned());
-        nerve::sys::lock(&self.0).push(late.as_nanos() as f64);
-    }
-}
-
 /// One round of nerve's 1 kHz RT node on `cpu` (SCHED_FIFO 80), `ticks` ticks, spin `spin`.
 fn nerve_round(ticks: usize, cpu: Option<usize>, spin: Duration) -> Result<Vec<f64>, String> {
     let got = Arc::new(Mutex::new(Vec::with_capacity(ticks)));
@@ -87,7 +74,11 @@ fn nerve_round(ticks: usize, cpu: Option<usize>, spin: Duration) -> Result<Vec<f
         .handle_signals(false)
         .announce(false)
         .spin(spin)
-        .node(Lateness(got.clone()))
+        .node(Timed {
+            name: "rt-1khz".into(),
+            late: got.clone(),
+            work: Duration::ZERO,
+        })
         .rate(1000.0)
         .class(ExecClass::Rt { priority: 80, cpu })
         .done()
@@ -504,25 +495,4 @@ pub(super) fn compute_spin(quick: bool) -> Vec<Row> {
         }
     }
     out
-}
-
-/// Records each tick's start lateness, then works `work`.
-struct Timed {
-    name: String,
-    late: Arc<Mutex<Vec<f64>>>,
-    work: Duration,
-}
-
-impl Node for Timed {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn tick(&mut self, ctx: &mut Context<'_>) {
-        let late = ctx.now().saturating_sub(ctx.planned());
-        nerve::sys::lock(&self.late).push(late.as_nanos() as f64);
-        let end = now_ns() + self.work.as_nanos() as u64;
-        while now_ns() < end {
-            std::hint::spin_loop();
-        }
-    }
 }
