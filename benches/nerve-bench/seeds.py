@@ -533,28 +533,52 @@ def b_sleep(R: list[Row]) -> list[str]:
     body = []
     for ms in (1, 5, 10, 50, 100):
         f = {"suite": "sched", "metric": "sleep_overhead_ns", "sleep_ms": ms}
+        py = {"suite": "python", "table": "sleep", "metric": "sleep_overhead_ns"}
         body.append([f"{ms} ms"] + [
             cell(R, "ns", "mean", message=m, **f) for m in
-            ("sleep-thread", "sleep-callback", "sleep-coroutine", "sleep-tokio")])
-    return table(["duration", "std::thread::sleep", "scheduler callback", "aio coroutine",
-                  "tokio::time::sleep"], body) + ["", "Mean of measured − requested."]
+            ("sleep-thread", "sleep-callback", "sleep-coroutine", "sleep-tokio")] + [
+            cell(R, "ns", "mean", system=sy, message=f"{ms} ms {w}", **py)
+            for sy, w in (("nerve", "callback"), ("nerve", "coroutine"), ("ros2", "thread"),
+                          ("ros2", "callback"))])
+    return table(["duration", "Rust std::thread::sleep", "Rust scheduler callback",
+                  "Rust aio coroutine", "Rust tokio::time::sleep", "Python nerve node callback",
+                  "Python asyncio.sleep", "rclpy time.sleep", "rclpy timer callback"], body) + [
+        "", ("Mean of measured − requested. The seed's rclcpp column has no wheel here; rclpy "
+        "(PyPI) stands in for ROS 2.")]
 
 
 def b_pubsub(R: list[Row]) -> list[str]:
     body = []
     for m in ("pubsub-callback", "pubsub-coroutine", "pubsub-blocking"):
         f = {"suite": "sched", "message": m, "metric": "one_way_ns"}
-        body.append([m.removeprefix("pubsub-"), cell(R, "ns", "mean", **f),
+        body.append(["Rust " + m.removeprefix("pubsub-"), cell(R, "ns", "mean", **f),
                      cell(R, "ns", "min", **f), cell(R, "ns", "max", **f)])
-    return table(["method", "mean", "min", "max"], body)
+    for sy, m, label in (("nerve", "blocking", "Python nerve recv"),
+                         ("nerve", "coroutine", "Python nerve await recv_async"),
+                         ("ros2", "callback", "rclpy subscription callback")):
+        f = {"suite": "python", "table": "pubsub", "system": sy, "message": m,
+             "metric": "one_way_ns"}
+        body.append([label, cell(R, "ns", "mean", **f), cell(R, "ns", "min", **f),
+                     cell(R, "ns", "max", **f)])
+    return table(["method", "mean", "min", "max"], body) + [
+        "", ("Rust: published every 1 ms from another thread. Python: published and received in "
+        "one thread.")]
 
 
 def b_service(R: list[Row]) -> list[str]:
     body = []
     for m in ("service-blocking", "service-coroutine"):
         f = {"suite": "sched", "message": m, "metric": "rtt_ns"}
-        body.append([m.removeprefix("service-"), cell(R, "ns", "mean", **f),
+        body.append(["Rust " + m.removeprefix("service-"), cell(R, "ns", "mean", **f),
                      cell(R, "ns", "min", **f), cell(R, "ns", "max", **f)])
+    for sy, m, label in (("nerve", "callback", "Python nerve call (blocking)"),
+                         ("nerve", "coroutine", "Python nerve await call_async"),
+                         ("ros2", "callback", "rclpy call_async + spin"),
+                         ("ros2", "coroutine", "rclpy task awaiting call_async")):
+        f = {"suite": "python", "table": "service", "system": sy, "message": m,
+             "metric": "rtt_ns"}
+        body.append([label, cell(R, "ns", "mean", **f), cell(R, "ns", "min", **f),
+                     cell(R, "ns", "max", **f)])
     return table(["method", "mean", "min", "max"], body)
 
 
@@ -567,10 +591,13 @@ def b_tasks(repeats: int) -> Callable[[list[Row]], list[str]]:
                      "repeats": repeats}
                 a = cell(R, "ns", message="async-sleep", **f)
                 b = cell(R, "ns", message="async-sleep-tokio-timer", **f)
+                c = cell(R, "ns", suite="python", table="tasks", system="nerve",
+                         message=f"{n} tasks {ms} ms x{repeats}", metric="tasks_wall_ns")
                 if a == "–" and b == "–":
                     continue
-                body.append([str(n), f"{ms} ms", a, b])
-        return table(["tasks", "sleep", "nerve aio::sleep", "tokio::time::sleep"], body)
+                body.append([str(n), f"{ms} ms", a, b, c])
+        return table(["tasks", "sleep", "nerve aio::sleep", "tokio::time::sleep",
+                      "Python asyncio (nerve's async API)"], body)
     return build
 
 

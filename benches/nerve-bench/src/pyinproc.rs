@@ -1,7 +1,9 @@
-//! The HORUS seed's in-process Python tables (`benches/python/inproc.py`): zero-copy views
-//! against copies, Python node tick overhead, generic-message sizes. nerve's interpreter and
-//! HORUS's run in alternating rounds; samples are pooled per system, and nerve / HORUS ratios
-//! are taken per round.
+//! Python tables measured inside one process, each by a script that prints one `inproc {json}`
+//! line per run: HORUS's (`benches/python/inproc.py`: zero-copy views against copies, Python
+//! node tick overhead, generic-message sizes; nerve against HORUS) and rclcpp_async's
+//! (`benches/python/async_tables.py`: sleep overhead, pub/sub and service as callbacks and as
+//! coroutines, concurrent tasks; nerve's Python API against rclpy). The two systems' runs
+//! alternate; samples are pooled per system, and nerve / peer ratios are taken per round.
 
 use crate::python::interpreter;
 use crate::report::Row;
@@ -11,8 +13,23 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-/// The systems, in round order.
-const SYSTEMS: [&str; 2] = ["nerve", "horus"];
+/// One script's tables: the script (in `benches/python`), nerve and the peer (round order).
+pub struct Tables {
+    pub script: &'static str,
+    pub systems: [&'static str; 2],
+}
+
+/// HORUS's in-process tables.
+pub const HORUS: Tables = Tables {
+    script: "inproc.py",
+    systems: ["nerve", "horus"],
+};
+
+/// rclcpp_async's tables in Python.
+pub const ASYNC: Tables = Tables {
+    script: "async_tables.py",
+    systems: ["nerve", "ros2"],
+};
 
 /// What one system measured for one (table, case, metric) over the rounds.
 #[derive(Clone, Default)]
@@ -67,17 +84,25 @@ fn row(system: &str, table: &str, case: &str, payload: usize, metric: &str) -> R
     .field("table", table)
 }
 
-/// The rows of the in-process tables: `rounds` alternating rounds of each system.
-pub fn rows(dir: &Path, root: &Path, setup: bool, rounds: usize, quick: bool) -> Vec<Row> {
-    let script = dir.join("inproc.py");
-    let pythons: Vec<Result<_, String>> = SYSTEMS
+/// The rows of one script's tables: `rounds` alternating rounds of each system.
+pub fn rows(
+    tables: &Tables,
+    dir: &Path,
+    root: &Path,
+    setup: bool,
+    rounds: usize,
+    quick: bool,
+) -> Vec<Row> {
+    let script = dir.join(tables.script);
+    let systems = tables.systems;
+    let pythons: Vec<Result<_, String>> = systems
         .iter()
         .map(|s| interpreter(s, dir, root, setup))
         .collect();
-    let mut pooled: Vec<BTreeMap<Key, Pooled>> = vec![BTreeMap::new(); SYSTEMS.len()];
-    let mut fatal: Vec<Option<String>> = vec![None; SYSTEMS.len()];
+    let mut pooled: Vec<BTreeMap<Key, Pooled>> = vec![BTreeMap::new(); systems.len()];
+    let mut fatal: Vec<Option<String>> = vec![None; systems.len()];
     for _ in 0..rounds {
-        for (i, system) in SYSTEMS.iter().enumerate() {
+        for (i, system) in systems.iter().enumerate() {
             let cases = match &pythons[i] {
                 Err(e) => Err(e.clone()),
                 Ok(py) => run_once(py, &script, system, quick),
@@ -119,7 +144,7 @@ pub fn rows(dir: &Path, root: &Path, setup: bool, rounds: usize, quick: bool) ->
             continue;
         }
         let (table, case, metric) = &key;
-        for (i, system) in SYSTEMS.iter().enumerate() {
+        for (i, system) in systems.iter().enumerate() {
             let Some(p) = pooled[i].get_mut(&key) else {
                 let why = fatal[i]
                     .clone()
@@ -139,7 +164,7 @@ pub fn rows(dir: &Path, root: &Path, setup: bool, rounds: usize, quick: bool) ->
                     .summary_opt(Summary::of(&mut p.samples)),
             });
         }
-        // nerve / HORUS per round, for the timed metrics both have.
+        // nerve / the peer per round, for the timed metrics both have.
         let (Some(n), Some(h)) = (pooled[0].get(&key), pooled[1].get(&key)) else {
             continue;
         };
@@ -158,12 +183,12 @@ pub fn rows(dir: &Path, root: &Path, setup: bool, rounds: usize, quick: bool) ->
                     table,
                     case,
                     n.payload_bytes,
-                    &format!("ratio_{metric}_vs_horus"),
+                    &format!("ratio_{metric}_vs_{}", systems[1]),
                 )
                 .summary(s)
                 .field(
                     "note",
-                    "nerve / HORUS per round (median of batch means), median over rounds",
+                    "nerve / the peer per round (each round's median sample), median over rounds",
                 ),
             );
         }

@@ -500,23 +500,35 @@ pub fn run_suite(args: &PythonArgs) -> Result<()> {
         started.elapsed().as_secs_f64()
     );
     drop(runners);
-    if args
-        .only
-        .as_deref()
-        .is_none_or(|o| "inproc".contains(o) || o.contains("inproc"))
-    {
+    for (name, tables, what) in [
+        (
+            "inproc",
+            &crate::pyinproc::HORUS,
+            "zero-copy views, node ticks, generic sizes",
+        ),
+        (
+            "async",
+            &crate::pyinproc::ASYNC,
+            "sleeps, pub/sub, services, tasks",
+        ),
+    ] {
+        if args
+            .only
+            .as_deref()
+            .is_some_and(|o| !name.contains(o) && !o.contains(name))
+        {
+            continue;
+        }
         let t0 = Instant::now();
         rows.extend(crate::pyinproc::rows(
+            tables,
             &dir,
             &root,
             !args.no_setup,
             budget.rounds,
             args.quick,
         ));
-        eprintln!(
-            "[inproc] zero-copy views, node ticks, generic sizes ({:.1} s)",
-            t0.elapsed().as_secs_f64()
-        );
+        eprintln!("[{name}] {what} ({:.1} s)", t0.elapsed().as_secs_f64());
     }
     eprintln!(
         "load average: {load_start} at the start, {} at the end (other work on the cores \
