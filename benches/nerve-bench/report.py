@@ -165,7 +165,14 @@ def draw_ipc_plots(folder: Path) -> list[str]:
     if r.returncode != 0:
         print(f"report.py: plot.py failed: {r.stderr.strip()[-300:]}", file=sys.stderr)
         return []
-    return sorted(p.name for p in folder.glob("ipc_*.png"))
+    out = sorted(p.name for p in folder.glob("ipc_*.png"))
+    if (folder / "python.json").exists():
+        box = Path(__file__).with_name("boxplot.py")
+        r = subprocess.run([python, str(box), str(folder / "python.json"), "--out",
+                            str(folder)], capture_output=True, text=True, check=False)
+        if r.returncode == 0:
+            out.append("wrapyfi_boxplot.png")
+    return out
 
 
 def render(folder: Path, plots: bool = True) -> str:
@@ -201,7 +208,9 @@ def render(folder: Path, plots: bool = True) -> str:
         d = load(folder / f"{name}.json")
         err_file = folder / f"{name}.error"
         error = err_file.read_text() if err_file.exists() else None
-        lines += suite_section(name, d, error, timing, ipc_plots if name == "ipc" else [])
+        mine = [p for p in ipc_plots if p.startswith("ipc_" if name == "ipc" else "wrapyfi")
+                if name in ("ipc", "python")]
+        lines += suite_section(name, d, error, timing, mine)
     return "\n".join(lines).rstrip() + "\n"
 
 

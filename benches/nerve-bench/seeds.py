@@ -603,12 +603,26 @@ def b_tasks(repeats: int) -> Callable[[list[Row]], list[str]]:
 
 def b_wrapyfi(R: list[Row]) -> list[str]:
     body = []
+    for fw in ("numpy", "pandas", "pil", "jax", "tensorflow", "paddle", "mxnet"):
+        cells = []
+        for mw in ("nerve", "zenoh", "zeromq"):
+            f = {"suite": "python", "table": "wrapyfi", "message": f"{fw} {mw}",
+                 "metric": "one_way_ns"}
+            cells += [cell(R, "ns", **f), cell(R, "ns", "p99", **f)]
+        body.append([fw] + cells)
+    out = table(["framework", "nerve p50", "nerve p99", "Zenoh p50", "Zenoh p99", "ZeroMQ p50",
+                 "ZeroMQ p99"], body) + [
+        "", ("200×200 tensors of ones (PIL: an 8-bit image), published at 100 Hz, blocking "
+        "receive in another process; from the publisher's stamp to the receiver holding the "
+        "framework's object again. Box plots: the `python` section (`wrapyfi_boxplot.png`)."), ""]
+    body = []
     for s in ["Tensor-200x200", "Tensor-200x200-loan", "Tensor-200x200-msgpack",
               "Tensor-200x200-torch"]:
         f = {"suite": "python", "scenario": s, "mode": "blocking", "metric": "one_way_ns"}
         body.append([s, cell(R, "ns", system="nerve", **f),
                      cell(R, "ns", "p99", system="nerve", **f)])
-    return table(["tensor (float32 200×200)", "nerve p50", "nerve p99"], body)
+    return out + ["nerve's own tensor paths, ping-pong one-way:", ""] + table(
+        ["tensor (float32 200×200)", "nerve p50", "nerve p99"], body)
 
 
 # What each seed table gets: a builder, or why it is not reproduced (and what stands in).
@@ -664,10 +678,10 @@ SPECS: list[Spec] = [
     ("r-tasks3", "Concurrent tasks, repeated fire", b_tasks(3), ""),
     ("w-fig1", "Wrapyfi Fig. 1: 200×200 tensors across frameworks and middlewares",
      b_wrapyfi,
-     ("Partly: nerve's numpy, loaned, MessagePack and torch 200×200 tensors as ping-pong "
-       "one-way figures. Not yet: JAX, TensorFlow, PaddlePaddle, MXNet, pandas and PIL "
-       "variants, the ZeroMQ, Zenoh and ROS 2 columns, the paced 100 Hz mode and the box "
-       "plots.")),
+     ("NumPy, pandas, PIL, JAX, TensorFlow, PaddlePaddle and MXNet over nerve, Zenoh and "
+       "ZeroMQ (`benches/python/wrapyfi.py`). Not yet: the ROS 2 column (rclpy's venv has no "
+       "frameworks), PyTorch (its PyPI wheel pulls CUDA, ~3 GB: `setup_peers.sh torch`), GPU "
+       "tensors (no GPU here).")),
 ]
 
 

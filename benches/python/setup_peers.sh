@@ -10,7 +10,10 @@
 # tree by an earlier version of this script is used where it is.
 #
 # Usage: benches/python/setup_peers.sh [peer ...]     (default: all; peers: horus iceoryx2 zenoh ros2 plot;
-#        torch: PyPI's torch into nerve's .venv, for the Tensor-*-torch rows, on demand only)
+#        torch: PyPI's torch into nerve's .venv, for the Tensor-*-torch rows, on demand only;
+#        frameworks: numpy, pandas, PIL, pyzmq, Zenoh and each of JAX, TensorFlow, PaddlePaddle
+#        (and MXNet in a venv of its own: it needs numpy < 1.24) for the Wrapyfi table, on demand
+#        only: a framework that does not install is listed in .venvs/frameworks.missing)
 #        FORCE=1 to rebuild existing venvs.
 # nerve itself is measured from the repository's .venv (bindings/python/dev.sh builds it).
 set -uo pipefail
@@ -61,6 +64,44 @@ for peer in "${peers[@]}"; do
             echo "torch: FAILED to install into $root/.venv" >&2
             status=1
         fi
+        continue
+    fi
+    if [ "$peer" = frameworks ]; then
+        # The Wrapyfi table's frameworks: the light ones must install; each heavy one is
+        # tried on its own and, if it fails, named in frameworks.missing with pip's reason.
+        dir="$cache/frameworks"
+        root="$(cd "$here/../.." && pwd)"
+        missing="$venvs/frameworks.missing"
+        if [ ! -x "$dir/bin/python" ] || ! "$dir/bin/python" -c "import pandas, PIL, zmq, zenoh" >/dev/null 2>&1; then
+            rm -rf "$dir"
+            "$py" -m venv "$dir" && "$dir/bin/python" -m pip install -q numpy msgpack pandas pillow pyzmq eclipse-zenoh \
+                || { echo "frameworks: FAILED (numpy, pandas, pillow, pyzmq, eclipse-zenoh)" >&2; status=1; continue; }
+        fi
+        : >"$missing"
+        for fw in "jax[cpu]:jax" "tensorflow-cpu:tensorflow" "paddlepaddle:paddle"; do
+            pkg="${fw%%:*}"; mod="${fw##*:}"
+            "$dir/bin/python" -c "import $mod" >/dev/null 2>&1 && continue
+            if ! "$dir/bin/python" -m pip install -q "$pkg" >"$venvs/frameworks-$mod.log" 2>&1; then
+                echo "$mod: pip install $pkg failed: $(grep -E 'ERROR' "$venvs/frameworks-$mod.log" | tail -n 1)" >>"$missing"
+            fi
+        done
+        mx="$cache/mxnet"
+        if [ ! -x "$mx/bin/python" ] || ! "$mx/bin/python" -c "import mxnet" >/dev/null 2>&1; then
+            rm -rf "$mx"
+            if ! { "$py" -m venv "$mx" && "$mx/bin/python" -m pip install -q "numpy<1.24" msgpack pyzmq eclipse-zenoh mxnet >"$venvs/frameworks-mxnet.log" 2>&1 \
+                    && "$mx/bin/python" -c "import mxnet" >>"$venvs/frameworks-mxnet.log" 2>&1; }; then
+                echo "mxnet: $(grep -E 'ERROR|Error' "$venvs/frameworks-mxnet.log" | tail -n 1)" >>"$missing"
+            fi
+        fi
+        # nerve itself, from the repository's .venv (its compiled package), in both venvs.
+        for v in "$dir" "$mx"; do
+            sp="$("$v/bin/python" -c 'import site; print(site.getsitepackages()[0])' 2>/dev/null)" || continue
+            nsp="$("$root/.venv/bin/python" -c 'import nerve, os; print(os.path.dirname(os.path.dirname(nerve.__file__)))' 2>/dev/null)" || continue
+            ln -sfn "$nsp/nerve" "$sp/nerve"
+        done
+        ln -sfn "$dir" "$venvs/frameworks"
+        [ -d "$mx" ] && ln -sfn "$mx" "$venvs/mxnet"
+        echo "frameworks: ready ($dir); missing: $(tr '\n' ' ' <"$missing")"
         continue
     fi
     pkgs="$(pkgs_for "$peer")" || { echo "unknown peer $peer" >&2; status=2; continue; }

@@ -17,18 +17,36 @@ use std::process::Command;
 pub struct Tables {
     pub script: &'static str,
     pub systems: [&'static str; 2],
+    /// Per-round nerve / peer ratio rows (false: the two "systems" are two interpreters of
+    /// one comparison, which the rows carry themselves).
+    pub ratios: bool,
+    /// Rounds with `--quick` (None: the suite's).
+    pub quick_rounds: Option<usize>,
 }
 
 /// HORUS's in-process tables.
 pub const HORUS: Tables = Tables {
     script: "inproc.py",
     systems: ["nerve", "horus"],
+    ratios: true,
+    quick_rounds: None,
 };
 
 /// rclcpp_async's tables in Python.
 pub const ASYNC: Tables = Tables {
     script: "async_tables.py",
     systems: ["nerve", "ros2"],
+    ratios: true,
+    quick_rounds: None,
+};
+
+/// Wrapyfi's Fig. 1: every framework over nerve, Zenoh and ZeroMQ, in the frameworks venv and
+/// MXNet's own (`benches/python/setup_peers.sh frameworks`).
+pub const WRAPYFI: Tables = Tables {
+    script: "wrapyfi.py",
+    systems: ["frameworks", "mxnet"],
+    ratios: false,
+    quick_rounds: Some(1),
 };
 
 /// What one system measured for one (table, case, metric) over the rounds.
@@ -101,6 +119,10 @@ pub fn rows(
         .collect();
     let mut pooled: Vec<BTreeMap<Key, Pooled>> = vec![BTreeMap::new(); systems.len()];
     let mut fatal: Vec<Option<String>> = vec![None; systems.len()];
+    let rounds = match (quick, tables.quick_rounds) {
+        (true, Some(r)) => r,
+        _ => rounds,
+    };
     for _ in 0..rounds {
         for (i, system) in systems.iter().enumerate() {
             let cases = match &pythons[i] {
@@ -146,6 +168,10 @@ pub fn rows(
         let (table, case, metric) = &key;
         for (i, system) in systems.iter().enumerate() {
             let Some(p) = pooled[i].get_mut(&key) else {
+                if !tables.ratios && fatal[i].is_none() {
+                    // The other interpreter's case (a framework measured in one venv only).
+                    continue;
+                }
                 let why = fatal[i]
                     .clone()
                     .unwrap_or_else(|| format!("{system} has no such case"));
@@ -159,13 +185,24 @@ pub fn rows(
             out.push(match (&p.error, p.value) {
                 (Some(e), _) => r.error(e.clone()),
                 (None, Some(v)) => r.summary_opt(Summary::of(&mut [v])),
-                (None, None) => r
-                    .field("rounds", p.round_p50.len())
-                    .summary_opt(Summary::of(&mut p.samples)),
+                (None, None) => {
+                    let mut r = r.field("rounds", p.round_p50.len());
+                    if !tables.ratios {
+                        // The distribution itself, for the box plots (µs, 0.1 µs steps).
+                        let us: Vec<f64> = p
+                            .samples
+                            .iter()
+                            .map(|v| (v / 100.0).round() / 10.0)
+                            .collect();
+                        r = r.field("samples_us", us);
+                    }
+                    r.summary_opt(Summary::of(&mut p.samples))
+                }
             });
         }
         // nerve / the peer per round, for the timed metrics both have.
-        let (Some(n), Some(h)) = (pooled[0].get(&key), pooled[1].get(&key)) else {
+        let (true, Some(n), Some(h)) = (tables.ratios, pooled[0].get(&key), pooled[1].get(&key))
+        else {
             continue;
         };
         let mut ratios: Vec<f64> = n

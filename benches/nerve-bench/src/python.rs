@@ -511,6 +511,11 @@ pub fn run_suite(args: &PythonArgs) -> Result<()> {
             &crate::pyinproc::ASYNC,
             "sleeps, pub/sub, services, tasks",
         ),
+        (
+            "wrapyfi",
+            &crate::pyinproc::WRAPYFI,
+            "200x200 tensors of every framework over nerve, Zenoh, ZeroMQ",
+        ),
     ] {
         if args
             .only

@@ -121,7 +121,8 @@ def convert(msg: Any, as_: str) -> Any:
         tf = importlib.import_module("tensorflow")
         try:
             return tf.experimental.dlpack.from_dlpack(arr.__dlpack__(max_version=(1, 0)))
-        except (BufferError, TypeError, ValueError, RuntimeError):
+        except Exception:  # noqa: BLE001 — TensorFlow's own errors (InvalidArgumentError for
+            # a versioned capsule, TF 2.21) are none of Python's: any refusal means a copy.
             return tf.convert_to_tensor(arr)  # a copy: TensorFlow cannot hold a read-only view
     if as_ == "pandas":
         pd = importlib.import_module("pandas")
