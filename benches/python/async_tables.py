@@ -22,11 +22,9 @@ both in alternating rounds, nerve's interpreter then the ros2 peer's, and pools 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sys
 import time
-import traceback
 
 SLEEPS_MS = [1, 5, 10, 50, 100]
 
@@ -240,23 +238,10 @@ def ros2_cases(quick: bool) -> list[dict]:
 
 
 def main() -> int:
-    system, quick = sys.argv[1], sys.argv[2] == "1"
-    os.sched_setaffinity(0, {0})
-    try:
-        from importlib.metadata import version
+    from tables_main import run
 
-        ver = version("ros-rclpy" if system == "ros2" else "nerve")
-    except Exception:  # noqa: BLE001
-        ver = ""
-    try:
-        cases = nerve_cases(quick) if system == "nerve" else ros2_cases(quick)
-        print("inproc " + json.dumps({"system": system, "version": ver, "cases": cases}),
-              flush=True)
-    except Exception as e:  # noqa: BLE001
-        traceback.print_exc()
-        print("inproc " + json.dumps({"system": system, "version": ver,
-                                      "fatal": f"{type(e).__name__}: {e}"}), flush=True)
-    return 0
+    return run({"nerve": nerve_cases, "ros2": ros2_cases},
+               {"nerve": "nerve", "ros2": "ros-rclpy"})
 
 
 if __name__ == "__main__":

@@ -23,11 +23,9 @@ Tables (each sample is the mean time of one operation over a batch, in ns):
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
-import traceback
 
 import numpy as np
 
@@ -258,23 +256,10 @@ def horus_cases(quick: bool) -> list[dict]:
 
 
 def main() -> int:
-    system, quick = sys.argv[1], sys.argv[2] == "1"
-    os.sched_setaffinity(0, {0})
-    try:
-        from importlib.metadata import version
+    from tables_main import run
 
-        ver = version("horus-robotics" if system == "horus" else "nerve")
-    except Exception:  # noqa: BLE001
-        ver = ""
-    try:
-        cases = nerve_cases(quick) if system == "nerve" else horus_cases(quick)
-        print("inproc " + json.dumps({"system": system, "version": ver, "cases": cases}),
-              flush=True)
-    except Exception as e:  # noqa: BLE001
-        traceback.print_exc()
-        print("inproc " + json.dumps({"system": system, "version": ver,
-                                      "fatal": f"{type(e).__name__}: {e}"}), flush=True)
-    return 0
+    return run({"nerve": nerve_cases, "horus": horus_cases},
+               {"nerve": "nerve", "horus": "horus-robotics"})
 
 
 if __name__ == "__main__":
