@@ -351,8 +351,10 @@ def b_schedclasses(R: list[Row]) -> list[str]:
 
 def b_rt(R: list[Row]) -> list[str]:
     body = [
-        ["budget + deadline + watchdog monitoring, per node", cell(
-            R, "ns", suite="sched", metric="budget_overhead_ns_per_node")],
+        *[[f"{m} monitoring, per node", cell(
+            R, "ns", suite="sched", metric="budget_overhead_ns_per_node", monitor=m)]
+          for m in ("budget+deadline+watchdog", "budget", "deadline", "watchdog")],
+        ["mlockall of the process, once", cell(R, "ns", suite="sched", metric="mlockall_ns")],
         ["e-stop: trigger → the last of 10 nodes' safe state", cell(
             R, "ns", suite="sched", metric="estop_ns")],
         ["watchdog: (hang start + 10 ms timeout) → safe state", cell(
@@ -648,8 +650,8 @@ SPECS: list[Spec] = [
     ("h-schedscale", "Scheduler scalability", b_nodescale, "Same rows as node scaling."),
     ("h-rt", "RT performance characteristics", b_rt, ""),
     ("h-safety", "Safety-critical configuration", b_rt,
-     ("Not per monitor: nerve measures budget, deadline and watchdog monitoring together "
-       "(paired runs with and without); one figure per node.")),
+     ("Each monitor alone and the three together, paired runs with and without on the same "
+       "lane; the one-off mlockall time.")),
     ("h-rtresults", "Real-time test results (mixed RT and normal nodes)", b_rtresults, ""),
     ("h-routes", "All-routes latency and latency by topology", b_routes, ""),
     ("h-pysendrecv", "Python message send/recv latency (one process)", b_pysendrecv, ""),

@@ -71,7 +71,10 @@ fn run_only(quick: bool, only: &[&str]) -> Vec<Row> {
         rows.extend(overhead::tick_overhead(quick));
     }
     if want("budget") {
-        rows.push(overhead::budget_overhead(quick));
+        for m in overhead::Monitors::EACH {
+            rows.push(overhead::budget_overhead(quick, m));
+        }
+        rows.push(overhead::mlockall_time());
     }
     if want("estop") {
         rows.push(estop::estop(if quick { 100 } else { 500 }));

@@ -154,7 +154,35 @@ impl Node for Gap {
 /// blocks of four, so both kinds run in the same rounds, at the same moments, with the same
 /// cache state. The cost of a node is the gap from its tick's start to the next node's (the
 /// scheduler's own clock reads); per round, median on→on gap − median off→off gap.
-pub(super) fn budget_overhead(quick: bool) -> Row {
+/// Which monitors the monitored nodes of [`budget_overhead`] get.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Monitors {
+    /// Budget, deadline and watchdog together.
+    All,
+    Budget,
+    Deadline,
+    Watchdog,
+}
+
+impl Monitors {
+    pub(super) const EACH: [Monitors; 4] = [
+        Monitors::All,
+        Monitors::Budget,
+        Monitors::Deadline,
+        Monitors::Watchdog,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Monitors::All => "budget+deadline+watchdog",
+            Monitors::Budget => "budget",
+            Monitors::Deadline => "deadline",
+            Monitors::Watchdog => "watchdog",
+        }
+    }
+}
+
+pub(super) fn budget_overhead(quick: bool, monitors: Monitors) -> Row {
     let n = 200usize;
     let secs = if quick { 0.5 } else { 2.5 };
     let metric = "budget_overhead_ns_per_node";
@@ -179,10 +207,16 @@ pub(super) fn budget_overhead(quick: bool) -> Row {
                 .rate(1000.0)
                 .order(i as i64);
             if gap_monitored(i, flip) {
-                e = e
-                    .budget(Duration::from_micros(100))
-                    .deadline(Duration::from_micros(900))
-                    .watchdog(Duration::from_millis(500));
+                let all = matches!(monitors, Monitors::All);
+                if all || matches!(monitors, Monitors::Budget) {
+                    e = e.budget(Duration::from_micros(100));
+                }
+                if all || matches!(monitors, Monitors::Deadline) {
+                    e = e.deadline(Duration::from_micros(900));
+                }
+                if all || matches!(monitors, Monitors::Watchdog) {
+                    e = e.watchdog(Duration::from_millis(500));
+                }
             }
             b = e.done();
         }
@@ -199,16 +233,44 @@ pub(super) fn budget_overhead(quick: bool) -> Row {
     let on = stats::median(&o.on).unwrap_or(0.0);
     let off = stats::median(&o.off).unwrap_or(0.0);
     let r = row("empty-nodes", metric, "same-thread", &format!("1:{n}"));
+    let what = monitors.name();
     with_samples(r, &mut o.diffs)
         .field("nodes", n as u64)
+        .field("monitor", what)
         .field(
             "note",
             format!(
-                "paired A/B in the same rounds: {n} empty nodes at 1 kHz on one lane, budget+deadline+\
-                 watchdog set on alternating blocks of 4 (which blocks flipped every other run, 4 runs); \
+                "paired A/B in the same rounds: {n} empty nodes at 1 kHz on one lane, {what} \
+                 set on alternating blocks of 4 (which blocks flipped every other run, 4 runs); \
                  per round median gap after a monitored node minus after an unmonitored one \
                  (percentiles over {rounds} rounds; a value within a few ns of 0, either sign, is no \
                  measurable cost); pooled medians: monitored {on} ns, unmonitored {off} ns per node"
             ),
         )
+}
+
+/// The one-off cost of `mlockall(MCL_CURRENT | MCL_FUTURE)` for this process as it is (an RT
+/// scheduler's start locks memory), undone at once with `munlockall`.
+pub(super) fn mlockall_time() -> Row {
+    let metric = "mlockall_ns";
+    let rss_kb = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
+        .unwrap_or(0);
+    let t = std::time::Instant::now();
+    // SAFETY: mlockall takes flags and touches no memory of ours.
+    let rc = unsafe { libc::mlockall(libc::MCL_CURRENT | libc::MCL_FUTURE) };
+    let took = t.elapsed().as_nanos() as f64;
+    if rc != 0 {
+        return error_row("mlockall", metric, std::io::Error::last_os_error());
+    }
+    // SAFETY: as above.
+    unsafe { libc::munlockall() };
+    with_samples(row("mlockall", metric, "same-thread", "1:1"), &mut [took])
+        .field("rss_kb", rss_kb)
+        .field("note", "one mlockall(MCL_CURRENT | MCL_FUTURE) of this process (its resident size in rss_kb), then munlockall")
 }
