@@ -396,7 +396,7 @@ fn subscribe(spec: &Spec) -> Result<Outcome> {
         }
         "iceoryx2" => {
             for k in 0..spec.count {
-                let mut port = iox::Inbox::new(k, spec.size)?;
+                let mut port = iox::Inbox::new(k)?;
                 let (record, stop) = (record.clone(), stop.clone());
                 threads.push(std::thread::spawn(move || {
                     // Relaxed: a flag.
@@ -586,7 +586,8 @@ mod iox {
 
     /// The node and services of topic `k`.
     struct Topic {
-        node: Node<Ipc>,
+        /// Kept alive: the node owns the ports' registration.
+        _node: Node<Ipc>,
         data: iceoryx2::service::port_factory::publish_subscribe::PortFactory<Ipc, [u8], ()>,
         event: iceoryx2::service::port_factory::event::PortFactory<Ipc>,
     }
@@ -609,7 +610,11 @@ mod iox {
                 node.service_builder(&ev).event().open_or_create(),
                 "opening the event service",
             )?;
-            Ok(Self { node, data, event })
+            Ok(Self {
+                _node: node,
+                data,
+                event,
+            })
         }
     }
 
@@ -672,7 +677,7 @@ mod iox {
     }
 
     impl Inbox {
-        pub(super) fn new(k: usize, _size: usize) -> Result<Self> {
+        pub(super) fn new(k: usize) -> Result<Self> {
             let topic = Topic::open(k)?;
             let subscriber = ix(
                 topic.data.subscriber_builder().buffer_size(64).create(),
@@ -682,7 +687,6 @@ mod iox {
                 topic.event.listener_builder().create(),
                 "creating a listener",
             )?;
-            let _ = &topic.node;
             Ok(Self {
                 subscriber,
                 listener,
