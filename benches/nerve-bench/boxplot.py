@@ -29,8 +29,9 @@ def main() -> int:
     import matplotlib.pyplot as plt
 
     frameworks = sorted({r["message"].split()[0] for r in rows})
-    middlewares = ["nerve", "zenoh", "zeromq"]
-    colours = {"nerve": "tab:red", "zenoh": "tab:blue", "zeromq": "tab:gray"}
+    middlewares = ["nerve", "zenoh", "zeromq", "ros2"]
+    colours = {"nerve": "tab:red", "zenoh": "tab:blue", "zeromq": "tab:gray",
+               "ros2": "tab:green"}
     fig, ax = plt.subplots(figsize=(12, 5))
     width = 0.8 / len(middlewares)
     for j, mw in enumerate(middlewares):
@@ -40,6 +41,8 @@ def main() -> int:
             if r:
                 data.append(r["samples_us"])
                 pos.append(i + (j - (len(middlewares) - 1) / 2) * width)
+        if not data:
+            continue
         b = ax.boxplot(data, positions=pos, widths=width * 0.9, patch_artist=True,
                        showfliers=False)
         for patch in b["boxes"]:

@@ -13,96 +13,18 @@ not reproduce says why (``WHY``): nothing is left out silently.
 from __future__ import annotations
 
 import json
-import statistics
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-Row = dict[str, Any]
+from seedcells import Row, beaten, cell, fmt, rows_where, table, value
+
 FIGURES = json.loads(Path(__file__).with_name("seed_figures.json").read_text())
 
 TYPES = ["CmdVel", "BatteryState", "Imu", "Odometry", "LaserScan", "PointCloud-100",
          "PointCloud-1000", "PointCloud-10000"]
 TYPICAL_HZ = {"CmdVel": 1000, "BatteryState": 1, "Imu": 100, "Odometry": 50, "LaserScan": 10,
               "PointCloud-100": 30, "PointCloud-1000": 30, "PointCloud-10000": 30}
-
-
-def rows_where(R: list[Row], **flt: Any) -> list[Row]:
-    """Rows whose fields equal the filter's values (a callable value is a predicate)."""
-    out = []
-    for r in R:
-        ok = True
-        for k, v in flt.items():
-            x = r.get(k)
-            if callable(v):
-                if not v(x):
-                    ok = False
-                    break
-            elif x != v:
-                ok = False
-                break
-        if ok:
-            out.append(r)
-    return out
-
-
-def value(R: list[Row], stat: str = "p50", **flt: Any) -> float | None:
-    """The statistic of the matching rows (the median over rows, e.g. per-round rows)."""
-    vals = [r[stat] for r in rows_where(R, **flt) if isinstance(r.get(stat), (int, float))]
-    return statistics.median(vals) if vals else None
-
-
-def fmt(v: float | None, unit: str) -> str:
-    if v is None:
-        return "–"
-    if unit == "ns":
-        if abs(v) >= 1e6:
-            return f"{v / 1e6:.2f} ms"
-        if abs(v) >= 1e4:
-            return f"{v / 1e3:.1f} µs"
-        if abs(v) >= 1e3:
-            return f"{v / 1e3:.2f} µs"
-        return f"{v:.0f} ns"
-    if unit == "us":
-        return f"{v:.1f} µs" if abs(v) < 1e3 else f"{v / 1e3:.2f} ms"
-    if unit == "rate":
-        if v >= 1e6:
-            return f"{v / 1e6:.2f} M/s"
-        if v >= 1e3:
-            return f"{v / 1e3:.1f} K/s"
-        return f"{v:.0f}/s"
-    if unit == "x":
-        return f"{v:.3g}×"
-    if unit == "pct":
-        return f"{v:.1f} %"
-    if unit == "hz":
-        return f"{v:.1f} Hz"
-    return f"{v:.4g}"
-
-
-def cell(R: list[Row], unit: str, stat: str = "p50", **flt: Any) -> str:
-    """A formatted statistic; the error of a matching row that has one; '–' when none."""
-    v = value(R, stat, **flt)
-    if v is not None:
-        return fmt(v, unit)
-    errs = [r["error"] for r in rows_where(R, **flt) if "error" in r]
-    if errs:
-        return "n/a: " + str(errs[0])[:90].replace("|", "/")
-    return "–"
-
-
-def table(head: list[str], body: list[list[str]]) -> list[str]:
-    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    out += ["| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in r) + " |"
-            for r in body]
-    return out
-
-
-def beaten(ratio: float | None, lower_is_better: bool = True) -> str:
-    if ratio is None:
-        return "–"
-    good = ratio < 1 if lower_is_better else ratio > 1
-    return f"{ratio:.3g} ({'yes' if good else 'no'})"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -604,19 +526,27 @@ def b_tasks(repeats: int) -> Callable[[list[Row]], list[str]]:
 
 
 def b_wrapyfi(R: list[Row]) -> list[str]:
+    mws = [("nerve", "nerve"), ("zenoh", "Zenoh"), ("zeromq", "ZeroMQ"), ("ros2", "ROS 2")]
     body = []
-    for fw in ("numpy", "pandas", "pil", "jax", "tensorflow", "paddle", "mxnet"):
+    for fw in ("numpy", "pandas", "pil", "torch", "jax", "tensorflow", "paddle", "mxnet"):
         cells = []
-        for mw in ("nerve", "zenoh", "zeromq"):
+        for mw, _ in mws:
             f = {"suite": "python", "table": "wrapyfi", "message": f"{fw} {mw}",
                  "metric": "one_way_ns"}
             cells += [cell(R, "ns", **f), cell(R, "ns", "p99", **f)]
+        for mw, _ in mws[1:]:
+            cells.append(cell(R, "x", suite="python", table="wrapyfi", message=f"{fw} nerve",
+                              metric=f"ratio_one_way_ns_vs_{mw}"))
         body.append([fw] + cells)
-    out = table(["framework", "nerve p50", "nerve p99", "Zenoh p50", "Zenoh p99", "ZeroMQ p50",
-                 "ZeroMQ p99"], body) + [
+    head = ["framework"] + [f"{n} {s}" for _, n in mws for s in ("p50", "p99")]
+    out = table(head + [f"nerve/{n}" for _, n in mws[1:]], body) + [
         "", ("200×200 tensors of ones (PIL: an 8-bit image), published at 100 Hz, blocking "
         "receive in another process; from the publisher's stamp to the receiver holding the "
-        "framework's object again. Box plots: the `python` section (`wrapyfi_boxplot.png`)."), ""]
+        "framework's object again. Every middleware's listener runs at once and the publisher "
+        "alternates between them in rounds; nerve/peer: per round (each round's median), "
+        "median over rounds. ROS 2: rclpy, the same bytes as Zenoh and ZeroMQ in a reliable "
+        "`std_msgs/UInt8MultiArray`. Box plots: the `python` section "
+        "(`wrapyfi_boxplot.png`)."), ""]
     body = []
     for s in ["Tensor-200x200", "Tensor-200x200-loan", "Tensor-200x200-msgpack",
               "Tensor-200x200-torch"]:
@@ -680,10 +610,10 @@ SPECS: list[Spec] = [
     ("r-tasks3", "Concurrent tasks, repeated fire", b_tasks(3), ""),
     ("w-fig1", "Wrapyfi Fig. 1: 200×200 tensors across frameworks and middlewares",
      b_wrapyfi,
-     ("NumPy, pandas, PIL, JAX, TensorFlow, PaddlePaddle and MXNet over nerve, Zenoh and "
-       "ZeroMQ (`benches/python/wrapyfi.py`). Not yet: the ROS 2 column (rclpy's venv has no "
-       "frameworks), PyTorch (its PyPI wheel pulls CUDA, ~3 GB: `setup_peers.sh torch`), GPU "
-       "tensors (no GPU here).")),
+     ("NumPy, pandas, PIL, PyTorch, JAX, TensorFlow, PaddlePaddle and MXNet over nerve, "
+      "Zenoh, ZeroMQ and ROS 2 (`benches/python/wrapyfi.py`). Not reproduced: GPU tensors (no "
+      "GPU on this machine); MXNet over ROS 2 (its venv pins numpy < 1.24, rclpy's wheels "
+      "need numpy 2).")),
 ]
 
 

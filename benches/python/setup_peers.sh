@@ -11,8 +11,8 @@
 #
 # Usage: benches/python/setup_peers.sh [peer ...]     (default: all; peers: horus iceoryx2 zenoh ros2 plot;
 #        torch: PyPI's torch into nerve's .venv, for the Tensor-*-torch rows, on demand only;
-#        frameworks: numpy, pandas, PIL, pyzmq, Zenoh and each of JAX, TensorFlow, PaddlePaddle
-#        (and MXNet in a venv of its own: it needs numpy < 1.24) for the Wrapyfi table, on demand
+#        frameworks: numpy, pandas, PIL, pyzmq, Zenoh and each of JAX, TensorFlow, PaddlePaddle,
+#        PyTorch, rclpy (and MXNet in a venv of its own: it needs numpy < 1.24) for the Wrapyfi table, on demand
 #        only: a framework that does not install is listed in .venvs/frameworks.missing)
 #        FORCE=1 to rebuild existing venvs.
 # nerve itself is measured from the repository's .venv (bindings/python/dev.sh builds it).
@@ -78,11 +78,16 @@ for peer in "${peers[@]}"; do
                 || { echo "frameworks: FAILED (numpy, pandas, pillow, pyzmq, eclipse-zenoh)" >&2; status=1; continue; }
         fi
         : >"$missing"
-        for fw in "jax[cpu]:jax" "tensorflow-cpu:tensorflow" "paddlepaddle:paddle"; do
-            pkg="${fw%%:*}"; mod="${fw##*:}"
+        # PyTorch: PyPI's Linux wheel with the CUDA libraries it depends on (~3 GB, once per
+        # machine; CPU tensors only here). rclpy: the ROS 2 column (std_msgs arrays).
+        for fw in "jax:jax[cpu]" "tensorflow:tensorflow-cpu" "paddle:paddlepaddle" "torch:torch" \
+                  "rclpy:ros-rclpy ros-rmw-fastrtps-cpp ros-std-msgs"; do
+            mod="${fw%%:*}"; pkgs="${fw#*:}"
             "$dir/bin/python" -c "import $mod" >/dev/null 2>&1 && continue
-            if ! "$dir/bin/python" -m pip install -q "$pkg" >"$venvs/frameworks-$mod.log" 2>&1; then
-                echo "$mod: pip install $pkg failed: $(grep -E 'ERROR' "$venvs/frameworks-$mod.log" | tail -n 1)" >>"$missing"
+            # shellcheck disable=SC2086 # pkgs is a list of package names
+            if ! "$dir/bin/python" -m pip install -q $pkgs >"$venvs/frameworks-$mod.log" 2>&1 \
+                    || ! "$dir/bin/python" -c "import $mod" >>"$venvs/frameworks-$mod.log" 2>&1; then
+                echo "$mod: pip install $pkgs failed: $(grep -E 'ERROR|Error' "$venvs/frameworks-$mod.log" | tail -n 1)" >>"$missing"
             fi
         done
         mx="$cache/mxnet"

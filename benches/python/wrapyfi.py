@@ -3,16 +3,22 @@
 received with a blocking receive in another process; latency from the publisher's stamp to
 the receiver holding the framework's object again (encoding and decoding included).
 
-    wrapyfi.py run [--trials N] [--hz HZ] [--json FILE] [--frameworks a,b] [--middlewares a,b]
+    wrapyfi.py run [--trials N] [--hz HZ] [--rounds R] [--json FILE] [--frameworks a,b]
+                   [--middlewares a,b]
     wrapyfi.py frameworks|mxnet <quick 0|1>     (as nerve-bench python runs it: 50 or 2000 trials)
 
 Runs in the frameworks venv (`benches/python/setup_peers.sh frameworks`; MXNet in its own,
 `.venvs/mxnet`, with `--frameworks mxnet`). Middlewares: nerve (a Tensor topic: `send(obj)`
 copies the elements once into shared memory, the receiver gets a view and converts it:
-`recv(as_=...)` for the frameworks nerve knows, a copy into paddle/mxnet otherwise), Zenoh
-and ZeroMQ (the same array as raw bytes with a small header: dtype, shape, stamp; decoded
-with `np.frombuffer` and converted). A framework or middleware that cannot be imported is a
-row with the reason, never a silent gap. Prints one `inproc {json}` line like `inproc.py`.
+`recv(as_=...)` for the frameworks nerve knows, a copy into paddle/mxnet otherwise), Zenoh,
+ZeroMQ and ROS 2 (rclpy, a reliable `std_msgs/UInt8MultiArray`): the same array as raw bytes
+with a small header (dtype, shape, stamp), decoded with `np.frombuffer` and converted.
+
+Every middleware's listener runs at once; the publisher alternates between them in rounds
+(the order turning each round), so a slow moment of the machine lands on all of them, and
+nerve / peer is taken per round (each round's median), median over rounds. A framework or
+middleware that cannot be imported is a row with the reason, never a silent gap. Prints one
+`inproc {json}` line like `inproc.py`.
 """
 
 from __future__ import annotations
@@ -20,18 +26,25 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import struct
 import subprocess
 import sys
 import time
 import traceback
+import warnings
 
 import numpy as np
 
 SHAPE = (200, 200)
-FRAMEWORKS = ["numpy", "pandas", "pil", "jax", "tensorflow", "paddle", "mxnet"]
-MIDDLEWARES = ["nerve", "zenoh", "zeromq"]
+FRAMEWORKS = ["numpy", "pandas", "pil", "torch", "jax", "tensorflow", "paddle", "mxnet"]
+MIDDLEWARES = ["nerve", "zenoh", "zeromq", "ros2"]
+MODULE = {"nerve": "nerve", "zenoh": "zenoh", "zeromq": "zmq", "ros2": "rclpy"}
 HEAD = struct.Struct("<QB")  # stamp ns, framework index
+# Messages each middleware carries before the measured ones (stamp 0, not timed): every nerve
+# chunk (40) is written and read once, so first-touch page faults of the shared memory, like
+# the other middlewares' first buffer allocations, are not in the figures.
+WARM = 48
 
 
 def make(fw: str):
@@ -45,6 +58,9 @@ def make(fw: str):
     if fw == "pil":
         from PIL import Image
         return Image.fromarray(np.ones(SHAPE, np.uint8))
+    if fw == "torch":
+        import torch
+        return torch.ones(SHAPE, dtype=torch.float32)
     if fw == "jax":
         import jax.numpy as jnp
         return jnp.ones(SHAPE, jnp.float32)
@@ -69,7 +85,7 @@ def to_numpy(fw: str, obj) -> np.ndarray:
         return np.asarray(obj)
     if fw in ("jax",):
         return np.asarray(obj)
-    if fw in ("tensorflow", "paddle"):
+    if fw in ("tensorflow", "paddle", "torch"):
         return obj.numpy()
     if fw == "mxnet":
         return obj.asnumpy()
@@ -85,6 +101,12 @@ def from_numpy(fw: str, a: np.ndarray):
     if fw == "pil":
         from PIL import Image
         return Image.fromarray(a)
+    if fw == "torch":
+        import torch
+        # The received bytes are read-only; torch shares them and warns once that it could
+        # write to them (nothing here does).
+        warnings.filterwarnings("ignore", "The given NumPy array is not writable")
+        return torch.from_numpy(a)
     if fw == "jax":
         import jax.numpy as jnp
         return jnp.asarray(a)
@@ -101,7 +123,7 @@ def from_numpy(fw: str, a: np.ndarray):
 
 
 NERVE_AS = {"numpy": "numpy", "pandas": "pandas", "pil": "pil", "jax": "jax",
-            "tensorflow": "tensorflow"}
+            "tensorflow": "tensorflow", "torch": "torch"}
 
 
 class Link:
@@ -125,6 +147,29 @@ class Link:
                     k, congestion_control=zenoh.CongestionControl.BLOCK)
             else:
                 self.end = self.session.declare_subscriber(k)
+        elif mw == "ros2":
+            os.environ.setdefault("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp")
+            os.environ.setdefault("ROS_LOCALHOST_ONLY", "1")
+            os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+            import rclpy
+            from rclpy.executors import SingleThreadedExecutor
+            from rclpy.qos import QoSProfile, ReliabilityPolicy
+            from std_msgs.msg import UInt8MultiArray
+
+            if not rclpy.ok():
+                rclpy.init()
+            self.node = rclpy.create_node(f"wrapyfi_{role}_{os.getpid()}")
+            qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
+            name = "bench_wrapyfi_" + key.replace("-", "_")
+            self.msg = UInt8MultiArray
+            if role == "pub":
+                self.end = self.node.create_publisher(UInt8MultiArray, name, qos)
+            else:
+                self.inbox: list = []
+                self.end = self.node.create_subscription(UInt8MultiArray, name,
+                                                         self.inbox.append, qos)
+                self.executor = SingleThreadedExecutor()
+                self.executor.add_node(self.node)
         elif mw == "zeromq":
             import zmq
             self.ctx = zmq.Context()
@@ -152,6 +197,10 @@ class Link:
         data = head + a.tobytes()
         if self.mw == "zenoh":
             self.end.put(data)
+        elif self.mw == "ros2":
+            m = self.msg()
+            m.data = data
+            self.end.publish(m)
         else:
             self.end.send(data, copy=False)
 
@@ -168,12 +217,19 @@ class Link:
             return fw, stamp, from_numpy(fw, np.asarray(m.data))
         if self.mw == "zenoh":
             b = self.end.recv().payload.to_bytes()
+        elif self.mw == "ros2":
+            deadline = time.monotonic() + 10.0
+            while not self.inbox:
+                if time.monotonic() > deadline:
+                    raise TimeoutError("ros2: no tensor within 10 s")
+                self.executor.spin_once(timeout_sec=1.0)
+            b = self.inbox.pop(0).data
         else:
             b = self.end.recv()
         stamp, k = HEAD.unpack_from(b, 0)
         o = HEAD.size
         n = b[o]
-        dt = bytes(b[o + 1:o + 1 + n]).decode()
+        dt = bytes(b[o + 1:o + 1 + n]).decode("ascii")
         o += 1 + n
         nd = b[o]
         shape = struct.unpack_from(f"<{nd}I", b, o + 1)
@@ -193,7 +249,8 @@ def listen(mw: str, key: str, total: int, fws: list[str]) -> None:
     lat: dict[str, list[float]] = {}
     for _ in range(total):
         fw, stamp, _obj = link.recv()
-        lat.setdefault(fw, []).append(time.time_ns() - stamp)
+        if stamp:
+            lat.setdefault(fw, []).append(time.time_ns() - stamp)
     print("RESULT " + json.dumps(lat), flush=True)
 
 
@@ -214,7 +271,8 @@ def run_each(a: argparse.Namespace) -> int:
     cases = []
     for fw in a.frameworks:
         cmd = [sys.executable, __file__, "run", "--one", "--trials", str(a.trials), "--hz",
-               str(a.hz), "--frameworks", fw, "--middlewares", ",".join(a.middlewares)]
+               str(a.hz), "--rounds", str(a.rounds), "--frameworks", fw,
+               "--middlewares", ",".join(a.middlewares)]
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         line = next((x for x in r.stdout.splitlines() if x.startswith("inproc ")), None)
         if line is None:
@@ -232,55 +290,106 @@ def run_each(a: argparse.Namespace) -> int:
     return 0
 
 
-def run(a: argparse.Namespace) -> int:
-    fws, missing = available(a.frameworks)
-    cases = []
-    for mw in a.middlewares if fws else []:
-        key = f"{mw}-{os.getpid()}"
-        total = a.trials * len(fws)
+def rounds_of(trials: int, rounds: int) -> list[int]:
+    """How many messages each round sends (the trials split as evenly as they go)."""
+    rounds = max(1, min(rounds, trials))
+    return [trials // rounds + (1 if i < trials % rounds else 0) for i in range(rounds)]
+
+
+def start(mws: list[str], fws: list[str], trials: int) -> tuple[dict, dict, dict[str, str]]:
+    """A listener process and a publisher per importable middleware, all ready."""
+    children, pubs, why = {}, {}, {}
+    for mw in mws:
         try:
-            Link(mw, "pub", "probe") if mw != "zeromq" else __import__("zmq")
+            __import__(MODULE[mw])
         except Exception as e:  # noqa: BLE001
-            for fw in a.frameworks:
-                cases.append({"table": "wrapyfi", "case": f"{fw} {mw}", "metric": "one_way_ns",
-                              "payload_bytes": SHAPE[0] * SHAPE[1] * 4,
-                              "error": f"{mw} not importable: {e}"})
+            why[mw] = f"{mw} not importable here: {type(e).__name__}: {str(e)[:120]}"
             continue
-        child = subprocess.Popen([sys.executable, __file__, "listen", mw, key, str(total),
-                                  ",".join(fws)], stdout=subprocess.PIPE, text=True)
-        pub = Link(mw, "pub", key)
+        key = f"{mw}-{os.getpid()}"
+        child = subprocess.Popen([sys.executable, __file__, "listen", mw, key,
+                                  str((trials + WARM) * len(fws)), ",".join(fws)],
+                                 stdout=subprocess.PIPE, text=True)
         assert child.stdout is not None
         if child.stdout.readline().strip() != "READY":
-            raise RuntimeError(f"{mw}: the listener did not start")
-        time.sleep(0.5)  # declarations settle (Zenoh's subscriber reaches the publisher)
-        period = 1.0 / a.hz
-        for fw in fws:
-            obj = make(fw)
-            to_numpy(fw, obj)  # first use outside the measurement, as on the listener's side
-            start = time.perf_counter()
-            for i in range(a.trials):
-                due = start + i * period
-                now = time.perf_counter()
-                if due > now:
-                    time.sleep(due - now)
-                pub.send(fw, obj, time.time_ns())
+            child.kill()
+            why[mw] = f"{mw}: the listener did not start (status {child.wait()})"
+            continue
+        children[mw], pubs[mw] = child, Link(mw, "pub", key)
+    deadline = time.monotonic() + 10.0
+    while "ros2" in pubs and pubs["ros2"].end.get_subscription_count() < 1:
+        if time.monotonic() > deadline:
+            why["ros2"] = "ros2: the listener's subscription was not matched within 10 s"
+            children.pop("ros2").kill()
+            pubs.pop("ros2")
+            break
+        time.sleep(0.01)
+    time.sleep(0.5)  # declarations settle (Zenoh's subscriber reaches the publisher)
+    return children, pubs, why
+
+
+def run(a: argparse.Namespace) -> int:
+    fws, missing = available(a.frameworks)
+    children, pubs, why = start(a.middlewares, fws, a.trials) if fws else ({}, {}, {})
+    split = rounds_of(a.trials, a.rounds)
+    period = 1.0 / a.hz
+    for fw in fws:
+        obj = make(fw)
+        to_numpy(fw, obj)  # first use outside the measurement, as on the listener's side
+        for mw in pubs:
+            for _ in range(WARM):
+                pubs[mw].send(fw, obj, 0)
+                time.sleep(0.001)
+        for r, n in enumerate(split):
+            order = list(pubs)
+            order = order[r % len(order):] + order[:r % len(order)] if order else order
+            for mw in order:
+                start_t = time.perf_counter()
+                for i in range(n):
+                    due = start_t + i * period
+                    now = time.perf_counter()
+                    if due > now:
+                        time.sleep(due - now)
+                    pubs[mw].send(fw, obj, time.time_ns())
+    lat: dict[str, dict[str, list[float]]] = {}
+    for mw, child in children.items():
+        assert child.stdout is not None
         line = child.stdout.readline()
         child.wait(timeout=30)
-        lat = json.loads(line.removeprefix("RESULT "))
-        for fw in a.frameworks:
+        if not line.startswith("RESULT "):
+            why[mw] = f"{mw}: the listener ended with status {child.returncode} and no result"
+            continue
+        lat[mw] = json.loads(line.removeprefix("RESULT "))
+    cases = []
+    for fw in a.frameworks:
+        size = SHAPE[0] * SHAPE[1] * (1 if fw == "pil" else 4)
+        for mw in a.middlewares:
             c = {"table": "wrapyfi", "case": f"{fw} {mw}", "metric": "one_way_ns",
-                 "payload_bytes": SHAPE[0] * SHAPE[1] * (1 if fw == "pil" else 4)}
-            if fw in missing:
-                c["error"] = missing[fw]
+                 "payload_bytes": size}
+            got = lat.get(mw, {}).get(fw, [])
+            if fw in missing or mw in why:
+                c["error"] = missing.get(fw) or why[mw]
+            elif len(got) != a.trials:
+                c["error"] = f"{mw} delivered {len(got)} of {a.trials} {fw} tensors"
             else:
-                c["samples_ns"] = lat.get(fw, [])
-                c["note"] = (f"{a.trials} trials at {a.hz:g} Hz, blocking receive, "
+                c["samples_ns"] = got
+                c["note"] = (f"{a.trials} trials at {a.hz:g} Hz in {len(split)} rounds "
+                             "alternating the middlewares, blocking receive, "
                              "(de)serialisation included")
             cases.append(c)
-    if not fws:
-        cases = [{"table": "wrapyfi", "case": f"{fw} {mw}", "metric": "one_way_ns",
-                  "payload_bytes": 0, "error": missing[fw]}
-                 for fw in a.frameworks for mw in a.middlewares]
+        mine = lat.get("nerve", {}).get(fw, [])
+        for mw in a.middlewares:
+            peer = lat.get(mw, {}).get(fw, [])
+            if mw == "nerve" or len(mine) != a.trials or len(peer) != a.trials:
+                continue
+            ratios, o = [], 0
+            for n in split:
+                ratios.append(statistics.median(mine[o:o + n]) / statistics.median(peer[o:o + n]))
+                o += n
+            cases.append({"table": "wrapyfi", "case": f"{fw} nerve",
+                          "metric": f"ratio_one_way_ns_vs_{mw}", "payload_bytes": size,
+                          "value": statistics.median(ratios),
+                          "note": "nerve / the peer per round (each round's median), median "
+                                  f"over {len(split)} rounds"})
     print("inproc " + json.dumps({"system": "nerve", "version": "", "cases": cases}), flush=True)
     if a.json:
         with open(a.json, "w") as f:
@@ -292,9 +401,10 @@ def main() -> int:
     if len(sys.argv) == 3 and sys.argv[1] in ("frameworks", "mxnet"):
         # As `nerve-bench python` runs its in-process tables: `wrapyfi.py <venv> <quick>`.
         fws = ["mxnet"] if sys.argv[1] == "mxnet" else [f for f in FRAMEWORKS if f != "mxnet"]
-        trials = 50 if sys.argv[2] == "1" else 2000
+        quick = sys.argv[2] == "1"
         return run_each(argparse.Namespace(frameworks=fws, middlewares=MIDDLEWARES,
-                                           trials=trials, hz=100.0, json=None))
+                                           trials=50 if quick else 2000,
+                                           rounds=5 if quick else 10, hz=100.0, json=None))
     if len(sys.argv) > 1 and sys.argv[1] == "listen":
         listen(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5].split(","))
         return 0
@@ -302,6 +412,8 @@ def main() -> int:
     p.add_argument("cmd", choices=["run"])
     p.add_argument("--trials", type=int, default=2000)
     p.add_argument("--hz", type=float, default=100.0)
+    p.add_argument("--rounds", type=int, default=10,
+                   help="rounds alternating the middlewares (nerve / peer per round)")
     p.add_argument("--json")
     p.add_argument("--frameworks", type=lambda s: s.split(","), default=FRAMEWORKS)
     p.add_argument("--middlewares", type=lambda s: s.split(","), default=MIDDLEWARES)

@@ -40,8 +40,9 @@ pub const ASYNC: Tables = Tables {
     quick_rounds: None,
 };
 
-/// Wrapyfi's Fig. 1: every framework over nerve, Zenoh and ZeroMQ, in the frameworks venv and
-/// MXNet's own (`benches/python/setup_peers.sh frameworks`).
+/// Wrapyfi's Fig. 1: every framework over nerve, Zenoh, ZeroMQ and ROS 2 (rclpy), in the
+/// frameworks venv and MXNet's own (`benches/python/setup_peers.sh frameworks`). The script
+/// alternates the middlewares in rounds itself and reports nerve / peer per round.
 pub const WRAPYFI: Tables = Tables {
     script: "wrapyfi.py",
     systems: ["frameworks", "mxnet"],
