@@ -442,9 +442,9 @@ impl RawSubscriber {
         self.core.stats
     }
 
-    /// How long a blocking receive spins before sleeping.
+    /// How long a blocking receive spins at most before sleeping (see `Subscriber::set_spin`).
     pub fn set_spin(&mut self, spin: Duration) {
-        self.core.spin = spin;
+        self.core.set_spin(spin);
     }
 
     /// The topic name.

@@ -376,9 +376,11 @@ where
         self.core.stats
     }
 
-    /// How long `recv` spins before sleeping (default 20 µs; zero: sleep at once).
+    /// How long `recv` spins at most before sleeping (default 20 µs; zero: sleep at once).
+    /// While messages come later than twice this after a wait starts, the spin halves with
+    /// each of them (down to none), and comes back whole with the first that comes sooner.
     pub fn set_spin(&mut self, spin: Duration) {
-        self.core.spin = spin;
+        self.core.set_spin(spin);
     }
 
     /// The topic name.

@@ -215,6 +215,39 @@ fn blocking_recv_wakes_on_publish_and_times_out() {
 }
 
 #[test]
+fn a_subscriber_of_a_slow_topic_stops_spinning_before_each_message() {
+    let (d, _g) = nerve_testing::domain();
+    let topic = Topic::<CmdVel>::builder("t/slow").domain(d).open().unwrap();
+    let p = topic.publisher().unwrap();
+    let mut s = topic.subscriber().unwrap();
+    // A spin far longer than any futex wake-up: spinning it before each of the 60 messages
+    // would cost 120 ms of CPU.
+    let spin = Duration::from_millis(2);
+    s.set_spin(spin);
+    let n = 60;
+    let h = std::thread::spawn(move || {
+        for i in 0..n {
+            std::thread::sleep(Duration::from_millis(10));
+            p.send(&cmd(i)).unwrap();
+        }
+    });
+    let cpu = thread_cpu();
+    for i in 0..n {
+        assert_eq!(
+            s.recv_timeout(Duration::from_secs(5)).unwrap(),
+            Some(cmd(i))
+        );
+    }
+    let used = thread_cpu() - cpu;
+    h.join().unwrap();
+    // Halving from 2 ms: about 4 ms of spinning in all, plus the futex wake-ups.
+    assert!(
+        used < spin * n as u32 / 4,
+        "the subscriber used {used:?} of CPU for {n} messages 10 ms apart"
+    );
+}
+
+#[test]
 fn msgpack_values_round_trip_without_size_caps() {
     #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
     struct Status {

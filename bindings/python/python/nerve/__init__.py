@@ -580,8 +580,10 @@ class Subscriber:
         return SubscriberStats(*self._raw.stats())
 
     def set_spin(self, seconds: float | None) -> None:
-        """How long a blocking receive spins before sleeping (default 20 µs; None or
-        ``math.inf``: it never sleeps)."""
+        """How long a blocking receive spins at most before sleeping (default 20 µs; None or
+        ``math.inf``: it never sleeps). While messages come later than twice this after a
+        wait starts (a 100 Hz topic), the spin halves with each of them down to none, and
+        comes back whole with the first message that comes sooner."""
         self._raw.set_spin(seconds)
 
 
