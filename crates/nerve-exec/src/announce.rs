@@ -231,11 +231,18 @@ fn publish(shared: &Shared, publishers: &[Option<Publisher<NodeRecord>>], up: bo
 
 fn announce(shared: &Shared, done: &AtomicBool, publishers: &[Option<Publisher<NodeRecord>>]) {
     let word = &shared.ctl;
-    // pairs with the Release store in Announcer::stop()
-    while !done.load(Ordering::Acquire) {
-        publish(shared, publishers, true);
+    loop {
+        // The word is read before `done`: a stop whose kick comes after this read changes the
+        // word, so the wait below returns at once; one whose kick came before it stored `done`
+        // first, which the load below then sees. (Read after `done`, a kick between the two
+        // was lost and the stop waited out a whole ANNOUNCE_EVERY.)
         // pairs with the Release increment in Shared::kick_ctl()
         let gen = word.load(Ordering::Acquire);
+        // pairs with the Release store in Announcer::stop()
+        if done.load(Ordering::Acquire) {
+            break;
+        }
+        publish(shared, publishers, true);
         futex::wait_until_private(
             word,
             gen,
