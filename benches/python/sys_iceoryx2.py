@@ -102,7 +102,7 @@ class Endpoint:
             self.w, self.h = image_dims(scenario)
             n = self.w * self.h * 3
             self.message, self.payload_bytes = "Image", n
-            self.check = "user-header stamp + first/last 64 B of pixels"
+            self.check = "user-header stamp + first/last pixel byte"
             self.variant = "Slice[u8] loan + numpy view"
         self.n = n
 

@@ -90,7 +90,7 @@ class Endpoint:
             self.w, self.h = image_dims(scenario)
             self.n = self.w * self.h * 3
             self.message, self.payload_bytes = "Image", self.n
-            self.check = "header.stamp + first/last 64 B of pixels"
+            self.check = "header.stamp + first/last pixel byte"
             self.variant = "sensor_msgs/Image"
             # array('B') is the fast path of rclpy's uint8[] setter (a numpy array or list is
             # checked element by element in Python: ~1 s per 1080p frame).

@@ -87,7 +87,7 @@ class Endpoint:
             self.w, self.h = image_dims(scenario)
             self.n = self.w * self.h * 3
             self.message, self.payload_bytes = "Image", self.n
-            self.check = "stamp (attachment) + first/last 64 B of pixels"
+            self.check = "stamp (attachment) + first/last pixel byte"
             self.variant += ", shm send, to_bytes() copy on receive"
 
     def wait_ready(self, timeout: float) -> None:

@@ -137,7 +137,7 @@ def struct_stub(name: str, docs: tuple[str, str, list[tuple[str, str, str]]]) ->
         params.append(f"{field}: {takes} = ...")
     if params:
         listed = "".join(f"        {p},\n" for p in params)
-        out.append(f"    def __new__(\n        cls,\n        *,\n{listed}    ) -> Self: ...\n")
+        out.append(f"    def __new__(\n        cls,\n{listed}    ) -> Self: ...\n")
     return "".join(out)
 
 

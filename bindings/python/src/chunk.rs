@@ -12,6 +12,7 @@ use nerve::raw::{RawPublisher, RawSample};
 use pyo3::exceptions::{PyBufferError, PyRuntimeError, PyRuntimeWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pyclass::boolean_struct::True;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyType};
 use pyo3::PyClass;
 
@@ -21,12 +22,27 @@ use crate::errors::{guard, send_err};
 use crate::lent::{Lent, LoanMemory};
 use crate::structs::{self, Keep};
 
-/// A chunk loaned from the pool: fill the header and payload in place, then `send()`. Used
-/// once: `send()` or `discard()` closes every view of it (`lent.rs`).
-#[pyclass(module = "nerve._nerve", frozen)]
+/// A chunk of shared memory being filled: write ``header`` fields and ``data`` in place, then
+/// ``send()`` (no copy). Used once: ``send()`` or ``discard()`` makes ``data`` (and every array
+/// nerve made of the loan) read-only and freezes ``header``. A view you made yourself
+/// (``v = loan.data[10:20]``) and kept alive across ``send()`` cannot be made read-only: nerve
+/// then sends a copy (with a ``RuntimeWarning``) so that writing through it changes nothing
+/// anyone receives; drop such views before ``send()`` to stay zero-copy. As a context manager
+/// (``with pub.loan_image(...) as loan:``) it is sent at the end of the block, or discarded if
+/// the block raised.
+#[pyclass(module = "nerve._nerve", name = "Loan", frozen)]
 pub(crate) struct Loan {
     /// What the views hold (never given to Python code: its reference count counts views).
     memory: Py<LoanMemory>,
+    /// The payload array handed to Python code (`data`): set once, by the call that loaned
+    /// the chunk (`Publisher.loan_image`, ...) or by nerve's Python layer (`_attach`) for the
+    /// message classes whose views it makes.
+    data: PyOnceLock<Py<PyAny>>,
+    /// The header's message class, and its view (`header`), made the first time it is asked
+    /// for: a loan whose header was written by the call that loaned it (`stamp_ns=`) often
+    /// never needs one.
+    header_cls: PyOnceLock<Py<PyType>>,
+    header: PyOnceLock<Py<PyAny>>,
     /// The publisher that loaned the chunk: `send` loans a copy from it when views the loan
     /// cannot close are alive.
     publisher: Arc<RawPublisher>,
@@ -51,8 +67,25 @@ impl Loan {
             data_ptr: header_ptr as usize + m.payload_offset(),
             data_len: m.payload_len(),
             memory,
+            data: PyOnceLock::new(),
+            header_cls: PyOnceLock::new(),
+            header: PyOnceLock::new(),
             publisher,
         }
+    }
+
+    /// Sets the `data` Python code sees and the class of its `header` (once).
+    pub(crate) fn set_views(
+        &self,
+        py: Python<'_>,
+        header_cls: &Bound<'_, PyType>,
+        data: Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let once = || PyRuntimeError::new_err("this loan's header and data are already set");
+        self.header_cls
+            .set(py, header_cls.clone().unbind())
+            .map_err(|_| once())?;
+        self.data.set(py, data.unbind()).map_err(|_| once())
     }
 
     /// The loan's memory, for views (refused once the loan is closed).
@@ -444,6 +477,79 @@ impl Loan {
     #[getter]
     fn active(&self) -> PyResult<bool> {
         guard("Loan.active", || Ok(self.memory.get().is_open()))
+    }
+
+    /// A view of the chunk's header as its message class's header (writes go into shared
+    /// memory until the loan is sent); None for a loan of bare bytes (`header_as` makes one).
+    #[getter]
+    fn header(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        guard("Loan.header", || {
+            let Some(cls) = self.header_cls.get(py) else {
+                return Ok(py.None());
+            };
+            // Made once; once the loan is closed, a view made now is read-only (the chunk
+            // stays pinned, or kept, while the memory lives).
+            self.header
+                .get_or_try_init(py, || {
+                    header_view(self.memory.bind(py), cls.bind(py)).map(Bound::unbind)
+                })
+                .map(|h| h.clone_ref(py))
+        })
+    }
+
+    /// The payload as a writable numpy array (an image's pixels, a tensor's elements, ...);
+    /// read-only from `send()` or `discard()` on. None for a loan of bare bytes (`array`
+    /// makes one).
+    #[getter]
+    fn data(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        guard("Loan.data", || {
+            Ok(self
+                .data
+                .get(py)
+                .map_or_else(|| py.None(), |d| d.clone_ref(py)))
+        })
+    }
+
+    /// Sets `header` (a view `header_as` made) and `data` (nerve's Python layer, for the
+    /// loans whose views it makes).
+    fn _attach(
+        &self,
+        py: Python<'_>,
+        header: Bound<'_, PyAny>,
+        data: Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        guard("Loan._attach", || {
+            self.set_views(py, &header.get_type(), data)?;
+            self.header
+                .set(py, header.unbind())
+                .map_err(|_| PyRuntimeError::new_err("this loan's header is already set"))
+        })
+    }
+
+    fn __enter__(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        guard("Loan.__enter__", || Ok(slf))
+    }
+
+    /// The end of a `with` block: sends the loan, or discards it when the block raised (does
+    /// nothing if it was sent or discarded in the block).
+    #[pyo3(signature = (exc_type, _exc=None, _tb=None))]
+    fn __exit__(
+        &self,
+        py: Python<'_>,
+        exc_type: Option<Bound<'_, PyAny>>,
+        _exc: Option<Bound<'_, PyAny>>,
+        _tb: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<bool> {
+        guard("Loan.__exit__", || {
+            if self.memory.get().is_open() {
+                if exc_type.is_none() {
+                    self.send(py)?;
+                } else {
+                    self.discard(py)?;
+                }
+            }
+            Ok(false)
+        })
     }
 }
 

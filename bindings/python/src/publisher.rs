@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyType;
 
 use crate::buffer::with_buffer;
-use crate::chunk::{header_view, image_array, tensor_array, Loan};
+use crate::chunk::{image_array, tensor_array, Loan};
 use crate::errors::{guard, open_err, send_err};
 use crate::lent::LoanMemory;
 use crate::structs::{check_message_class, Struct};
@@ -108,8 +108,8 @@ impl Publisher {
         })
     }
 
-    /// Loans a chunk for an image and writes its header, in one call: `(loan, header view,
-    /// pixel array)`. `header_cls` is `ImageHeader`, or `DepthImageHeader` when `depth_scale`
+    /// Loans a chunk for an image and writes its header, in one call: the loan, its `header`
+    /// a view of `header_cls` and its `data` the pixel array. `header_cls` is `ImageHeader`, or `DepthImageHeader` when `depth_scale`
     /// is given (then the encoding must be `16UC1` or `32FC1`). Rows are packed (`step` =
     /// width × bytes per pixel).
     #[allow(clippy::too_many_arguments)]
@@ -124,7 +124,7 @@ impl Publisher {
         stamp_ns: u64,
         frame_id: &str,
         depth_scale: Option<f32>,
-    ) -> PyResult<(Bound<'py, Loan>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    ) -> PyResult<Bound<'py, Loan>> {
         guard("Publisher.loan_image", || {
             let topic = self.raw.topic();
             let enc = Encoding::from_raw(encoding).ok_or_else(|| {
@@ -171,14 +171,14 @@ impl Publisher {
                 }
             };
             let memory = loan.get().open_memory(py)?;
-            let header = header_view(memory, header_cls)?;
             let data = image_array(memory, &img)?;
-            Ok((loan, header, data))
+            loan.get().set_views(py, header_cls, data)?;
+            Ok(loan)
         })
     }
 
-    /// Loans a chunk for a C-contiguous tensor and writes its header, in one call: `(loan,
-    /// header view, array)`. `header_cls` is `TensorHeader`; `dtype` a `DType` code.
+    /// Loans a chunk for a C-contiguous tensor and writes its header, in one call: the loan,
+    /// its `header` a view of `header_cls` and its `data` the array. `header_cls` is `TensorHeader`; `dtype` a `DType` code.
     #[pyo3(signature = (header_cls, shape, dtype, stamp_ns, frame_id))]
     fn loan_tensor<'py>(
         &self,
@@ -188,7 +188,7 @@ impl Publisher {
         dtype: u32,
         stamp_ns: u64,
         frame_id: &str,
-    ) -> PyResult<(Bound<'py, Loan>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    ) -> PyResult<Bound<'py, Loan>> {
         guard("Publisher.loan_tensor", || {
             let topic = self.raw.topic();
             let h = tensor_header(topic, &shape, dtype, stamp_ns, frame_id)?;
@@ -207,9 +207,9 @@ impl Publisher {
                 bytemuck::bytes_of(&h),
             )?;
             let memory = loan.get().open_memory(py)?;
-            let header = header_view(memory, header_cls)?;
             let data = tensor_array(memory, &h)?;
-            Ok((loan, header, data))
+            loan.get().set_views(py, header_cls, data)?;
+            Ok(loan)
         })
     }
 

@@ -314,11 +314,11 @@ def test_after_send_a_loan_is_frozen_and_the_message_unchanged(domain):
         loan.header.header.frame_id = "x"
     with pytest.raises(TypeError, match="cannot modify read-only memory"):
         memoryview(loan.header)[0] = 1
-    assert loan.header.readonly and not loan._raw.active
+    assert loan.header.readonly and not loan.active
     with pytest.raises(BufferError, match="this loan was already sent or discarded"):
-        memoryview(loan._raw)
-    for view in (lambda: loan._raw.array(0, (4,), "u1"), loan._raw.image_array,
-                 lambda: loan._raw.header_as(nerve.ImageHeader)):
+        memoryview(loan)
+    for view in (lambda: loan.array(0, (4,), "u1"), loan.image_array,
+                 lambda: loan.header_as(nerve.ImageHeader)):
         with pytest.raises(RuntimeError, match="this loan was already sent or discarded"):
             view()
     with pytest.raises(RuntimeError, match="already sent"):
@@ -337,7 +337,7 @@ def test_a_view_made_before_send_cannot_change_what_was_sent(domain):
     loan = p.loan(64)
     loan.data[:] = np.arange(64)
     head, tail = loan.data[:8], loan.data.reshape(8, 8)[4:]
-    raw = memoryview(loan._raw)  # a buffer of the loan itself
+    raw = memoryview(loan)  # a buffer of the loan itself
     with pytest.warns(RuntimeWarning, match=r"topic 'h/slice': 3 view\(s\) of this loan .* "
                                             "nerve sent a copy"):
         loan.send()

@@ -54,8 +54,18 @@ def test_message_fields_and_defaults():
         o.child_frame_id = "x" * 32
     with pytest.raises(TypeError, match='no field "linaer"; its fields: stamp_ns, linear'):
         nerve.CmdVel(linaer=1.0)
-    with pytest.raises(TypeError, match="keyword arguments only"):
-        nerve.CmdVel(1, 0.5)
+    # Values in field order, keywords after them for later fields.
+    m = nerve.CmdVel(3, 0.5, angular=0.25)
+    assert (m.stamp_ns, m.linear, m.angular) == (3, 0.5, 0.25)
+    assert nerve.CmdVel(3, 0.5, 0.25) == m and nerve.CmdVel(3) == nerve.CmdVel(stamp_ns=3)
+    assert nerve.Imu(nerve.Header(seq=4)).header.seq == 4  # a nested message by position
+    with pytest.raises(TypeError, match=r"at most 3 positional arguments \(its fields in "
+                       r"order: stamp_ns, linear, angular\), got 4"):
+        nerve.CmdVel(1, 0.5, 0.1, 9)
+    with pytest.raises(TypeError, match='field "stamp_ns" both by position and by keyword'):
+        nerve.CmdVel(1, stamp_ns=2)
+    with pytest.raises(TypeError, match="CmdVel.linear"):
+        nerve.CmdVel(1, "fast")
     with pytest.raises(AttributeError):
         nerve.CmdVel().linaer = 1.0
     cov = o.pose_covariance

@@ -52,6 +52,35 @@ def test_loan_and_fill_is_received_without_a_copy(domain):
     assert ptr(d) == loan_ptr
 
 
+def test_a_loan_in_a_with_block_is_sent_at_its_end_or_discarded_if_it_raised(domain):
+    t = nerve.Topic("zc/with", nerve.Image)
+    p, s = t.publisher(), t.subscriber()
+    assert isinstance(p.loan_image(2, 2, "mono8"), nerve.Loan)
+    with p.loan_image(4, 2, "mono8", stamp_ns=3) as loan:
+        loan.data[:] = 5
+        loan.header.header.frame_id = "cam"  # the header view, made when first asked for
+    assert not loan.active
+    img = s.try_recv()
+    assert (img.header.header.stamp_ns, img.header.header.frame_id) == (3, "cam")
+    assert img.data.tolist() == [[5] * 4] * 2
+    with pytest.raises(ZeroDivisionError):
+        with p.loan_image(4, 2, "mono8") as loan:
+            loan.data[:] = 6
+            1 / 0
+    assert not loan.active and s.try_recv() is None, "discarded: nothing was sent"
+    with p.loan_image(4, 2, "mono8") as loan:
+        loan.discard()  # ended in the block: the block's end does nothing more
+    assert s.try_recv() is None
+    # Bare bytes of a chunked type other than an image: header and data too.
+    scan = nerve.Topic("zc/with-scan", nerve.LaserScan)
+    sp, ss = scan.publisher(), scan.subscriber()
+    with sp.loan(3) as loan:
+        loan.header.range_max = 9.5
+        loan.data[:] = (1.0, 2.0, 3.0)
+    got = ss.try_recv()
+    assert got.header.range_max == 9.5 and got.ranges.tolist() == [1.0, 2.0, 3.0]
+
+
 def test_a_recycled_chunk_starts_with_a_clean_header(domain):
     # Two chunks: every loan after the second reuses a chunk that carried an earlier header.
     t = nerve.Topic("zc/recycle", nerve.Image, depth=1, chunks=2)

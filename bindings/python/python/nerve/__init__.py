@@ -268,39 +268,9 @@ class Topic:
         return f"Topic({self.name!r}, {t}, depth={self.depth}, {self.reliability})"
 
 
-class Loan:
-    """A chunk of shared memory being filled: write ``header`` fields and ``data`` in place,
-    then ``send()`` (no copy). Used once: ``send()`` or ``discard()`` makes ``data`` (and every
-    array nerve made of the loan) read-only and freezes ``header``. A view you made yourself
-    (``v = loan.data[10:20]``) and kept alive across ``send()`` cannot be made read-only: nerve
-    then sends a copy (with a ``RuntimeWarning``) so that writing through it changes nothing
-    anyone receives; drop such views before ``send()`` to stay zero-copy."""
-
-    __slots__ = ("_raw", "header", "data", "_cls")
-
-    def __init__(self, raw: Any, cls: type[_Chunked], header: Any, data: np.ndarray) -> None:
-        self._raw = raw  # the Rust loan: the header view and the arrays keep it alive
-        self._cls = cls
-        self.header = header  # a view of the chunk's header, writing into shared memory
-        self.data = data
-
-    def send(self) -> None:
-        """Publishes the chunk: O(1) in its size. Once only."""
-        self._raw.send()
-
-    def discard(self) -> None:
-        """Returns the chunk unsent (to the pool once no view of it is left)."""
-        self._raw.discard()
-
-    def __enter__(self) -> Loan:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._raw.active:
-            if exc[0] is None:
-                self.send()
-            else:
-                self.discard()
+#: A chunk being filled (``Publisher.loan_image``, ``loan_tensor``, ``loan``, ``loan_points``):
+#: write ``header`` fields and ``data`` in place, then ``send()``; see its docstring.
+Loan = _nerve.Loan
 
 
 # Tensor element type codes by the dtype (or dtype name) a caller gave.
@@ -398,8 +368,7 @@ class Publisher:
             code = _TENSOR_CODES[dtype] = frameworks.tensor_code(dtype)
         for d in dims:
             _count("shape", d)
-        raw, h, data = self._raw.loan_tensor(TensorHeader, dims, code, stamp_ns, frame_id)
-        return Loan(raw, Tensor, h, data)
+        return self._raw.loan_tensor(TensorHeader, dims, code, stamp_ns, frame_id)
 
     def _check_chunked(self) -> None:
         """Loans are for chunked messages: a clear TypeError on any other topic."""
@@ -419,7 +388,8 @@ class Publisher:
         h = raw.header_as(cls._header_cls)  # zeroed by the loan
         if header is not None:
             memoryview(h)[:] = memoryview(header)
-        return Loan(raw, cls, h, cls._view(raw, raw.data_offset, n_bytes, h, False))
+        raw._attach(h, cls._view(raw, raw.data_offset, n_bytes, h, False))
+        return raw
 
     def loan(self, n: int, header: Any | None = None) -> Loan:
         """Loans a chunk for ``n`` payload elements (bytes for Image/DepthImage/PointCloud,
@@ -431,22 +401,23 @@ class Publisher:
                    stamp_ns: int = 0, frame_id: str = "", depth_scale: float = 1.0) -> Loan:
         """Loans a chunk for an image; ``loan.data`` is ``(height, width[, channels])``.
         One Rust call writes the header and makes the header view and the pixel array."""
-        self._check_chunked()
+        cls = self._cls
         try:
             code = ENCODINGS[encoding][0]
         except (KeyError, TypeError):
-            raise ValueError(
-                f"unknown encoding {encoding!r}: use one of {list(ENCODINGS)}") from None
-        cls = self._cls
-        if cls is Image:
-            raw, h, data = self._raw.loan_image(ImageHeader, width, height, code, stamp_ns,
-                                                frame_id)
-        elif cls is DepthImage:
-            raw, h, data = self._raw.loan_image(DepthImageHeader, width, height, code,
-                                                stamp_ns, frame_id, depth_scale)
-        else:
-            raise TypeError(f"topic '{self.topic}' carries {cls.__name__}, not images")
-        return Loan(raw, cls, h, data)
+            code = None
+        # The checks of a wrong call come after the common case: one Python frame per loan.
+        if code is not None:
+            if cls is Image:
+                return self._raw.loan_image(ImageHeader, width, height, code, stamp_ns,
+                                            frame_id)
+            if cls is DepthImage:
+                return self._raw.loan_image(DepthImageHeader, width, height, code, stamp_ns,
+                                            frame_id, depth_scale)
+        self._check_chunked()
+        if code is None:
+            raise ValueError(f"unknown encoding {encoding!r}: use one of {list(ENCODINGS)}")
+        raise TypeError(f"topic '{self.topic}' carries {cls.__name__}, not images")
 
     def loan_points(self, n: int, format: str = "xyz") -> Loan:
         """Loans a chunk for ``n`` points (``xyz``, ``xyzi`` or ``xyzrgb``)."""

@@ -4,7 +4,8 @@
 Every fixed message (and every chunk header and element) is a class deriving from
 :class:`Struct` holding the exact bytes of its Rust ``#[repr(C)]`` struct: sending is one
 memcpy, receiving one allocation and memcpy. Construction takes keywords
-(``CmdVel(stamp_ns=1, linear=0.5)``); fields left out keep Rust's defaults (zeroes, identity
+(``CmdVel(stamp_ns=1, linear=0.5)``) or values in field order (``CmdVel(1, 0.5, 0.1)``, a
+little faster: no keyword dict); fields left out keep Rust's defaults (zeroes, identity
 rotations). Nested fields are views that write through (``imu.header.seq = 3``); array fields
 read as numpy views and accept any sequence of the right length; arrays of structs read as
 tuples of views; text fields (``frame_id``) read and write as ``str``. Messages compare equal
@@ -176,11 +177,13 @@ class _Chunked:
     _elem_cls: Any = None
     _nerve_type_: tuple[str, int, int, int, int, int] | None = None
 
-    __slots__ = ("header", "_sample", "_data")
+    # `data` (the payload as a numpy array viewing shared memory, read-only when received) is
+    # a slot, not a property: read in C, no Python frame per access.
+    __slots__ = ("header", "_sample", "data")
 
     def __init__(self, header: Any, data: np.ndarray, sample: Any = None) -> None:
         self.header = header
-        self._data = data
+        self.data = data
         self._sample = sample
 
     @classmethod
@@ -195,29 +198,24 @@ class _Chunked:
         return _array(owner, offset, (nbytes // _itemsize(cls._dtype),), cls._dtype,
                       readonly=readonly)
 
-    @property
-    def data(self) -> np.ndarray:
-        """The payload as a numpy array viewing shared memory (read-only when received)."""
-        return self._data
-
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        return self._data if dtype is None else self._data.astype(dtype)
+        return self.data if dtype is None else self.data.astype(dtype)
 
     def __dlpack__(self, **kwargs: Any) -> Any:
-        return self._data.__dlpack__(**kwargs)
+        return self.data.__dlpack__(**kwargs)
 
     def __dlpack_device__(self) -> tuple[int, int]:
         return (1, 0)  # kDLCPU
 
     def __repr__(self) -> str:
-        d = self._data
+        d = self.data
         return f"{type(self).__name__}(header={self.header!r}, data=<{d.dtype} {d.shape}>)"
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
         o: _Chunked = other  # type: ignore[assignment]
-        return self.header == o.header and np.array_equal(self._data, o._data)
+        return self.header == o.header and np.array_equal(self.data, o.data)
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -282,7 +280,7 @@ class LaserScan(_Chunked):
 
     @property
     def ranges(self) -> np.ndarray:
-        return self._data
+        return self.data
 
 
 class JointState(_Chunked):
@@ -312,11 +310,11 @@ class Tensor(_Chunked):
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return tuple(self._data.shape)
+        return tuple(self.data.shape)
 
     @property
     def dtype(self) -> np.dtype[Any]:
-        return self._data.dtype
+        return self.data.dtype
 
 
 _SPECIAL: dict[str, type[_Chunked]] = {

@@ -45,7 +45,6 @@ class Time(Struct):
     def ns(self, value: int) -> None: ...
     def __new__(
         cls,
-        *,
         ns: int = ...,
     ) -> Self: ...
 
@@ -77,7 +76,6 @@ class Header(Struct):
     def frame_id(self, value: str) -> None: ...
     def __new__(
         cls,
-        *,
         stamp_ns: int = ...,
         seq: int = ...,
         frame_id: str = ...,
@@ -107,7 +105,6 @@ class CmdVel(Struct):
     def angular(self, value: float) -> None: ...
     def __new__(
         cls,
-        *,
         stamp_ns: int = ...,
         linear: float = ...,
         angular: float = ...,
@@ -137,7 +134,6 @@ class Clock(Struct):
     def real_time_factor(self, value: float) -> None: ...
     def __new__(
         cls,
-        *,
         sim_ns: int = ...,
         real_time_factor: float = ...,
     ) -> Self: ...
@@ -178,7 +174,6 @@ class Heartbeat(Struct):
     def state(self, value: int) -> None: ...
     def __new__(
         cls,
-        *,
         node_id_hash: int = ...,
         seq: int = ...,
         stamp_ns: int = ...,
@@ -213,7 +208,6 @@ class Vector3(Struct):
     def z(self, value: float) -> None: ...
     def __new__(
         cls,
-        *,
         x: float = ...,
         y: float = ...,
         z: float = ...,
@@ -252,7 +246,6 @@ class Quaternion(Struct):
     def w(self, value: float) -> None: ...
     def __new__(
         cls,
-        *,
         x: float = ...,
         y: float = ...,
         z: float = ...,
@@ -277,7 +270,6 @@ class Twist(Struct):
     def angular(self, value: Vector3) -> None: ...
     def __new__(
         cls,
-        *,
         linear: Vector3 = ...,
         angular: Vector3 = ...,
     ) -> Self: ...
@@ -306,7 +298,6 @@ class Pose2D(Struct):
     def theta(self, value: float) -> None: ...
     def __new__(
         cls,
-        *,
         x: float = ...,
         y: float = ...,
         theta: float = ...,
@@ -333,7 +324,6 @@ class Pose(Struct):
     def orientation(self, value: Quaternion) -> None: ...
     def __new__(
         cls,
-        *,
         position: Vector3 = ...,
         orientation: Quaternion = ...,
     ) -> Self: ...
@@ -359,7 +349,6 @@ class Transform(Struct):
     def rotation(self, value: Quaternion) -> None: ...
     def __new__(
         cls,
-        *,
         translation: Vector3 = ...,
         rotation: Quaternion = ...,
     ) -> Self: ...
@@ -392,7 +381,6 @@ class TransformStamped(Struct):
     def transform(self, value: Transform) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         child_frame_id: str = ...,
         transform: Transform = ...,
@@ -451,7 +439,6 @@ class Imu(Struct):
     def linear_acceleration_covariance(self, value: Sequence[float] | NDArray[Any]) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         orientation: Quaternion = ...,
         orientation_covariance: Sequence[float] | NDArray[Any] = ...,
@@ -578,7 +565,6 @@ class BatteryState(Struct):
     def _pad(self, value: int) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         voltage: float = ...,
         current: float = ...,
@@ -662,7 +648,6 @@ class CameraInfo(Struct):
     def p(self, value: Sequence[float] | NDArray[Any]) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         width: int = ...,
         height: int = ...,
@@ -722,7 +707,6 @@ class Odometry(Struct):
     def twist_covariance(self, value: Sequence[float] | NDArray[Any]) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         child_frame_id: str = ...,
         pose: Pose = ...,
@@ -747,7 +731,6 @@ class Bool(Struct):
     def data(self, value: int) -> None: ...
     def __new__(
         cls,
-        *,
         data: int = ...,
     ) -> Self: ...
 
@@ -763,7 +746,6 @@ class Int8(Struct):
     def data(self, value: int) -> None: ...
     def __new__(
         cls,
-        *,
         data: int = ...,
     ) -> Self: ...
 
@@ -779,7 +761,6 @@ class Int16(Struct):
     def data(self, value: int) -> None: ...
     def __new__(
         cls,
-        *,
         data: int = ...,
     ) -> Self: ...
 
@@ -795,7 +776,6 @@ class Int32(Struct):
     def data(self, value: int) -> None: ...
     def __new__(
         cls,
-        *,
         data: int = ...,
     ) -> Self: ...
 
@@ -811,7 +791,6 @@ class Int64(Struct):
     def data(self, value: int) -> None: ...
     def __new__(
         cls,
-        *,
         data: int = ...,
     ) -> Self: ...
 
@@ -827,7 +806,6 @@ class UInt8(Struct):
     def data(self, value: int) -> None: ...
     def __new__(
         cls,
-        *,
         data: int = ...,
     ) -> Self: ...
 
@@ -843,7 +821,6 @@ class UInt16(Struct):
     def data(self, value: int) -> None: ...
     def __new__(
         cls,
-        *,
         data: int = ...,
     ) -> Self: ...
 
@@ -859,7 +836,6 @@ class UInt32(Struct):
     def data(self, value: int) -> None: ...
     def __new__(
         cls,
-        *,
         data: int = ...,
     ) -> Self: ...
 
@@ -875,7 +851,6 @@ class UInt64(Struct):
     def data(self, value: int) -> None: ...
     def __new__(
         cls,
-        *,
         data: int = ...,
     ) -> Self: ...
 
@@ -891,7 +866,6 @@ class Float32(Struct):
     def data(self, value: float) -> None: ...
     def __new__(
         cls,
-        *,
         data: float = ...,
     ) -> Self: ...
 
@@ -907,7 +881,6 @@ class Float64(Struct):
     def data(self, value: float) -> None: ...
     def __new__(
         cls,
-        *,
         data: float = ...,
     ) -> Self: ...
 
@@ -944,7 +917,6 @@ class ColorRGBA(Struct):
     def a(self, value: float) -> None: ...
     def __new__(
         cls,
-        *,
         r: float = ...,
         g: float = ...,
         b: float = ...,
@@ -975,7 +947,6 @@ class Point(Struct):
     def z(self, value: float) -> None: ...
     def __new__(
         cls,
-        *,
         x: float = ...,
         y: float = ...,
         z: float = ...,
@@ -1008,7 +979,6 @@ class Point32(Struct):
     def z(self, value: float) -> None: ...
     def __new__(
         cls,
-        *,
         x: float = ...,
         y: float = ...,
         z: float = ...,
@@ -1032,7 +1002,6 @@ class PointStamped(Struct):
     def point(self, value: Point) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         point: Point = ...,
     ) -> Self: ...
@@ -1058,7 +1027,6 @@ class Vector3Stamped(Struct):
     def vector(self, value: Vector3) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         vector: Vector3 = ...,
     ) -> Self: ...
@@ -1084,7 +1052,6 @@ class QuaternionStamped(Struct):
     def quaternion(self, value: Quaternion) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         quaternion: Quaternion = ...,
     ) -> Self: ...
@@ -1110,7 +1077,6 @@ class PoseStamped(Struct):
     def pose(self, value: Pose) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         pose: Pose = ...,
     ) -> Self: ...
@@ -1138,7 +1104,6 @@ class PoseWithCovariance(Struct):
     def covariance(self, value: Sequence[float] | NDArray[Any]) -> None: ...
     def __new__(
         cls,
-        *,
         pose: Pose = ...,
         covariance: Sequence[float] | NDArray[Any] = ...,
     ) -> Self: ...
@@ -1164,7 +1129,6 @@ class PoseWithCovarianceStamped(Struct):
     def pose(self, value: PoseWithCovariance) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         pose: PoseWithCovariance = ...,
     ) -> Self: ...
@@ -1187,7 +1151,6 @@ class TwistStamped(Struct):
     def twist(self, value: Twist) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         twist: Twist = ...,
     ) -> Self: ...
@@ -1217,7 +1180,6 @@ class TwistWithCovariance(Struct):
     def covariance(self, value: Sequence[float] | NDArray[Any]) -> None: ...
     def __new__(
         cls,
-        *,
         twist: Twist = ...,
         covariance: Sequence[float] | NDArray[Any] = ...,
     ) -> Self: ...
@@ -1243,7 +1205,6 @@ class TwistWithCovarianceStamped(Struct):
     def twist(self, value: TwistWithCovariance) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         twist: TwistWithCovariance = ...,
     ) -> Self: ...
@@ -1266,7 +1227,6 @@ class Wrench(Struct):
     def torque(self, value: Vector3) -> None: ...
     def __new__(
         cls,
-        *,
         force: Vector3 = ...,
         torque: Vector3 = ...,
     ) -> Self: ...
@@ -1291,7 +1251,6 @@ class WrenchStamped(Struct):
     def wrench(self, value: Wrench) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         wrench: Wrench = ...,
     ) -> Self: ...
@@ -1314,7 +1273,6 @@ class Accel(Struct):
     def angular(self, value: Vector3) -> None: ...
     def __new__(
         cls,
-        *,
         linear: Vector3 = ...,
         angular: Vector3 = ...,
     ) -> Self: ...
@@ -1339,7 +1297,6 @@ class AccelStamped(Struct):
     def accel(self, value: Accel) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         accel: Accel = ...,
     ) -> Self: ...
@@ -1369,7 +1326,6 @@ class AccelWithCovariance(Struct):
     def covariance(self, value: Sequence[float] | NDArray[Any]) -> None: ...
     def __new__(
         cls,
-        *,
         accel: Accel = ...,
         covariance: Sequence[float] | NDArray[Any] = ...,
     ) -> Self: ...
@@ -1395,7 +1351,6 @@ class AccelWithCovarianceStamped(Struct):
     def accel(self, value: AccelWithCovariance) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         accel: AccelWithCovariance = ...,
     ) -> Self: ...
@@ -1454,7 +1409,6 @@ class Inertia(Struct):
     def izz(self, value: float) -> None: ...
     def __new__(
         cls,
-        *,
         m: float = ...,
         com: Vector3 = ...,
         ixx: float = ...,
@@ -1486,7 +1440,6 @@ class InertiaStamped(Struct):
     def inertia(self, value: Inertia) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         inertia: Inertia = ...,
     ) -> Self: ...
@@ -1549,7 +1502,6 @@ class Range(Struct):
     def variance(self, value: float) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         radiation_type: int = ...,
         _pad: Sequence[int] | NDArray[Any] = ...,
@@ -1584,7 +1536,6 @@ class Temperature(Struct):
     def variance(self, value: float) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         temperature: float = ...,
         variance: float = ...,
@@ -1614,7 +1565,6 @@ class FluidPressure(Struct):
     def variance(self, value: float) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         fluid_pressure: float = ...,
         variance: float = ...,
@@ -1644,7 +1594,6 @@ class RelativeHumidity(Struct):
     def variance(self, value: float) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         relative_humidity: float = ...,
         variance: float = ...,
@@ -1676,7 +1625,6 @@ class Illuminance(Struct):
     def variance(self, value: float) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         illuminance: float = ...,
         variance: float = ...,
@@ -1709,7 +1657,6 @@ class MagneticField(Struct):
     def magnetic_field_covariance(self, value: Sequence[float] | NDArray[Any]) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         magnetic_field: Vector3 = ...,
         magnetic_field_covariance: Sequence[float] | NDArray[Any] = ...,
@@ -1758,7 +1705,6 @@ class Joy(Struct):
     def buttons(self, value: Sequence[int] | NDArray[Any]) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         axes_len: int = ...,
         buttons_len: int = ...,
@@ -1811,7 +1757,6 @@ class RegionOfInterest(Struct):
     def _pad(self, value: Sequence[int] | NDArray[Any]) -> None: ...
     def __new__(
         cls,
-        *,
         x_offset: int = ...,
         y_offset: int = ...,
         height: int = ...,
@@ -1865,7 +1810,6 @@ class MapMetaData(Struct):
     def origin(self, value: Pose) -> None: ...
     def __new__(
         cls,
-        *,
         map_load_time_ns: int = ...,
         resolution: float = ...,
         width: int = ...,
@@ -1913,7 +1857,6 @@ class BoundingBox2D(Struct):
     def size_y(self, value: float) -> None: ...
     def __new__(
         cls,
-        *,
         center_x: float = ...,
         center_y: float = ...,
         theta: float = ...,
@@ -1942,7 +1885,6 @@ class BoundingBox3D(Struct):
     def size(self, value: Vector3) -> None: ...
     def __new__(
         cls,
-        *,
         center: Pose = ...,
         size: Vector3 = ...,
     ) -> Self: ...
@@ -1965,7 +1907,6 @@ class JointStateHeader(Struct):
     def names_hash(self, value: int) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         names_hash: int = ...,
     ) -> Self: ...
@@ -2030,7 +1971,6 @@ class LaserScanHeader(Struct):
     def _pad(self, value: int) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         angle_min: float = ...,
         angle_max: float = ...,
@@ -2078,7 +2018,6 @@ class ImageHeader(Struct):
     def encoding(self, value: int) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         width: int = ...,
         height: int = ...,
@@ -2137,7 +2076,6 @@ class DepthImageHeader(Struct):
     def _pad(self, value: int) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         width: int = ...,
         height: int = ...,
@@ -2195,7 +2133,6 @@ class PointCloudHeader(Struct):
     def _pad(self, value: int) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         width: int = ...,
         height: int = ...,
@@ -2220,7 +2157,6 @@ class TextHeader(Struct):
     def _pad(self, value: int) -> None: ...
     def __new__(
         cls,
-        *,
         _pad: int = ...,
     ) -> Self: ...
 
@@ -2239,7 +2175,6 @@ class PolygonHeader(Struct):
     def _pad(self, value: int) -> None: ...
     def __new__(
         cls,
-        *,
         _pad: int = ...,
     ) -> Self: ...
 
@@ -2255,7 +2190,6 @@ class PolygonStampedHeader(Struct):
     def header(self, value: Header) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
     ) -> Self: ...
 
@@ -2282,7 +2216,6 @@ class CompressedImageHeader(Struct):
     def format(self, value: str) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         format: str = ...,
     ) -> Self: ...
@@ -2308,7 +2241,6 @@ class OccupancyGridHeader(Struct):
     def info(self, value: MapMetaData) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         info: MapMetaData = ...,
     ) -> Self: ...
@@ -2325,7 +2257,6 @@ class PathHeader(Struct):
     def header(self, value: Header) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
     ) -> Self: ...
 
@@ -2344,7 +2275,6 @@ class TFMessageHeader(Struct):
     def _pad(self, value: int) -> None: ...
     def __new__(
         cls,
-        *,
         _pad: int = ...,
     ) -> Self: ...
 
@@ -2393,7 +2323,6 @@ class DiagnosticStatusHeader(Struct):
     def hardware_id(self, value: str) -> None: ...
     def __new__(
         cls,
-        *,
         level: int = ...,
         _pad: Sequence[int] | NDArray[Any] = ...,
         name: str = ...,
@@ -2416,7 +2345,6 @@ class DiagnosticArrayHeader(Struct):
     def header(self, value: Header) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
     ) -> Self: ...
 
@@ -2434,7 +2362,6 @@ class Detection2DArrayHeader(Struct):
     def header(self, value: Header) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
     ) -> Self: ...
 
@@ -2452,7 +2379,6 @@ class Detection3DArrayHeader(Struct):
     def header(self, value: Header) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
     ) -> Self: ...
 
@@ -2570,7 +2496,6 @@ class MarkerHeader(Struct):
     def mesh_resource(self, value: str) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         ns: str = ...,
         id: int = ...,
@@ -2643,7 +2568,6 @@ class TensorHeader(Struct):
     def strides(self, value: Sequence[int] | NDArray[Any]) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         dtype: int = ...,
         ndim: int = ...,
@@ -2677,7 +2601,6 @@ class JointSample(Struct):
     def effort(self, value: float) -> None: ...
     def __new__(
         cls,
-        *,
         position: float = ...,
         velocity: float = ...,
         effort: float = ...,
@@ -2707,7 +2630,6 @@ class PointXYZ(Struct):
     def z(self, value: float) -> None: ...
     def __new__(
         cls,
-        *,
         x: float = ...,
         y: float = ...,
         z: float = ...,
@@ -2743,7 +2665,6 @@ class PointXYZI(Struct):
     def intensity(self, value: float) -> None: ...
     def __new__(
         cls,
-        *,
         x: float = ...,
         y: float = ...,
         z: float = ...,
@@ -2798,7 +2719,6 @@ class PointXYZRGB(Struct):
     def a(self, value: int) -> None: ...
     def __new__(
         cls,
-        *,
         x: float = ...,
         y: float = ...,
         z: float = ...,
@@ -2841,7 +2761,6 @@ class MultiArrayDimension(Struct):
     def stride(self, value: int) -> None: ...
     def __new__(
         cls,
-        *,
         label: str = ...,
         size: int = ...,
         stride: int = ...,
@@ -2875,7 +2794,6 @@ class MultiArrayLayout(Struct):
     def data_offset(self, value: int) -> None: ...
     def __new__(
         cls,
-        *,
         dim: Sequence[MultiArrayDimension] = ...,
         dim_count: int = ...,
         data_offset: int = ...,
@@ -2909,7 +2827,6 @@ class NavSatStatus(Struct):
     def service(self, value: int) -> None: ...
     def __new__(
         cls,
-        *,
         status: int = ...,
         _pad: int = ...,
         service: int = ...,
@@ -2957,7 +2874,6 @@ class PointField(Struct):
     def count(self, value: int) -> None: ...
     def __new__(
         cls,
-        *,
         name: str = ...,
         offset: int = ...,
         datatype: int = ...,
@@ -2983,7 +2899,6 @@ class KeyValue(Struct):
     def value(self, value: str) -> None: ...
     def __new__(
         cls,
-        *,
         key: str = ...,
         value: str = ...,
     ) -> Self: ...
@@ -3039,7 +2954,6 @@ class DiagnosticEntry(Struct):
     def hardware_id(self, value: str) -> None: ...
     def __new__(
         cls,
-        *,
         kind: int = ...,
         level: int = ...,
         _pad: Sequence[int] | NDArray[Any] = ...,
@@ -3066,7 +2980,6 @@ class ObjectHypothesis(Struct):
     def score(self, value: float) -> None: ...
     def __new__(
         cls,
-        *,
         class_id: str = ...,
         score: float = ...,
     ) -> Self: ...
@@ -3092,7 +3005,6 @@ class ObjectHypothesisWithPose(Struct):
     def pose(self, value: PoseWithCovariance) -> None: ...
     def __new__(
         cls,
-        *,
         hypothesis: ObjectHypothesis = ...,
         pose: PoseWithCovariance = ...,
     ) -> Self: ...
@@ -3115,7 +3027,6 @@ class MarkerPoint(Struct):
     def color(self, value: ColorRGBA) -> None: ...
     def __new__(
         cls,
-        *,
         point: Point = ...,
         color: ColorRGBA = ...,
     ) -> Self: ...
@@ -3177,7 +3088,6 @@ class NavSatFix(Struct):
     def position_covariance(self, value: Sequence[float] | NDArray[Any]) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         status: NavSatStatus = ...,
         position_covariance_type: int = ...,
@@ -3233,7 +3143,6 @@ class Detection2D(Struct):
     def id(self, value: str) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         results_len: int = ...,
         _pad: int = ...,
@@ -3290,7 +3199,6 @@ class Detection3D(Struct):
     def id(self, value: str) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         results_len: int = ...,
         _pad: int = ...,
@@ -3314,7 +3222,6 @@ class Float32MultiArrayHeader(Struct):
     def layout(self, value: MultiArrayLayout) -> None: ...
     def __new__(
         cls,
-        *,
         layout: MultiArrayLayout = ...,
     ) -> Self: ...
 
@@ -3333,7 +3240,6 @@ class Float64MultiArrayHeader(Struct):
     def layout(self, value: MultiArrayLayout) -> None: ...
     def __new__(
         cls,
-        *,
         layout: MultiArrayLayout = ...,
     ) -> Self: ...
 
@@ -3352,7 +3258,6 @@ class Int8MultiArrayHeader(Struct):
     def layout(self, value: MultiArrayLayout) -> None: ...
     def __new__(
         cls,
-        *,
         layout: MultiArrayLayout = ...,
     ) -> Self: ...
 
@@ -3371,7 +3276,6 @@ class Int16MultiArrayHeader(Struct):
     def layout(self, value: MultiArrayLayout) -> None: ...
     def __new__(
         cls,
-        *,
         layout: MultiArrayLayout = ...,
     ) -> Self: ...
 
@@ -3390,7 +3294,6 @@ class Int32MultiArrayHeader(Struct):
     def layout(self, value: MultiArrayLayout) -> None: ...
     def __new__(
         cls,
-        *,
         layout: MultiArrayLayout = ...,
     ) -> Self: ...
 
@@ -3409,7 +3312,6 @@ class Int64MultiArrayHeader(Struct):
     def layout(self, value: MultiArrayLayout) -> None: ...
     def __new__(
         cls,
-        *,
         layout: MultiArrayLayout = ...,
     ) -> Self: ...
 
@@ -3428,7 +3330,6 @@ class UInt8MultiArrayHeader(Struct):
     def layout(self, value: MultiArrayLayout) -> None: ...
     def __new__(
         cls,
-        *,
         layout: MultiArrayLayout = ...,
     ) -> Self: ...
 
@@ -3447,7 +3348,6 @@ class UInt16MultiArrayHeader(Struct):
     def layout(self, value: MultiArrayLayout) -> None: ...
     def __new__(
         cls,
-        *,
         layout: MultiArrayLayout = ...,
     ) -> Self: ...
 
@@ -3466,7 +3366,6 @@ class UInt32MultiArrayHeader(Struct):
     def layout(self, value: MultiArrayLayout) -> None: ...
     def __new__(
         cls,
-        *,
         layout: MultiArrayLayout = ...,
     ) -> Self: ...
 
@@ -3485,7 +3384,6 @@ class UInt64MultiArrayHeader(Struct):
     def layout(self, value: MultiArrayLayout) -> None: ...
     def __new__(
         cls,
-        *,
         layout: MultiArrayLayout = ...,
     ) -> Self: ...
 
@@ -3504,7 +3402,6 @@ class ByteMultiArrayHeader(Struct):
     def layout(self, value: MultiArrayLayout) -> None: ...
     def __new__(
         cls,
-        *,
         layout: MultiArrayLayout = ...,
     ) -> Self: ...
 
@@ -3578,7 +3475,6 @@ class PointCloud2Header(Struct):
     def fields(self, value: Sequence[PointField]) -> None: ...
     def __new__(
         cls,
-        *,
         header: Header = ...,
         height: int = ...,
         width: int = ...,

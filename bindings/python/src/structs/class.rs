@@ -170,9 +170,11 @@ unsafe fn slot<R>(err: R, op: &'static str, body: impl FnOnce(Python<'_>) -> PyR
     }
 }
 
-/// `tp_new` of every message class: `Message(field=value, ...)` without the argument parsing
-/// of a generic `#[new]` (that copies the keywords into a second dict; this reads the
-/// interpreter's dict in place). Rust's defaults for the fields not given.
+/// `tp_new` of every message class: `Message(field=value, ...)` or `Message(value, ...)` (the
+/// fields in declaration order; keywords may follow for later fields) without the argument
+/// parsing of a generic `#[new]` (that copies the keywords into a second dict; this reads the
+/// interpreter's dict in place). Rust's defaults for the fields not given. Positional values
+/// spare the call its keyword dict (~100 ns of a small message's ~160 ns here).
 unsafe extern "C" fn message_new(
     subtype: *mut ffi::PyTypeObject,
     args: *mut ffi::PyObject,
@@ -184,13 +186,27 @@ unsafe extern "C" fn message_new(
             let cls =
                 Bound::from_borrowed_ptr(py, subtype.cast()).downcast_into_unchecked::<PyType>();
             let spec = spec_ref(&cls)?;
-            if !args.is_null() && ffi::PyTuple_Size(args) != 0 {
-                return Err(PyTypeError::new_err(format!(
-                    "{}() takes keyword arguments only (field=value)",
-                    spec.name
-                )));
-            }
             let s = Struct::owned(&spec.template);
+            let given = if args.is_null() {
+                0
+            } else {
+                let args = Bound::from_borrowed_ptr(py, args).downcast_into_unchecked::<PyTuple>();
+                if args.len() > spec.fields.len() {
+                    return Err(PyTypeError::new_err(format!(
+                        "{}() takes at most {} positional arguments (its fields in order: {}), \
+                         got {}",
+                        spec.name,
+                        spec.fields.len(),
+                        field_list(spec),
+                        args.len()
+                    )));
+                }
+                for (field, value) in spec.fields.iter().zip(args.iter_borrowed()) {
+                    // `s` owns its fresh bytes; nothing else references them yet.
+                    field.set(s.base(), &value)?;
+                }
+                args.len()
+            };
             if !kwds.is_null() {
                 let mut pos: ffi::Py_ssize_t = 0;
                 let mut k: *mut ffi::PyObject = std::ptr::null_mut();
@@ -200,8 +216,15 @@ unsafe extern "C" fn message_new(
                 while ffi::PyDict_Next(kwds, &mut pos, &mut k, &mut v) != 0 {
                     let key = Bound::from_borrowed_ptr(py, k);
                     let value = Bound::from_borrowed_ptr(py, v);
+                    let i = spec.field_at(&key)?;
+                    if i < given {
+                        return Err(PyTypeError::new_err(format!(
+                            "{}() got field {:?} both by position and by keyword",
+                            spec.name, spec.fields[i].name
+                        )));
+                    }
                     // `s` owns its fresh bytes; nothing else references them yet.
-                    spec.field(&key)?.set(s.base(), &value)?;
+                    spec.fields[i].set(s.base(), &value)?;
                 }
             }
             // `subtype` is a message class (this slot is only installed on them), laid out
@@ -209,6 +232,12 @@ unsafe extern "C" fn message_new(
             PyClassInitializer::from(s).into_new_object(py, subtype)
         })
     }
+}
+
+/// `a, b, c`: a class's field names in declaration order.
+fn field_list(spec: &Spec) -> String {
+    let names: Vec<&str> = spec.fields.iter().map(|f| &*f.name).collect();
+    names.join(", ")
 }
 
 /// A field's getter (`closure` is its `Field`, owned by the class's spec).
@@ -304,7 +333,8 @@ fn make_class<'py>(
             slot: ffi::Py_tp_doc,
             pfunc: leak(format!(
                 "nerve's {name}: {size} bytes, the layout of Rust's `nerve::msgs::{name}`. \
-                 Create with keywords; fields left out keep Rust's defaults."
+                 Create with keywords, or with values in field order; fields left out keep \
+                 Rust's defaults."
             ))
             .cast_mut()
             .cast(),

@@ -24,12 +24,17 @@ pub(crate) struct Spec {
 impl Spec {
     /// The field named `key` (a keyword of a message class's call).
     pub(super) fn field(&self, key: &Bound<'_, PyAny>) -> PyResult<&Field> {
+        self.field_at(key).map(|i| &self.fields[i])
+    }
+
+    /// The index (declaration order) of the field named `key`.
+    pub(super) fn field_at(&self, key: &Bound<'_, PyAny>) -> PyResult<usize> {
         if let Some(i) = self.names.iter().position(|n| n.is(key)) {
-            return Ok(&self.fields[i]);
+            return Ok(i);
         }
         let name = key.downcast::<PyString>()?.to_str()?;
-        match self.fields.iter().find(|f| f.name == name) {
-            Some(f) => Ok(f),
+        match self.fields.iter().position(|f| f.name == name) {
+            Some(i) => Ok(i),
             None => {
                 let known: Vec<&str> = self.fields.iter().map(|f| &*f.name).collect();
                 Err(PyTypeError::new_err(format!(

@@ -187,16 +187,17 @@ impl Struct {
 
     /// Refuses to write the field `owner.field` of a read-only struct.
     pub(super) fn check_writable(&self, owner: &str, field: &str) -> PyResult<()> {
-        if self.readonly {
-            return Err(PyTypeError::new_err(format!(
-                "{owner}.{field}: this message is read-only (it views a received message in \
-                 shared memory); .copy() gives a writable copy"
-            )));
-        }
+        // A closed loan's header first: a view of it made after `send` is read-only too.
         if self.loan().is_some_and(|m| !m.get().is_open()) {
             return Err(PyTypeError::new_err(format!(
                 "{owner}.{field}: this loan was already sent or discarded, its header is \
                  frozen (subscribers may be reading it); loan a new chunk to send again"
+            )));
+        }
+        if self.readonly {
+            return Err(PyTypeError::new_err(format!(
+                "{owner}.{field}: this message is read-only (it views a received message in \
+                 shared memory); .copy() gives a writable copy"
             )));
         }
         Ok(())
