@@ -679,13 +679,17 @@ def own_targets(R: list[Row]) -> list[str]:
     """nerve's own targets that the seed tables do not carry, each computed from this run."""
     body: list[list[str]] = []
 
-    def add(what: str, got: float | None, limit: float, le: bool, how: str) -> None:
+    def add(what: str, got: float | None, limit: float, le: bool, how: str,
+            trade_off: str = "") -> None:
+        """One target's row; `trade_off`: where the issue accepted a documented trade-off
+        instead of the limit (then a value over it says so rather than "missed")."""
         if got is None:
             body.append([what, "–", f"{'≤' if le else '≥'} {limit:g}", "not measured", how])
             return
         ok = got <= limit if le else got >= limit
-        body.append([what, f"{got:.3g}", f"{'≤' if le else '≥'} {limit:g}",
-                     "met" if ok else "**missed**", how])
+        verdict = ("met" if ok else f"over: documented trade-off ({trade_off})" if trade_off
+                   else "**missed**")
+        body.append([what, f"{got:.3g}", f"{'≤' if le else '≥'} {limit:g}", verdict, how])
 
     big = value(R, **ipc(R, system="nerve", payload_bytes=6 << 20,
                          message="bytes-chunk"))
@@ -713,18 +717,22 @@ def own_targets(R: list[Row]) -> list[str]:
             add(f"service round trip / topic round trip, {transport} {b} B", svc / (2 * topic)
                 if svc and topic else None, 3.0, True,
                 "rpc p50 over 2 × ipc busy-poll one-way p50 (separate suites of one run)")
+    # The compute pool shares cores: a node due at the same instant as another's work waits
+    # for it when no core is free, and without `compute_spin` a lane sleeps in the kernel
+    # until its start (the issue: "within 50 µs at p50 or document the trade-off").
+    pool = "docs/design/scheduler.md, compute_spin"
     for hz in (100.0, 10.0):
         add(f"compute-pool node at {hz:g} Hz: start lateness p50 (µs)",
             (v / 1e3) if (v := value(R, suite="sched", message="mixed-rates",
                                      metric="start_lateness_ns", rate_hz=hz)) else None,
-            50, True, "sched mixed (default: no compute spin), other core busy")
+            50, True, "sched mixed (default: no compute spin), other core busy", pool)
         for spin in (0, 100):
             add(f"compute-pool node at {hz:g} Hz, compute_spin {spin} µs: start lateness p50 "
                 "(µs)",
                 (v / 1e3) if (v := value(R, suite="sched", message="compute-spin",
                                          metric="start_lateness_ns", rate_hz=hz,
                                          compute_spin_us=spin)) else None,
-                50, True, "sched compute-spin: beside the other node, other core busy")
+                50, True, "sched compute-spin: beside the other node, other core busy", pool)
     return ["## nerve's own targets in this run", "",
             "The targets of nerve's issues that the seeds' tables do not carry.", ""] + table(
         ["target", "value", "limit", "result", "how"], body) + [""]
