@@ -709,14 +709,11 @@ def own_targets(R: list[Row]) -> list[str]:
         "median of per-round ratios")
     for transport in ("cross-thread", "cross-process"):
         for b in (512, 2048, 8192):
-            svc = value(R, suite="rpc", system="nerve", api="rust", metric="rtt_ns",
-                        transport=transport, payload_bytes=b, parallelism=1)
-            topic = value(R, **ipc(R, system="nerve", transport=transport, mode="poll",
-                                   payload_bytes=b, message=lambda m: str(m).startswith(
-                                       "bytes")))
-            add(f"service round trip / topic round trip, {transport} {b} B", svc / (2 * topic)
-                if svc and topic else None, 3.0, True,
-                "rpc p50 over 2 × ipc busy-poll one-way p50 (separate suites of one run)")
+            add(f"service round trip / topic round trip, {transport} {b} B",
+                value(R, suite="rpc", system="nerve", metric="ratio_service_vs_topic_rtt",
+                      transport=transport, payload_bytes=b), 3.0, True,
+                "rpc suite: a topic ping-pong of the same payload beside the service, same "
+                "rounds; median of per-round ratios of the p50 round trips")
     # The compute pool shares cores: a node due at the same instant as another's work waits
     # for it when no core is free, and without `compute_spin` a lane sleeps in the kernel
     # until its start (the issue: "within 50 µs at p50 or document the trade-off").

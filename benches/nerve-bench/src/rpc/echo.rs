@@ -256,6 +256,14 @@ pub fn echo_child_main(domain: u32, core: usize) -> Result<()> {
             }
         }
     }
+    // The topic ping-pong's echoes (`versus`), threads of this pinned thread too.
+    let _topics = match super::versus::TopicEchoes::start(domain, &PAYLOADS, false) {
+        Ok(t) => t,
+        Err(e) => {
+            parent.reply(&format!("error {e:#}"))?;
+            return Ok(());
+        }
+    };
     parent.reply("ready")?;
     while let Some(line) = parent.next_line() {
         if line == "quit" {

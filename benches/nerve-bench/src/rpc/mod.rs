@@ -25,13 +25,19 @@
 //! issue's targets (Rust ≤ 0.01, Python ≤ 0.05). A system that cannot be
 //! set up, started or run becomes rows with `error`, never a gap.
 //!
+//! A topic ping-pong of the same payload runs beside nerve's Rust service at parallelism 1, in
+//! the same rounds, cross-thread and cross-process ([`versus`]): `ratio_service_vs_topic_rtt`
+//! rows are the median over rounds of the service's p50 round trip / the topic's.
+//!
 //! Files: [`echo`] (nerve's echo service and client threads, through nerve-rpc's public API),
 //! [`measured`] (samples and call counts, their `rtt_ns` / `qps` rows), [`peers`] (the Python
-//! systems' processes and rows), this one (the plan of the run, the ratio rows).
+//! systems' processes and rows), [`versus`] (the topic ping-pong), this one (the plan of the
+//! run, the ratio rows).
 
 mod echo;
 mod measured;
 mod peers;
+mod versus;
 
 pub use self::echo::echo_child_main;
 
@@ -129,6 +135,12 @@ pub fn run_suite(args: &RpcArgs) -> Result<()> {
         "rpc: nerve rust cross-thread ({:.1} s)",
         t.elapsed().as_secs_f64()
     );
+    let t = Instant::now();
+    rows.extend(service_vs_topic_cross_thread(&budget, &pin_server));
+    eprintln!(
+        "rpc: service and topic round trips, cross-thread, alternating ({:.1} s)",
+        t.elapsed().as_secs_f64()
+    );
 
     // 2. Cross-process: the echo servers in a child on the second core, clients here.
     let domain = bench_domain();
@@ -199,27 +211,51 @@ pub fn run_suite(args: &RpcArgs) -> Result<()> {
         .iter()
         .map(|_| (0..n).map(|_| Series::default()).collect())
         .collect();
+    // The topic ping-pong beside nerve's service, against the child's topic echoes.
+    let mut topic: Vec<(Series, Option<versus::TopicPing>)> = PAYLOADS
+        .iter()
+        .map(|&p| {
+            let ping = echo
+                .as_ref()
+                .ok()
+                .and_then(|_| versus::TopicPing::open(domain, p, false).ok());
+            (Series::default(), ping)
+        })
+        .collect();
     for round in 0..budget.rounds {
         for (pi, &payload) in PAYLOADS.iter().enumerate() {
             for k in 0..n {
                 let idx = (round + k) % n;
                 let s = &mut series[pi][idx];
                 if idx == 0 {
+                    let warmup = if round == 0 {
+                        budget.warmup
+                    } else {
+                        budget.warmup / 4
+                    };
                     match &echo {
                         Ok(_) => {
+                            let (ts, ping) = &mut topic[pi];
+                            let mut topic_round = || match ping {
+                                Some(p) => ts.add(Ok((p.measure(warmup, budget.round), "".into()))),
+                                None => ts.add(Err(anyhow::anyhow!("no topic ping-pong"))),
+                            };
+                            // The topic first in odd rounds: neither always follows the other.
+                            if round % 2 == 1 {
+                                topic_round();
+                            }
                             let m = echo::measure(
                                 domain,
                                 &echo::echo_name(payload),
                                 payload,
                                 1,
-                                if round == 0 {
-                                    budget.warmup
-                                } else {
-                                    budget.warmup / 4
-                                },
+                                warmup,
                                 budget.round,
                             );
                             s.add(Ok((m, String::new())));
+                            if round % 2 == 0 {
+                                topic_round();
+                            }
                         }
                         Err(e) => s.add(Err(anyhow::anyhow!("{e:#}"))),
                     }
@@ -235,6 +271,19 @@ pub fn run_suite(args: &RpcArgs) -> Result<()> {
         budget.rounds,
         t.elapsed().as_secs_f64()
     );
+
+    // The pings' topics closed before the child (and its echoes) goes.
+    for (_, ping) in topic.iter_mut() {
+        drop(ping.take());
+    }
+    for (pi, &payload) in PAYLOADS.iter().enumerate() {
+        rows.extend(versus_rows(
+            "cross-process",
+            payload,
+            &series[pi][0],
+            &topic[pi].0,
+        ));
+    }
 
     // 5. Cross-process rows: parallelism 1 from the rounds, then 4 and 8.
     let t = Instant::now();
@@ -400,4 +449,114 @@ pub fn run_suite(args: &RpcArgs) -> Result<()> {
         }
     }
     report::emit("rpc", &args.suite, &machine, &rows)
+}
+
+/// Service and topic round trips, server and echoes threads of this process (on the server's
+/// core), in alternating rounds at each payload: their `rtt_ns` rows and ratio rows.
+fn service_vs_topic_cross_thread(budget: &Budget, pin_server: &echo::ServerSetup) -> Vec<Row> {
+    let domain = 3_500_000 + std::process::id() % 90_000;
+    let started = std::thread::scope(|s| {
+        s.spawn(|| -> Result<_> {
+            pin_server();
+            let servers = PAYLOADS
+                .iter()
+                .map(|&p| echo::serve_echo(domain, &echo::echo_name(p), p))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok((
+                servers,
+                versus::TopicEchoes::start(domain, &PAYLOADS, true)?,
+            ))
+        })
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    });
+    let mut rows = Vec::new();
+    let _servers = match started {
+        Ok(s) => s,
+        Err(e) => {
+            for p in PAYLOADS {
+                rows.push(
+                    versus_row("cross-thread", p, "ratio_service_vs_topic_rtt")
+                        .error(format!("{e:#}")),
+                );
+            }
+            return rows;
+        }
+    };
+    for (k, &payload) in PAYLOADS.iter().enumerate() {
+        let mut service = Series::default();
+        let mut topic = Series::default();
+        let mut ping = versus::TopicPing::open(domain, payload, true);
+        for round in 0..budget.rounds {
+            let warmup = if round == 0 {
+                budget.warmup
+            } else {
+                budget.warmup / 4
+            };
+            for first_topic in [(round + k) % 2 == 1, (round + k) % 2 == 0] {
+                if first_topic {
+                    match &mut ping {
+                        Ok(p) => topic.add(Ok((p.measure(warmup, budget.round), String::new()))),
+                        Err(e) => topic.add(Err(anyhow::anyhow!("{e:#}"))),
+                    }
+                } else {
+                    let m = echo::measure(
+                        domain,
+                        &echo::echo_name(payload),
+                        payload,
+                        1,
+                        warmup,
+                        budget.round,
+                    );
+                    service.add(Ok((m, String::new())));
+                }
+            }
+        }
+        rows.extend(versus_rows("cross-thread", payload, &service, &topic));
+    }
+    drop(_servers);
+    let _ = std::fs::remove_dir_all(nerve::registry::domain_dir(domain));
+    rows
+}
+
+/// A row of the service-versus-topic comparison.
+fn versus_row(transport: &str, payload: usize, metric: &str) -> Row {
+    Row::new(
+        "rpc", "nerve", "rust", transport, "1:1", "blocking", "bytes", payload, metric,
+    )
+    .field("parallelism", 1)
+}
+
+/// The topic's `rtt_ns` row and the ratio row (service p50 / topic p50 per round, median over
+/// rounds) of one payload.
+fn versus_rows(transport: &str, payload: usize, service: &Series, topic: &Series) -> Vec<Row> {
+    let what = "topic ping-pong beside the service, same rounds (fixed message ≤ 2 KB, loaned \
+                chunk at 8 KB; recv_timeout as the service waits)";
+    let mut rows = Vec::new();
+    let base = |metric: &str| versus_row(transport, payload, metric).field("what", what);
+    match topic.measured.rows(base) {
+        Some(r) => rows.extend(r.into_iter().filter(|r| r.metric == "rtt_ns")),
+        None => rows.push(
+            base("rtt_ns").error(
+                topic
+                    .error
+                    .clone()
+                    .unwrap_or_else(|| topic.measured.no_success()),
+            ),
+        ),
+    }
+    let ratio = versus_row(transport, payload, "ratio_service_vs_topic_rtt")
+        .field("threshold", 3.0)
+        .field(
+            "note",
+            "per round: the service's p50 round trip / the topic's of the same round; p50 = \
+             median over rounds",
+        );
+    rows.push(match round_ratio(service, topic) {
+        Some((r, k)) => ratio
+            .summary(report::summary_of(r, r, r, r, r, r, k as u64))
+            .field("pass", r <= 3.0),
+        None => ratio.error("no round with both measured"),
+    });
+    rows
 }
