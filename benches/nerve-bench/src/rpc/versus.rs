@@ -7,7 +7,9 @@
 //! copied through the ring at 512 B and 2 KB (`Bytes512`, `Bytes2048` of the ipc suite), a
 //! loaned chunk at 8 KB (`BenchChunk`). The pinger writes the sequence number into the first
 //! and last 8 bytes (the chunk: also its header's), the echo sends the message back, the pinger
-//! checks both ends. Both sides wait as the services do: nerve's `recv_timeout` (spin briefly,
+//! checks both ends. Every byte crosses both ways, as a service's request and reply do: the
+//! fixed messages are copied whole through the ring, and the 8 KB chunk is copied in and out
+//! at both ends ([`ChunkEnd`]). Both sides wait as the services do: nerve's `recv_timeout` (spin briefly,
 //! then the futex), so an idle echo sleeps and leaves the core to the service's server.
 
 use std::marker::PhantomData;
@@ -101,29 +103,54 @@ impl<M: FixedMessage<Kind = msgs::Fixed>> End for FixedEnd<M> {
     }
 }
 
+/// The 8 KB end moves the whole payload as the service does (the service's client encodes its
+/// request, its server decodes it and encodes the reply, the client decodes that): the pinger
+/// copies its message into each loan and compares every byte of the echo with it; the echo
+/// copies what it received out of the chunk, and into the chunk of its reply.
 struct ChunkEnd {
     publisher: Publisher<BenchChunk>,
     subscriber: Subscriber<BenchChunk>,
-    elems: usize,
+    /// The message: the pinger's own, or the last one the echo received.
+    buf: Vec<u8>,
+    ping: bool,
     last: u64,
+}
+
+impl ChunkEnd {
+    fn publish(&mut self, seq: u64) -> Result<()> {
+        let mut loan = self
+            .publisher
+            .loan(self.buf.len())
+            .map_err(|e| anyhow!("loan: {e}"))?;
+        loan.header_mut().seq = seq;
+        stamp(&mut self.buf, seq);
+        loan.data_mut().copy_from_slice(&self.buf);
+        loan.send().map_err(|e| anyhow!("send: {e}"))
+    }
 }
 
 impl End for ChunkEnd {
     fn send(&mut self, seq: u64) -> Result<()> {
-        let mut loan = self
-            .publisher
-            .loan(self.elems)
-            .map_err(|e| anyhow!("loan: {e}"))?;
-        loan.header_mut().seq = seq;
-        stamp(loan.data_mut(), seq);
-        loan.send().map_err(|e| anyhow!("send: {e}"))
+        self.publish(seq)
     }
     fn recv(&mut self) -> Result<Option<u64>> {
         match self.subscriber.recv_timeout(WAIT) {
             Ok(Some(s)) => {
-                let seq = read_stamp(s.data())?;
+                let data = s.data();
+                let seq = read_stamp(data)?;
                 if s.header().seq != seq {
                     bail!("header says {}, payload {seq}", s.header().seq);
+                }
+                if data.len() != self.buf.len() {
+                    bail!("{} bytes, {} sent", data.len(), self.buf.len());
+                }
+                let n = data.len();
+                if self.ping {
+                    if data[8..n - 8] != self.buf[8..n - 8] {
+                        bail!("the echo of {seq} differs from what was sent");
+                    }
+                } else {
+                    self.buf.copy_from_slice(data);
                 }
                 self.last = seq;
                 Ok(Some(seq))
@@ -133,8 +160,7 @@ impl End for ChunkEnd {
         }
     }
     fn echo(&mut self) -> Result<()> {
-        // A fresh chunk with the same ends: what an echo node publishing its reply does.
-        self.send(self.last)
+        self.publish(self.last)
     }
 }
 
@@ -190,7 +216,8 @@ fn end(domain: u32, payload: usize, ping: bool, in_process: bool) -> Result<Box<
             Ok(Box::new(ChunkEnd {
                 publisher,
                 subscriber,
-                elems,
+                buf: (0..elems).map(|i| i as u8).collect(),
+                ping,
                 last: 0,
             }))
         }
