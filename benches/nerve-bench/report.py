@@ -8,8 +8,9 @@ writes), so that every figure a reader sees comes from a run, with its machine, 
 Per suite: the machine line, the targets (rows named `target_*`, the median of per-round ratios
 with pass/fail), then every measured row (p50, p99, n). A suite that failed (`<suite>.error`)
 or was not run is listed as such, never left out. With matplotlib (in this interpreter or
-the plot peer's venv, `benches/python/setup_peers.sh plot`), the `ipc` suite's plots are drawn
-beside the file (plot.py) and linked.
+the plot peer's venv, which `benches/python/setup_peers.sh plot` sets up on demand), the `ipc`
+suite's plots and the Wrapyfi box plot are drawn beside the file and linked; a page without
+them says why.
 
 Only the standard library is needed for the tables.
 """
@@ -145,26 +146,45 @@ def suite_section(name: str, d: dict[str, Any] | None, error: str | None,
     return out
 
 
-def draw_ipc_plots(folder: Path) -> list[str]:
-    """The ipc suite's plots (plot.py, needs matplotlib): the names written, or none."""
-    ipc = folder / "ipc.json"
-    if not ipc.exists():
-        return []
-    python = sys.executable
+def plot_python() -> tuple[str | None, str]:
+    """An interpreter with matplotlib: this one, or the plot peer's venv, set up on demand by
+    the benchmark's own script (`benches/python/setup_peers.sh plot`, cached under
+    ~/.cache/nerve/peers like the other peers). (None, why) when there is none."""
     try:
         import matplotlib  # noqa: F401
+        return sys.executable, ""
     except ImportError:
-        # The plot peer's venv (benches/python/setup_peers.sh plot), where there is one.
-        venv = Path(__file__).parent.parent / "python" / ".venvs" / "plot" / "bin" / "python"
-        if not venv.exists():
-            return []
-        python = str(venv)
+        pass
+    here = Path(__file__).parent.parent / "python"
+    venv = here / ".venvs" / "plot" / "bin" / "python"
+    if not venv.exists():
+        print("report.py: no matplotlib; setting up the plot peer (benches/python/setup_peers.sh "
+              "plot) ...", file=sys.stderr)
+        r = subprocess.run(["bash", str(here / "setup_peers.sh"), "plot"], capture_output=True,
+                           text=True, check=False)
+        if r.returncode != 0 or not venv.exists():
+            why = (r.stderr or r.stdout).strip()[-300:]
+            return None, f"matplotlib could not be installed (setup_peers.sh plot: {why})"
+    return str(venv), ""
+
+
+def draw_ipc_plots(folder: Path) -> tuple[list[str], str]:
+    """The ipc suite's plots (plot.py) and the Wrapyfi box plot (boxplot.py), both needing
+    matplotlib: the names written, and why none were when none were."""
+    ipc = folder / "ipc.json"
+    if not ipc.exists():
+        return [], ""
+    python, why = plot_python()
+    if python is None:
+        print(f"report.py: no plots: {why}", file=sys.stderr)
+        return [], why
     plot = Path(__file__).with_name("plot.py")
     r = subprocess.run([python, str(plot), str(ipc), "--out", str(folder)],
                        capture_output=True, text=True, check=False)
     if r.returncode != 0:
-        print(f"report.py: plot.py failed: {r.stderr.strip()[-300:]}", file=sys.stderr)
-        return []
+        why = f"plot.py failed: {r.stderr.strip()[-300:]}"
+        print(f"report.py: {why}", file=sys.stderr)
+        return [], why
     out = sorted(p.name for p in folder.glob("ipc_*.png"))
     if (folder / "python.json").exists():
         box = Path(__file__).with_name("boxplot.py")
@@ -172,7 +192,9 @@ def draw_ipc_plots(folder: Path) -> list[str]:
                             str(folder)], capture_output=True, text=True, check=False)
         if r.returncode == 0:
             out.append("wrapyfi_boxplot.png")
-    return out
+        else:
+            print(f"report.py: boxplot.py failed: {r.stderr.strip()[-300:]}", file=sys.stderr)
+    return out, ""
 
 
 def render(folder: Path, plots: bool = True) -> str:
@@ -182,7 +204,7 @@ def render(folder: Path, plots: bool = True) -> str:
         timing = json.loads(tj.read_text())
     found = {p.stem for p in folder.glob("*.json") if p.stem != "timing"}
     names = ORDER + sorted(found - set(ORDER))
-    ipc_plots = draw_ipc_plots(folder) if plots else []
+    ipc_plots, no_plots = draw_ipc_plots(folder) if plots else ([], "")
     lines = [
         "# nerve benchmarks",
         "",
@@ -193,6 +215,8 @@ def render(folder: Path, plots: bool = True) -> str:
          "they reproduce: `docs/design/benchmark-suite.md`."),
         "",
     ]
+    if no_plots:
+        lines += [f"No plots in this page: {no_plots}.", ""]
     every: list[dict[str, Any]] = []
     for name in names:
         d = load(folder / f"{name}.json")

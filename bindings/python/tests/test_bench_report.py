@@ -84,3 +84,18 @@ def test_every_seed_table_is_built_or_explained_beside_the_seeds_figures(tmp_pat
     assert "| 290 ns |" in summary and "0.35 (yes)" in summary
     # A row the run lacks shows as a gap, not as a number.
     assert "| BatteryState | – | – |" in summary
+
+
+def test_a_page_without_plots_says_why(tmp_path: Path, monkeypatch) -> None:
+    """No matplotlib and none installable: the page says so instead of silently lacking the
+    plots the issue asks for (nerve-bench all installs the plot peer on demand)."""
+    sys.path.insert(0, str(REPORT.parent))
+    try:
+        import report
+    finally:
+        sys.path.remove(str(REPORT.parent))
+    (tmp_path / "ipc.json").write_text(json.dumps({"machine": {}, "results": []}))
+    monkeypatch.setattr(report, "plot_python", lambda: (None, "matplotlib could not be installed"))
+    md = report.render(tmp_path)
+    assert "No plots in this page: matplotlib could not be installed." in md
+    assert "![" not in md
