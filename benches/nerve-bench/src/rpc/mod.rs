@@ -212,15 +212,9 @@ pub fn run_suite(args: &RpcArgs) -> Result<()> {
         .map(|_| (0..n).map(|_| Series::default()).collect())
         .collect();
     // The topic ping-pong beside nerve's service, against the child's topic echoes.
-    let mut topic: Vec<(Series, Option<versus::TopicPing>)> = PAYLOADS
+    let mut topic: Vec<TopicSide> = PAYLOADS
         .iter()
-        .map(|&p| {
-            let ping = echo
-                .as_ref()
-                .ok()
-                .and_then(|_| versus::TopicPing::open(domain, p, false).ok());
-            (Series::default(), ping)
-        })
+        .map(|&p| TopicSide::open(domain, p, false))
         .collect();
     for round in 0..budget.rounds {
         for (pi, &payload) in PAYLOADS.iter().enumerate() {
@@ -234,29 +228,15 @@ pub fn run_suite(args: &RpcArgs) -> Result<()> {
                         budget.warmup / 4
                     };
                     match &echo {
-                        Ok(_) => {
-                            let (ts, ping) = &mut topic[pi];
-                            let mut topic_round = || match ping {
-                                Some(p) => ts.add(Ok((p.measure(warmup, budget.round), "".into()))),
-                                None => ts.add(Err(anyhow::anyhow!("no topic ping-pong"))),
-                            };
-                            // The topic first in odd rounds: neither always follows the other.
-                            if round % 2 == 1 {
-                                topic_round();
-                            }
-                            let m = echo::measure(
-                                domain,
-                                &echo::echo_name(payload),
-                                payload,
-                                1,
-                                warmup,
-                                budget.round,
-                            );
-                            s.add(Ok((m, String::new())));
-                            if round % 2 == 0 {
-                                topic_round();
-                            }
-                        }
+                        // The topic first in odd rounds: neither always follows the other.
+                        Ok(_) => topic[pi].round_beside(
+                            s,
+                            domain,
+                            payload,
+                            warmup,
+                            budget.round,
+                            round % 2 == 1,
+                        ),
                         Err(e) => s.add(Err(anyhow::anyhow!("{e:#}"))),
                     }
                 } else {
@@ -273,15 +253,15 @@ pub fn run_suite(args: &RpcArgs) -> Result<()> {
     );
 
     // The pings' topics closed before the child (and its echoes) goes.
-    for (_, ping) in topic.iter_mut() {
-        drop(ping.take());
+    for t in &mut topic {
+        t.ping = Err(anyhow::anyhow!("closed"));
     }
     for (pi, &payload) in PAYLOADS.iter().enumerate() {
         rows.extend(versus_rows(
             "cross-process",
             payload,
             &series[pi][0],
-            &topic[pi].0,
+            &topic[pi].series,
         ));
     }
 
@@ -485,38 +465,75 @@ fn service_vs_topic_cross_thread(budget: &Budget, pin_server: &echo::ServerSetup
     };
     for (k, &payload) in PAYLOADS.iter().enumerate() {
         let mut service = Series::default();
-        let mut topic = Series::default();
-        let mut ping = versus::TopicPing::open(domain, payload, true);
+        let mut topic = TopicSide::open(domain, payload, true);
         for round in 0..budget.rounds {
             let warmup = if round == 0 {
                 budget.warmup
             } else {
                 budget.warmup / 4
             };
-            for first_topic in [(round + k) % 2 == 1, (round + k) % 2 == 0] {
-                if first_topic {
-                    match &mut ping {
-                        Ok(p) => topic.add(Ok((p.measure(warmup, budget.round), String::new()))),
-                        Err(e) => topic.add(Err(anyhow::anyhow!("{e:#}"))),
-                    }
-                } else {
-                    let m = echo::measure(
-                        domain,
-                        &echo::echo_name(payload),
-                        payload,
-                        1,
-                        warmup,
-                        budget.round,
-                    );
-                    service.add(Ok((m, String::new())));
-                }
-            }
+            let topic_first = (round + k) % 2 == 1;
+            topic.round_beside(
+                &mut service,
+                domain,
+                payload,
+                warmup,
+                budget.round,
+                topic_first,
+            );
         }
-        rows.extend(versus_rows("cross-thread", payload, &service, &topic));
+        rows.extend(versus_rows(
+            "cross-thread",
+            payload,
+            &service,
+            &topic.series,
+        ));
     }
     drop(_servers);
     let _ = std::fs::remove_dir_all(nerve::registry::domain_dir(domain));
     rows
+}
+
+/// The topic ping-pong beside a service at one payload: its pinger and its series.
+struct TopicSide {
+    ping: Result<versus::TopicPing>,
+    series: Series,
+}
+
+impl TopicSide {
+    fn open(domain: u32, payload: usize, in_process: bool) -> Self {
+        TopicSide {
+            ping: versus::TopicPing::open(domain, payload, in_process),
+            series: Series::default(),
+        }
+    }
+
+    /// One round of the service's echo at `payload` (into `service`) and one of the topic
+    /// ping-pong beside it, the topic first when `topic_first`.
+    fn round_beside(
+        &mut self,
+        service: &mut Series,
+        domain: u32,
+        payload: usize,
+        warmup: Duration,
+        round: Duration,
+        topic_first: bool,
+    ) {
+        for topic_now in [topic_first, !topic_first] {
+            if topic_now {
+                match &mut self.ping {
+                    Ok(p) => self
+                        .series
+                        .add(Ok((p.measure(warmup, round), String::new()))),
+                    Err(e) => self.series.add(Err(anyhow::anyhow!("{e:#}"))),
+                }
+            } else {
+                let name = echo::echo_name(payload);
+                let m = echo::measure(domain, &name, payload, 1, warmup, round);
+                service.add(Ok((m, String::new())));
+            }
+        }
+    }
 }
 
 /// A row of the service-versus-topic comparison.

@@ -27,8 +27,8 @@ pub struct ServiceConfig {
     /// Largest encoded request or response in bytes (fixed when the topics are created).
     pub max_message_bytes: usize,
     /// How long a waiting caller (or an idle server) polls before it sleeps on the futex (after
-    /// 10 µs yielding the core between polls while the process has at least as many threads
-    /// polling as cores). Longer: lower latency for calls that take longer, more CPU.
+    /// 10 µs yielding the core between polls while the process has more threads polling than
+    /// the machine has cores). Longer: lower latency for calls that take longer, more CPU.
     pub spin: Duration,
     /// The types the server announces on `S/type` (set by a typed server; a binding may set
     /// its own). `None`: nothing is announced.

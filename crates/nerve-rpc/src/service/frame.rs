@@ -49,9 +49,9 @@ fn cores() -> usize {
 /// Receives the next frame before `until`. Polls for up to `spin` (a round trip takes a few
 /// microseconds, and a sleeping receiver pays a futex wake-up of tens of microseconds on a VM),
 /// then sleeps on the topic's futex. After [`PURE_SPIN`], while this process has more threads
-/// polling than the machine has cores, it yields the core between polls, so that the thread that has
-/// to answer (a server, or the caller receiving for the others) gets to run; otherwise it keeps
-/// its core (yielding to an unrelated busy process would cost a whole time slice).
+/// polling than the machine has cores, it yields the core between polls, so that the thread
+/// that has to answer (a server, or the caller receiving for the others) gets to run; otherwise
+/// it keeps its core (yielding to an unrelated busy process would cost a whole time slice).
 /// `Ok(None)` at `until`.
 pub(super) fn recv_frame(
     sub: &mut Subscriber<RpcFrame>,
