@@ -78,7 +78,7 @@ def check_cycles(files, root, out):
         src, module = crate_root(path)
         if src is not None:
             crates.setdefault(src, {})[module] = path
-    for src, modules in crates.items():
+    for modules in crates.values():
         graph = {}
         for module, path in modules.items():
             deps = set()
@@ -156,7 +156,8 @@ def main():
     for path in files:
         n = len(path.read_text().splitlines())
         if n > MAX_LINES:
-            out.append(f"{path.relative_to(root)}: {n} lines (at most {MAX_LINES}: split it along its seams)")
+            out.append(f"{path.relative_to(root)}: {n} lines "
+                       f"(at most {MAX_LINES}: split it along its seams)")
     check_cycles(files, root, out)
     for path in files:
         check_orderings(path, root, out)
@@ -165,7 +166,8 @@ def main():
     if out:
         print(f"check_structure: {len(out)} finding(s)", file=sys.stderr)
         return 1
-    print(f"check_structure: {len(files)} files: sizes, import circles and orderings ok", file=sys.stderr)
+    print(f"check_structure: {len(files)} files: sizes, import circles and orderings ok",
+          file=sys.stderr)
     return 0
 
 

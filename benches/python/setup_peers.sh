@@ -10,7 +10,7 @@
 # tree by an earlier version of this script is used where it is.
 #
 # Usage: benches/python/setup_peers.sh [peer ...]     (default: all; peers: horus iceoryx2 zenoh ros2 plot;
-#        torch: PyPI's torch into nerve's .venv, for the Tensor-*-torch rows, on demand only;
+#        torch: PyPI's torch for nerve's .venv (cached once per machine, seen through a .pth);
 #        frameworks: numpy, pandas, PIL, pyzmq, Zenoh and each of JAX, TensorFlow, PaddlePaddle,
 #        PyTorch, rclpy (and MXNet in a venv of its own: it needs numpy < 1.24) for the Wrapyfi table, on demand
 #        only: a framework that does not install is listed in .venvs/frameworks.missing)
@@ -52,17 +52,30 @@ peers=("$@")
 status=0
 for peer in "${peers[@]}"; do
     if [ "$peer" = torch ]; then
-        # The Tensor-*-torch rows run in nerve's own interpreter (the repository's .venv):
-        # PyPI's torch there, with the CUDA libraries its Linux wheel depends on (~3 GB; the
-        # test command never installs it). Its tensor test runs too once it is there.
+        # PyTorch for nerve's own interpreter (the repository's .venv): the tensor test of the
+        # test command and the Tensor-*-torch rows. PyPI's Linux wheel needs its CUDA libraries
+        # (~4 GB, even to run on the CPU), so it is installed once per machine into the cache
+        # (pip --target) and .venv sees it through a .pth file: a fresh clone pays nothing.
         root="$(cd "$here/../.." && pwd)"
-        if "$root/.venv/bin/python" -c "import torch" >/dev/null 2>&1; then
-            echo "torch: ready ($root/.venv)"
-        elif "$root/.venv/bin/python" -m pip install -q torch && "$root/.venv/bin/python" -c "import torch"; then
-            echo "torch: ready ($root/.venv)"
+        dir="$cache/torch-site"
+        site="$("$root/.venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+        ok() { "$root/.venv/bin/python" -c "import torch; torch.zeros(1)" >/dev/null 2>&1; }
+        if [ -z "${FORCE:-}" ] && [ -d "$dir/torch" ]; then
+            echo "$dir" >"$site/nerve-torch.pth"
+        fi
+        if ok; then
+            echo "torch: ready ($dir)"
         else
-            echo "torch: FAILED to install into $root/.venv" >&2
-            status=1
+            rm -rf "$dir" "$site/nerve-torch.pth"
+            echo "torch: installing PyPI's torch into $dir ..."
+            if "$root/.venv/bin/python" -m pip install -q --target "$dir" torch >"$venvs/torch.log" 2>&1 \
+                    && echo "$dir" >"$site/nerve-torch.pth" && ok; then
+                echo "torch: ready ($dir)"
+            else
+                echo "torch: FAILED to install into $dir: $(grep -E 'ERROR|Error' "$venvs/torch.log" | tail -n 1)" >&2
+                rm -f "$site/nerve-torch.pth"
+                status=1
+            fi
         fi
         continue
     fi

@@ -388,8 +388,10 @@ fn hosts_exchange_topics_through_zenoh() {
     let net = match Net::new(3, 'a') {
         Ok(n) => n,
         Err(why) => {
-            eprintln!("SKIPPED: network namespaces cannot be made here: {why}");
-            return;
+            return nerve_testing::skip(
+                "cli/bridge/hosts_exchange_topics_through_zenoh",
+                &format!("network namespaces cannot be made here: {why}"),
+            )
         }
     };
     let mut bridges: Vec<Option<net::Proc>> = (0..3).map(|i| Some(net.bridge(i, &[]))).collect();
@@ -732,8 +734,10 @@ fn tls_and_access_control_from_a_config_file() {
     let net = match Net::new(4, 'b') {
         Ok(n) => n,
         Err(why) => {
-            eprintln!("SKIPPED: network namespaces cannot be made here: {why}");
-            return;
+            return nerve_testing::skip(
+                "cli/bridge/tls_and_access_control_from_a_config_file",
+                &format!("network namespaces cannot be made here: {why}"),
+            )
         }
     };
     let (fleet, rogue) = (authority("fleet CA"), authority("rogue CA"));
@@ -865,8 +869,10 @@ fn a_fleet_of_ten_robots_through_one_router() {
     let net = match Net::new(11, 'c') {
         Ok(n) => n,
         Err(why) => {
-            eprintln!("SKIPPED: network namespaces cannot be made here: {why}");
-            return;
+            return nerve_testing::skip(
+                "cli/bridge/a_fleet_of_ten_robots_through_one_router",
+                &format!("network namespaces cannot be made here: {why}"),
+            )
         }
     };
     let (robots, topics, n) = (10u64, 100u64, 20u64);

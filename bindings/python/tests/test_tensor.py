@@ -112,9 +112,8 @@ def test_jax_arrays_travel_both_ways(domain):
 
 def test_torch_tensors_travel_both_ways(domain):
     torch = pytest.importorskip(
-        "torch", reason="PyPI's Linux torch wheel pulls gigabytes of CUDA libraries, so the test "
-        "command does not install it; `benches/python/setup_peers.sh torch` puts it in .venv "
-        "for nerve-bench python's torch rows, and then this test runs too")
+        "torch", reason="PyTorch is installed once per machine by bindings/python/dev.sh setup "
+        "(benches/python/setup_peers.sh torch: PyPI's wheel, cached under ~/.cache/nerve)")
     t = tensor_topic("tensor/torch")
     pub, sub = t.publisher(), t.subscriber()
     x = torch.arange(12, dtype=torch.float32).reshape(3, 4)

@@ -6,7 +6,9 @@
 //!   its guard drops so a failing test leaves no process behind, with a line protocol on its
 //!   stdout;
 //! - [`payload`]: deterministic patterns and checksums, so a receiver checks every byte it got;
-//! - [`hostile`]: a process that writes what no nerve process writes into a live segment.
+//! - [`hostile`]: a process that writes what no nerve process writes into a live segment;
+//! - [`skip()`]: a test that cannot run its main case says why, and fails under CI unless it is
+//!   an allowed skip (`ci/allowed-skips.txt`).
 //!
 //! A dev-dependency only: nothing in the product depends on it.
 #![warn(missing_docs)]
@@ -16,6 +18,9 @@ pub mod mapping;
 pub mod netns;
 pub mod payload;
 pub mod process;
+pub mod skip;
+
+pub use skip::skip;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 

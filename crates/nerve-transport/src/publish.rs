@@ -308,7 +308,6 @@ impl PubCore {
         tracing::warn!(topic = %shared.name, message = n, writer_pid = pid, "a publisher has been writing one slot for over a second (stuck or stopped?): this message is dropped");
     }
 
-    #[cfg(feature = "test-support")]
     pub(crate) fn stall_mid_write(&self, payload: &[u8]) {
         let ring = &self.shared().ring;
         let n = ring.head().fetch_add(1, Relaxed);

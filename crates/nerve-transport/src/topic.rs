@@ -215,10 +215,9 @@ impl<T> Publisher<T> {
 }
 
 impl<T: FixedMessage> Publisher<T> {
-    /// Test hook (feature `test-support`): claims the next slot, writes half of `msg`, and
-    /// never finishes — what a publisher killed mid-write leaves behind. Only for
-    /// crash-recovery tests.
-    #[cfg(feature = "test-support")]
+    /// Test hook: claims the next slot, writes half of `msg`, and never finishes — what a
+    /// publisher killed mid-write leaves behind. Only for nerve's crash-recovery tests (hidden;
+    /// always compiled, so the tests and the product share one build of every crate).
     #[doc(hidden)]
     pub fn __stall_mid_write(&self, msg: &T) {
         self.core.stall_mid_write(bytemuck::bytes_of(msg));

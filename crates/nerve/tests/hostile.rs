@@ -91,8 +91,10 @@ fn a_send_stuck_on_the_solo_path_is_a_clear_error_and_a_clean_exit_frees_the_top
         .unwrap();
     let first = topic.publisher().unwrap();
     if !first.is_solo() {
-        eprintln!("skipped: this kernel has no light barriers, so no publisher is solo");
-        return;
+        return nerve_testing::skip(
+            "nerve/hostile/solo_stuck_send",
+            "this kernel has no light barriers (membarrier), so no publisher is solo",
+        );
     }
     let seg = Segment::open(d, "hostile/solo");
     let record = seg.our_publishers()[0];
@@ -281,6 +283,37 @@ fn a_full_shm_file_system_gives_no_space_errors_never_sigbus() {
     let (d, _g) = domain();
     let dir = std::env::temp_dir().join(format!("nerve-full-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
+    // First the namespace and the mount alone: only their absence may skip the test (and
+    // under CI, as root, it fails). Once they work, the child must print its RESULT lines:
+    // a child that dies (SIGBUS, a panic, an abort) fails the test.
+    let probe = std::process::Command::new("unshare")
+        .args(["--mount", "sh", "-c"])
+        .arg(format!(
+            "mount -t tmpfs -o size=1m nerve-probe {dir} && umount {dir}",
+            dir = dir.display()
+        ))
+        .output();
+    match probe {
+        Ok(p) if p.status.success() => {}
+        Ok(p) => {
+            let _ = std::fs::remove_dir(&dir);
+            let why = String::from_utf8_lossy(&p.stderr).trim().to_string();
+            return nerve_testing::skip(
+                "nerve/hostile/full_tmpfs",
+                &format!(
+                    "no private tmpfs could be mounted here ({}): {why}",
+                    p.status
+                ),
+            );
+        }
+        Err(e) => {
+            let _ = std::fs::remove_dir(&dir);
+            return nerve_testing::skip(
+                "nerve/hostile/full_tmpfs",
+                &format!("`unshare` (util-linux) cannot run: {e}"),
+            );
+        }
+    }
     let exe = std::env::current_exe().unwrap();
     let script = format!(
         "mount -t tmpfs -o size=1m nerve-test {dir} || exit 77; exec {exe} child_entry --exact --nocapture --test-threads=1",
@@ -293,17 +326,10 @@ fn a_full_shm_file_system_gives_no_space_errors_never_sigbus() {
         .env("NERVE_DOMAIN", d.to_string())
         .env("NERVE_SHM_DIR", &dir)
         .stdout(std::process::Stdio::piped())
-        .spawn();
-    let Ok(child) = child else {
-        eprintln!("skipped: `unshare` is not available to make a private mount namespace");
-        return;
-    };
+        .spawn()
+        .expect("unshare ran a moment ago");
     let (status, out) = ChildGuard::new(child).wait_with_output();
     let _ = std::fs::remove_dir(&dir);
-    if status.code() == Some(77) || (!status.success() && !out.contains("RESULT")) {
-        eprintln!("skipped: no private tmpfs could be mounted here ({status}): {out}");
-        return;
-    }
     assert!(status.success(), "{status}: {out}");
     assert!(out.contains("RESULT open=NoSpace"), "{out}");
     assert!(out.contains("RESULT loan=NoSpace"), "{out}");

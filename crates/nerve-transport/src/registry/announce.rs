@@ -44,7 +44,6 @@ pub(crate) fn count_dir_scan(domain: u32) {
     *lock(dir_scan_counts()).entry(domain).or_default() += 1;
 }
 
-#[cfg_attr(not(feature = "test-support"), allow(dead_code))]
 pub(crate) fn dir_scans(domain: u32) -> u64 {
     lock(dir_scan_counts()).get(&domain).copied().unwrap_or(0)
 }
