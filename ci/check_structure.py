@@ -51,7 +51,7 @@ def crate_root(path):
 
 
 def strip_comments(text):
-    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.DOTALL)
     return "\n".join(line.split("//", 1)[0] for line in text.splitlines())
 
 
@@ -139,7 +139,7 @@ def check_orderings(path, root, out):
             if wanted.search(prev) or (prev.startswith("//") and PARTNER.search(prev)):
                 ok = True
                 break
-            ends_statement = prev.endswith(";") or prev.endswith("{")
+            ends_statement = prev.endswith((";", "{"))
             if not prev or (ends_statement and not prev.startswith("//")
                             and not ORDERING.search(prev.split("//", 1)[0])):
                 break

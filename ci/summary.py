@@ -22,6 +22,7 @@ LIBTEST = re.compile(
     r"(\d+) filtered out")
 STAMP = re.compile(r"^\[\s*([\d.]+)s\] ")
 RUNNING = re.compile(r"^\s*(Running|Doc-tests) (\S+)(?: \((\S+)\))?")
+IGNORED = re.compile(r"^test (.+?) \.\.\. ignored(?:, (.*))?$")
 PYTEST_COUNT = re.compile(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed|deselected)")
 
 # The C API's tests are Rust test binaries that compile and run C and C++ (bindings/c/tests).
@@ -141,7 +142,16 @@ def main() -> int:
     lines += ["", "## Skips, each with its reason", ""]
     if said:
         lines += [f"- {suite} `{tid}` ({verdict}): {why}" for suite, tid, verdict, why in said]
-    else:
+    # Tests marked #[ignore] (miri leaves out what it cannot run in reasonable time).
+    for log in ("rust-tests", "rust-no-solo", "miri"):
+        path = report / f"{log}.log"
+        if path.exists():
+            for line in path.read_text(errors="replace").splitlines():
+                m = IGNORED.search(STAMP.sub("", line))
+                if m:
+                    why = m.group(2) or "(#[ignore] gives no reason)"
+                    lines.append(f"- {log} `{m.group(1)}` (ignored): {why}")
+    if lines[-1] == "":
         lines.append("- none")
     expected = {"build", "rust-tests", "rust-no-solo", "miri", "python-build", "pytest"}
     missing = sorted(expected - {n for n, _, _ in phases})

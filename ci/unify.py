@@ -147,7 +147,7 @@ def main() -> int:
         text, before = generate(), text
         if text == before:
             break
-    crates = len(re.findall(r'^\S+ = \{ package', text, re.M))
+    crates = len(re.findall(r'^\S+ = \{ package', text, re.MULTILINE))
     print(f"wrote {OUT.relative_to(ROOT)}: {crates} crates")
     return 0
 
