@@ -94,6 +94,12 @@ def committed() -> set[tuple[str, str]]:
     return {(m.group(1), m.group(2)) for m in pat.finditer(OUT.read_text())}
 
 
+# Features cargo enables that `cargo tree` does not show (found by comparing the nightly
+# `cargo build --unit-graph` of the test build and of `-p nerve-python`): (name, context) ->
+# features, added to what the trees give.
+EXTRA = {("either", 0): {"default", "std", "use_std"}, ("quote", 0): {"default", "proc-macro"}}
+
+
 def unified(trees: list[dict], kept: set) -> dict[tuple[str, str], set[str]]:
     """The crates whose features differ between selections (or are kept), with their union."""
     chosen = {}
@@ -122,6 +128,10 @@ def generate() -> str:
     kept = committed()
     target = unified([v[0] for v in views], kept)
     host = unified([v[1] for v in views], kept)
+    for (name, context), feats in EXTRA.items():
+        view = (target, host)[context]
+        for version in {v for t in views for c in t for (n, v) in c if n == name}:
+            view.setdefault((name, version), set()).update(feats)
     versions = defaultdict(set)
     for name, version in [*target, *host]:
         versions[name].add(version)
