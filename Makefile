@@ -9,7 +9,7 @@ DURATION ?=
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo build test test-rust test-miri test-python lint bench bench-all bench-build bench-ipc bench-sched bench-rpc bench-python bench-plots clean-shm
+.PHONY: demo build test test-rust test-miri test-python lint fmt structure clippy rust-build rust-tests rust-no-solo nightly bench bench-all bench-build bench-ipc bench-sched bench-rpc bench-python bench-plots clean-shm
 
 # The 1 kHz Imu node asks for a real-time lane (--rt): SCHED_FIFO + pinning; where that is not
 # permitted the demo runs anyway and the scheduler says what it could not do.
@@ -19,32 +19,50 @@ demo: build
 build:
 	$(CARGO) build --release -p nerve-cli
 
-# Every check CI runs, as timed phases with one summary at the end (ci/test.sh; the phases and
-# their logs land in target/test-report/). The pieces below run one phase each.
+# Every check CI runs, as timed phases with one summary at the end (ci/test.sh runs the targets
+# below in order; the phases' logs land in target/test-report/).
 test:
 	bash ci/test.sh
 
+lint: fmt structure clippy
+
+fmt:
+	$(CARGO) fmt --all -- --check
+
 # House rules beyond the linters (ci/check_structure.py): no product file over 800 lines, no
 # import circle between files, every atomic ordering names its partner; ci/unify.py --check: one
-# feature set per third-party crate (each compiles once). Clippy runs in the release profile so
-# the build scripts and macros it compiles are the ones the release build uses.
-lint:
-	$(CARGO) fmt --all -- --check
+# feature set per third-party crate in every build (each compiles once; it reads nightly cargo's
+# unit graph).
+structure: nightly
 	python3 ci/check_structure.py
 	python3 ci/unify.py --check
+
+# Release profile: the build scripts and macros clippy compiles are the ones the build uses.
+clippy:
 	$(CARGO) clippy --workspace --all-targets --release -- -D warnings
 
-# Tests build in release: the stress tests move > 20 M messages.
-test-rust:
-	$(CARGO) test --release --workspace
-	# The same single-publisher tests with the fast path off (locked claims, as on a kernel
-	# without membarrier); the same selection, so nothing is compiled again.
+# The one compile of the workspace: every test binary, the CLI, the examples, the C library, in
+# release (the stress tests move > 20 M messages).
+rust-build:
+	$(CARGO) test --release --workspace --no-run
+
+rust-tests:
+	$(CARGO) test --release --workspace --no-fail-fast
+
+# The single-publisher tests again with the fast path off (locked claims, as on a kernel without
+# membarrier): the same selection as the build, so nothing compiles again.
+rust-no-solo:
 	NERVE_NO_SOLO=1 $(CARGO) test --release --workspace --test solo
 
-# The lock-free ring and chunk pool under miri, on heap memory (data races and UB are errors).
-test-miri:
+test-rust: rust-tests rust-no-solo
+
+# Nightly with miri (for test-miri, and for the unit graph ci/unify.py reads).
+nightly:
 	@if ! rustup +nightly component list --installed 2>/dev/null | grep -q '^miri'; then \
 	  rustup toolchain install nightly --profile minimal --component miri --component rust-src; fi
+
+# The lock-free ring and chunk pool under miri, on heap memory (data races and UB are errors).
+test-miri: nightly
 	MIRIFLAGS="-Zmiri-disable-isolation" $(CARGO) +nightly miri test -p nerve-shm --lib
 
 test-python:

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make test`: every check CI runs, as timed phases, then one summary.
+# `make test`: every check CI runs, as timed phases, then one summary. The commands are the
+# Makefile's targets (one home); this script orders them, times them and sums them up.
 #
 # Compile once: clippy checks, then ONE release build (`cargo test --no-run` over the whole
 # workspace) makes every test binary, the `nerve` CLI, the examples and the dependencies the
@@ -21,7 +22,6 @@ export CARGO_BUILD_JOBS="${CARGO_BUILD_JOBS:-2}"
 export NERVE_SKIP_LOG="$report/skips.tsv"
 : >"$NERVE_SKIP_LOG"
 : >"$report/phases.tsv"
-cargo="${CARGO:-cargo}"
 started=$(date +%s%N)
 # Seconds since a `date +%s%N`, one decimal.
 since() { local ds=$((($(date +%s%N) - $1) / 100000000)); echo "$((ds / 10)).$((ds % 10))"; }
@@ -65,25 +65,17 @@ export PYO3_PYTHON="$root/.venv/bin/python"
 ) &
 setup_pid=$!
 
-phase fmt "$cargo" fmt --all -- --check || failed=1
-phase structure bash -c "python3 ci/check_structure.py && python3 ci/unify.py --check" || failed=1
-phase clippy "$cargo" clippy --workspace --all-targets --release -- -D warnings || failed=1
-# Every test binary, the CLI, the examples, in release: the stress tests move > 20 M messages.
-if ! phase build "$cargo" test --release --workspace --no-run; then
+phase fmt make --no-print-directory fmt || failed=1
+phase structure make --no-print-directory structure || failed=1
+phase clippy make --no-print-directory clippy || failed=1
+if ! phase build make --no-print-directory rust-build; then
   wait "$setup_pid"
   summary
   exit 1
 fi
-phase rust-tests "$cargo" test --release --workspace --no-fail-fast || failed=1
-# The single-publisher tests again with the fast path off (locked claims, as on a kernel
-# without membarrier): the binary built above, run again (the same selection: nothing compiles).
-NERVE_NO_SOLO=1 phase rust-no-solo "$cargo" test --release --workspace --test solo || failed=1
-# The lock-free ring and chunk pool under miri, on heap memory (data races and UB are errors).
-phase miri bash -c '
-  if ! rustup +nightly component list --installed 2>/dev/null | grep -q "^miri"; then
-    rustup toolchain install nightly --profile minimal --component miri --component rust-src
-  fi
-  MIRIFLAGS="-Zmiri-disable-isolation" '"$cargo"' +nightly miri test -p nerve-shm --lib' || failed=1
+phase rust-tests make --no-print-directory rust-tests || failed=1
+phase rust-no-solo make --no-print-directory rust-no-solo || failed=1
+phase miri make --no-print-directory test-miri || failed=1
 
 wait "$setup_pid"
 if [ "$(cat "$report/python-setup.rc" 2>/dev/null)" != 0 ]; then
