@@ -37,9 +37,10 @@ structure: nightly
 	python3 ci/check_structure.py
 	python3 ci/unify.py --check
 
-# Release profile: the build scripts and macros clippy compiles are the ones the build uses.
+# Release profile: the build scripts and macros clippy compiles are the ones the build uses. The
+# benchmark's peers (iceoryx2) are linted here though the test build leaves them out.
 clippy:
-	$(CARGO) clippy --workspace --all-targets --release -- -D warnings
+	$(CARGO) clippy --workspace --all-targets --release --features nerve-bench/peers -- -D warnings
 
 # The one compile of the workspace: every test binary, the CLI, the examples, the C library, in
 # release (the stress tests move > 20 M messages).
@@ -74,7 +75,7 @@ RESULTS ?= bench-results
 QUICK ?= --quick
 
 bench-build:
-	$(CARGO) build --release -p nerve-bench -p nerve-cli -p nerve-c
+	$(CARGO) build --release -p nerve-bench -p nerve-cli -p nerve-c --features nerve-bench/peers
 
 # Every suite in turn and the report (RESULTS/all/benchmarks.md; QUICK= for the full runs).
 bench-all: bench-build

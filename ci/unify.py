@@ -31,7 +31,8 @@ SELECTIONS = [
     ["build", "-p", "nerve-cli"],
     ["build", "-p", "nerve-python", "--lib"],
     ["build", "-p", "nerve-c"],
-    ["build", "-p", "nerve-bench", "-p", "nerve-cli", "-p", "nerve-c"],
+    ["build", "-p", "nerve-bench", "-p", "nerve-cli", "-p", "nerve-c", "--features",
+     "nerve-bench/peers"],
     ["build", "-p", "nerve", "--example", "py_peer"],
 ]
 

@@ -24,6 +24,12 @@ mod sched;
 mod soak;
 mod stats;
 
+/// What a row of a peer that this binary was built without says (the test build leaves the peers
+/// out; `make bench-build` puts them in).
+#[cfg_attr(feature = "peers", allow(dead_code))]
+pub(crate) const NO_PEERS: &str =
+    "iceoryx2 is not in this build of nerve-bench: build it with `--features peers` (make bench-build does)";
+
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 

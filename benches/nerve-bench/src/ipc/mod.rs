@@ -30,6 +30,10 @@
 //! (spin 20 µs, then futex) and, as `SystemKind::NerveFutex`, with the spin set to zero so it
 //! sleeps at once like the peers (rows differ in `variant`). Every wait gives up after [`TIMEOUT`] and reports an error row.
 
+#[cfg(feature = "peers")]
+pub mod iceoryx2;
+#[cfg(not(feature = "peers"))]
+#[path = "iceoryx2_absent.rs"]
 pub mod iceoryx2;
 pub mod nerve;
 pub mod payload;

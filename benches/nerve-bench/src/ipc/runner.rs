@@ -905,6 +905,7 @@ pub fn run_suite(args: &IpcArgs) -> Result<()> {
         "ping side on core {ping_core}, echo side on core {echo_core}; {} rounds per scenario",
         budget.rounds
     );
+    #[cfg(feature = "peers")]
     ::iceoryx2::prelude::set_log_level(::iceoryx2::prelude::LogLevel::Error);
 
     remove_stale_files();
@@ -984,6 +985,7 @@ pub fn run_suite(args: &IpcArgs) -> Result<()> {
 
 /// The hidden `__ipc-echo` subcommand: the echo side of a cross-process run.
 pub fn echo_child_main(spec_json: &str, core: usize) -> Result<()> {
+    #[cfg(feature = "peers")]
     ::iceoryx2::prelude::set_log_level(::iceoryx2::prelude::LogLevel::Error);
     let mut parent = Parent::attach();
     let setup = serde_json::from_str::<Spec>(spec_json)

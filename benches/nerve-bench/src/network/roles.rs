@@ -257,6 +257,9 @@ fn publish(spec: &Spec) -> Result<Outcome> {
                 }));
             }
         }
+        #[cfg(not(feature = "peers"))]
+        "iceoryx2" => bail!("{}", crate::NO_PEERS),
+        #[cfg(feature = "peers")]
         "iceoryx2" => {
             for (k, &(size, _)) in topics.iter().enumerate() {
                 let mut port = iox::Port::new(k, size)?;
@@ -394,6 +397,9 @@ fn subscribe(spec: &Spec) -> Result<Outcome> {
             _subs = Vec::new();
             _session = None;
         }
+        #[cfg(not(feature = "peers"))]
+        "iceoryx2" => bail!("{}", crate::NO_PEERS),
+        #[cfg(feature = "peers")]
         "iceoryx2" => {
             for k in 0..spec.count {
                 let mut port = iox::Inbox::new(k)?;
@@ -572,6 +578,7 @@ fn call(spec: &Spec) -> Result<Outcome> {
 
 /// iceoryx2's side of a one-host channel: a publish-subscribe service of byte slices per topic
 /// and an event service that wakes the subscriber (iceoryx2's way to wait without polling).
+#[cfg(feature = "peers")]
 mod iox {
     use std::fmt::Debug;
     use std::time::Duration;
