@@ -2,7 +2,7 @@
 //! statistics once a second on the latest-only topic `nerve/node/<name>` ([`NodeRecord`]), so
 //! `nerve node list` and `node info` in another process see the nodes of a domain, their
 //! rate, lateness and misses, and which are gone ([`nodes`]). The last record says `up = 0`
-//! when the scheduler stops; a node whose process died is told by its pid and start time.
+//! when the scheduler stops; a node whose process died is told by its life token (see `nerve_shm::liveness`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -38,7 +38,7 @@ pub struct NodeRecord {
     /// `CLOCK_MONOTONIC` ns when this record was written.
     pub stamp_ns: u64,
     /// Start time of the node's process (from `/proc`), to tell a reused pid apart.
-    pub start_time: u64,
+    pub token: u64,
     /// The node's process.
     pub pid: u32,
     /// 1 while the scheduler runs, 0 once it stopped.
@@ -89,7 +89,7 @@ impl NodeRecord {
         name[..n].copy_from_slice(&s.name.as_bytes()[..n]);
         NodeRecord {
             stamp_ns: now_ns(),
-            start_time: me.start_time,
+            token: me.token,
             pid: me.pid,
             up: u32::from(up),
             rate_hz: s.rate_hz,
@@ -138,7 +138,7 @@ impl NodeRecord {
         self.up == 1
             && ProcessId {
                 pid: self.pid,
-                start_time: self.start_time,
+                token: self.token,
             }
             .is_alive()
     }

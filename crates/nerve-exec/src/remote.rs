@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use nerve_transport::sys::lock;
+use nerve_transport::sys::{lock, ProcessId};
 use nerve_transport::time::now_ns;
 use nerve_transport::{Codec, Message, OpenError, Subscriber, Topic};
 
@@ -21,7 +21,7 @@ pub const ESTOP_TOPIC: &str = "nerve/estop";
 /// Bytes of the reason carried by an [`EStopMsg`].
 pub const ESTOP_REASON_LEN: usize = 48;
 
-/// An e-stop request on [`ESTOP_TOPIC`]: 64 bytes.
+/// An e-stop request on [`ESTOP_TOPIC`]: 72 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, nerve_transport::msgs::Message)]
 #[message(
     crate = "nerve_transport::msgs",
@@ -36,6 +36,9 @@ pub struct EStopMsg {
     pub pid: u32,
     /// Bytes of `reason` in use.
     pub reason_len: u32,
+    /// Life token of the process that triggered it (`nerve_shm::liveness`): a process
+    /// ignores its own, never another's with the same pid in another container.
+    pub process: u64,
     /// Why, UTF-8, truncated to 48 bytes.
     pub reason: [u8; ESTOP_REASON_LEN],
 }
@@ -53,6 +56,7 @@ impl EStopMsg {
             stamp_ns: now_ns(),
             pid: std::process::id(),
             reason_len: n as u32,
+            process: ProcessId::current().token,
             reason: r,
         }
     }
@@ -96,7 +100,7 @@ impl EStopBridge {
         let mut sub = topic.subscriber()?;
         // Any lane may trigger: the publisher (Send, not Sync) goes behind a lock.
         let publisher = std::sync::Mutex::new(topic.publisher()?);
-        let pid = std::process::id();
+        let me = ProcessId::current().token;
         estop.set_publisher(Box::new(move |reason: &str| {
             let _ = lock(&publisher).send(&EStopMsg::new(reason));
         }));
@@ -110,8 +114,16 @@ impl EStopBridge {
                 while !d.load(Ordering::Acquire) {
                     // The timeout only bounds how long shutdown waits for this thread.
                     match sub.recv_timeout(Duration::from_millis(50)) {
-                        Ok(Some(m)) if m.pid != pid => {
-                            e.trigger_from_remote(&format!("remote (pid {}): {}", m.pid, m.reason()));
+                        Ok(Some(m)) if m.process != me => {
+                            let from = ProcessId {
+                                pid: m.pid,
+                                token: m.process,
+                            };
+                            e.trigger_from_remote(&format!(
+                                "remote (pid {}): {}",
+                                from.describe_pid(),
+                                m.reason()
+                            ));
                         }
                         Ok(_) => {}
                         Err(err) => {

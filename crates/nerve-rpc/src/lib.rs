@@ -23,7 +23,7 @@
 //! - Each client has its own best-effort response topic `S/response/<client id>`: a response
 //!   wakes only its caller (a shared response topic would wake every waiting client on each
 //!   response), and a dead client's topic can never block the server.
-//! - The server publishes a liveness record on `S/server` (pid, process start time, up/down).
+//! - The server publishes a liveness record on `S/server` (pid, life token, up/down).
 //!   A caller checks it before sending ([`CallError::NoServer`] at once) and every 20 ms while
 //!   it waits ([`CallError::ServerDied`] within ~20 ms of a `kill -9`), so no call outlives its
 //!   timeout. One server per service ([`ServeError::AlreadyServed`]).

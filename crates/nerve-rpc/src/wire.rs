@@ -5,13 +5,18 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-/// Fixed part of an [`RpcFrame`]: 32 bytes.
+use nerve_transport::sys::ProcessId;
+
+/// Fixed part of an [`RpcFrame`]: 40 bytes.
 #[derive(Clone, Copy, Debug, PartialEq, nerve_transport::msgs::Message)]
-#[message(crate = "nerve_transport::msgs", name = "nerve/rpc/Frame", chunked(elem = u8, message = RpcFrame, doc = "One request or response: a 32-byte header and the MessagePack payload as bytes."), default = "zeroed")]
+#[message(crate = "nerve_transport::msgs", name = "nerve/rpc/Frame", chunked(elem = u8, message = RpcFrame, doc = "One request or response: a 40-byte header and the MessagePack payload as bytes."), default = "zeroed")]
 #[repr(C)]
 pub struct RpcHeader {
-    /// The calling client ([`client_id`]): its pid in the high 32 bits.
+    /// The calling client ([`client_id`]).
     pub client: u64,
+    /// The calling process's life token (`nerve_shm::liveness`): the server answers, and
+    /// keeps a response publisher, only while that process lives, in any pid namespace.
+    pub process: u64,
     /// Call number within the client, echoed in the response.
     pub call: u64,
     /// `CLOCK_MONOTONIC` nanoseconds after which the caller no longer waits (0: none).
@@ -35,8 +40,9 @@ pub struct ServerRecord {
     pub pid: u32,
     /// 1 while serving, 0 once stopped.
     pub up: u32,
-    /// Start time of the server process (from `/proc`), to tell a reused pid apart.
-    pub start_time: u64,
+    /// Life token of the server process (`nerve_shm::liveness`): whether it lives, in any
+    /// pid namespace.
+    pub token: u64,
     /// Worker threads handling requests.
     pub workers: u64,
 }
@@ -55,17 +61,18 @@ pub(crate) fn deadline_after(timeout: Duration) -> u64 {
     nerve_transport::time::now_ns().saturating_add(timeout.as_nanos().min(u64::MAX as u128) as u64)
 }
 
-/// A process-unique, machine-unique id: pid in the high 32 bits, a counter in the low ones.
+/// An id unique on the machine, across pid namespaces: this process's life token (63 random
+/// bits) mixed with a counter (a pid would not do: two containers both have a pid 1).
 pub(crate) fn client_id() -> u64 {
     static NEXT: AtomicU32 = AtomicU32::new(1);
     // Relaxed: only the uniqueness of the value matters (an atomic read-modify-write gives it
     // in any ordering); no other memory is published through the counter.
-    ((std::process::id() as u64) << 32) | NEXT.fetch_add(1, Ordering::Relaxed) as u64
-}
-
-/// The pid encoded in an id from [`client_id`].
-pub(crate) fn pid_of(id: u64) -> u32 {
-    (id >> 32) as u32
+    let n = NEXT.fetch_add(1, Ordering::Relaxed) as u64;
+    // splitmix64's finaliser: distinct inputs give distinct outputs (it is a bijection).
+    let mut z = ProcessId::current().token ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// Topic names of a service.

@@ -5,11 +5,11 @@
 //! 0     magic u64 | version u32 | header_size u32 | entry_size u32 | capacity u32 | total u64
 //! 64    generation  AtomicU32, bumped after every change: the futex word watchers sleep on
 //! 128   watchers    AtomicU32, live watchers: no wake-up system call while it is 0
-//! 256   watcher slots, 64 × (pid u32, _ u32, start time u64)
+//! 256   watcher slots, 64 × (pid u32, _ u32, life token u64)
 //! 4096  entries, CAPACITY × ENTRY_SIZE:
 //!       0 seq u32 | 4 state u32 | 8 kind u32 | 12 version u32 | 16 instance u64
 //!       24 owner pid u32 | 28 key_len u32 | 32 label_len u32 | 36 counts [u32; 2] | 44 word u32
-//!       48 owner start time u64 | 56 hash of the key u64 | 64 key [224] | 288 label [96]
+//!       48 owner life token u64 | 56 hash of the key u64 | 64 key [224] | 288 label [96]
 //! ```
 //!
 //! The memory layer gives the entries no meaning (the transport stores topics in them: the
@@ -43,8 +43,8 @@ use crate::words;
 pub const BOARD_FILE: &str = ".registry";
 /// `b"NERVEREG"` as a little-endian u64.
 pub const BOARD_MAGIC: u64 = u64::from_le_bytes(*b"NERVEREG");
-/// Bumped on any change of this layout.
-pub const BOARD_VERSION: u32 = 1;
+/// Bumped on any change of this layout (2: owners and watchers named by life token).
+pub const BOARD_VERSION: u32 = 2;
 /// Bytes before the first entry.
 pub const HEADER_SIZE: usize = 4096;
 /// Bytes per entry.
@@ -73,7 +73,7 @@ const E_KEY_LEN: usize = 28;
 const E_LABEL_LEN: usize = 32;
 const E_COUNTS: usize = 36;
 const E_WORD: usize = 44;
-const E_START: usize = 48;
+const E_TOKEN: usize = 48;
 const E_HASH: usize = 56;
 const E_KEY: usize = 64;
 const E_LABEL: usize = E_KEY + KEY_MAX;
@@ -242,7 +242,7 @@ impl Table {
             let kind = self.u32(e + E_KIND).load(Relaxed);
             let instance = self.u64(e + E_INSTANCE).load(Relaxed);
             let pid = self.u32(e + E_PID).load(Relaxed);
-            let start_time = self.u64(e + E_START).load(Relaxed);
+            let token = self.u64(e + E_TOKEN).load(Relaxed);
             let key_len = self.u32(e + E_KEY_LEN).load(Relaxed) as usize;
             let label_len = self.u32(e + E_LABEL_LEN).load(Relaxed) as usize;
             let hash = self.u64(e + E_HASH).load(Relaxed);
@@ -289,7 +289,7 @@ impl Table {
                 Entry {
                     kind,
                     instance,
-                    owner: ProcessId { pid, start_time },
+                    owner: ProcessId { pid, token },
                     key: key.to_owned(),
                     label: label.to_owned(),
                     counts,
@@ -325,13 +325,7 @@ impl Table {
             key[..key_len].copy_from_slice(&en.key.as_bytes()[..key_len]);
             label[..label_len].copy_from_slice(&en.label.as_bytes()[..label_len]);
         }
-        let owner = entry.map_or(
-            ProcessId {
-                pid: 0,
-                start_time: 0,
-            },
-            |en| en.owner,
-        );
+        let owner = entry.map_or(ProcessId::NONE, |en| en.owner);
         self.u32(e + E_STATE)
             .store(if entry.is_some() { STATE_USED } else { 0 }, Relaxed);
         self.u32(e + E_KIND)
@@ -339,7 +333,7 @@ impl Table {
         self.u64(e + E_INSTANCE)
             .store(entry.map_or(0, |en| en.instance), Relaxed);
         self.u32(e + E_PID).store(owner.pid, Relaxed);
-        self.u64(e + E_START).store(owner.start_time, Relaxed);
+        self.u64(e + E_TOKEN).store(owner.token, Relaxed);
         self.u32(e + E_KEY_LEN).store(key_len as u32, Relaxed);
         self.u32(e + E_LABEL_LEN).store(label_len as u32, Relaxed);
         let counts = entry.map_or([0, 0], |en| en.counts);
@@ -433,15 +427,17 @@ impl Board {
     }
 
     fn create(path: &Path) -> Result<Board, BoardError> {
+        let scope = crate::scope::Scope::current();
         let f = OpenOptions::new()
             .read(true)
             .write(true)
             .create_new(true)
-            .mode(0o600)
+            .mode(scope.file_mode())
             .open(path)
+            .and_then(|f| scope.adopt(&f, path).map(|()| f))
             .map_err(|source| BoardError::Io {
                 path: path.to_owned(),
-                source,
+                source: scope.explain(source, path),
             })?;
         let sized = f
             .set_len(BOARD_SIZE as u64)
@@ -607,10 +603,7 @@ impl Board {
     pub fn remove_watcher(&self, _lock: &DomainLock) {
         self.update_watchers(|slots| {
             if let Some(mine) = slots.iter_mut().find(|s| **s == ProcessId::current()) {
-                *mine = ProcessId {
-                    pid: 0,
-                    start_time: 0,
-                };
+                *mine = ProcessId::NONE;
             }
         });
     }
@@ -621,23 +614,20 @@ impl Board {
         let mut slots: Vec<ProcessId> = (0..WATCHER_SLOT_COUNT)
             .map(|i| ProcessId {
                 pid: t.u32(slot(i)).load(Relaxed),
-                start_time: t.u64(slot(i) + 8).load(Relaxed),
+                token: t.u64(slot(i) + 8).load(Relaxed),
             })
             .map(|id| {
                 if id.pid != 0 && id.is_alive() {
                     id
                 } else {
-                    ProcessId {
-                        pid: 0,
-                        start_time: 0,
-                    }
+                    ProcessId::NONE
                 }
             })
             .collect();
         change(&mut slots);
         for (i, id) in slots.iter().enumerate() {
             t.u32(slot(i)).store(id.pid, Relaxed);
-            t.u64(slot(i) + 8).store(id.start_time, Relaxed);
+            t.u64(slot(i) + 8).store(id.token, Relaxed);
         }
         let live = slots.iter().filter(|s| s.pid != 0).count() as u32;
         // SeqCst: pairs with the SeqCst load of `watchers` in `bump` (see there).
@@ -707,10 +697,7 @@ mod tests {
         Entry {
             kind: 1,
             instance: 9,
-            owner: ProcessId {
-                pid: 42,
-                start_time: 7,
-            },
+            owner: ProcessId { pid: 42, token: 7 },
             key: key.into(),
             label: "a/Type".into(),
             counts: [1, 2],

@@ -20,8 +20,9 @@ use std::sync::atomic::{AtomicU32, AtomicU64};
 
 /// `b"NERVTOPC"` as a little-endian u64.
 pub const TOPIC_MAGIC: u64 = u64::from_le_bytes(*b"NERVTOPC");
-/// Bumped on any change of this layout.
-pub const LAYOUT_VERSION: u32 = 4;
+/// Bumped on any change of this layout (5: records name processes by life token, not start
+/// time).
+pub const LAYOUT_VERSION: u32 = 5;
 /// `ready` value once the creator has finished initialising the segment.
 pub const READY: u32 = 0x5245_4459;
 /// Offset of the `head` counter.
@@ -114,8 +115,8 @@ pub struct HeaderFields {
     pub creator_pid: u32,
     /// [`Reliability`] as u32.
     pub reliability: u32,
-    /// Creator's start time (see `liveness`).
-    pub creator_start: u64,
+    /// Creator's life token (see `liveness`).
+    pub creator_token: u64,
     /// Type name bytes (UTF-8), `type_name_len` of them used.
     pub type_name: [u8; MAX_TYPE_NAME],
     /// Used bytes of `type_name`.
@@ -179,8 +180,8 @@ pub struct TopicParams {
     pub total_size: usize,
     /// Creator's pid.
     pub creator_pid: u32,
-    /// Creator's start time.
-    pub creator_start: u64,
+    /// Creator's life token.
+    pub creator_token: u64,
 }
 
 /// What the creator asks for.
@@ -251,7 +252,7 @@ impl TopicConfig {
     pub fn header(
         &self,
         creator_pid: u32,
-        creator_start: u64,
+        creator_token: u64,
     ) -> Result<HeaderFields, LayoutError> {
         let capacity = self.depth.max(1).checked_next_power_of_two().unwrap_or(0);
         if capacity == 0 || capacity > MAX_CAPACITY {
@@ -308,7 +309,7 @@ impl TopicConfig {
             total_size: total as u64,
             creator_pid,
             reliability: self.reliability as u32,
-            creator_start,
+            creator_token,
             type_name,
             type_name_len: name.len() as u32,
             msg_kind: self.stored_type.kind,
@@ -448,7 +449,7 @@ impl HeaderFields {
             schema_len,
             total_size: total,
             creator_pid: self.creator_pid,
-            creator_start: self.creator_start,
+            creator_token: self.creator_token,
         })
     }
 }
@@ -460,8 +461,8 @@ pub struct EndpointRecord {
     pub state: AtomicU32,
     /// Owner pid.
     pub pid: AtomicU32,
-    /// Owner start time.
-    pub start_time: AtomicU64,
+    /// Owner life token (see `liveness`).
+    pub token: AtomicU64,
     /// Reliable subscribers: index of the next message they will read.
     pub cursor: AtomicU64,
     /// Messages received (subscribers) or sent (publishers), for `nerve topic info`.

@@ -17,6 +17,7 @@ pub mod liveness;
 pub mod peek;
 pub mod pool;
 pub mod ring;
+pub mod scope;
 pub mod segment;
 pub mod sigbus;
 pub mod snapshot;

@@ -26,7 +26,7 @@ pub struct RecordCopy {
     pub index: u32,
     /// `ENDPOINT_*` state word.
     pub state: u32,
-    /// Owner (pid and start time).
+    /// Owner (pid and life token).
     pub owner: ProcessId,
     /// Messages sent or received.
     pub count: u64,
@@ -101,7 +101,7 @@ pub fn peek(path: &Path) -> Result<Peek, SegmentError> {
         }));
     }
     // The prefix every layout version keeps (see `EndpointRecord`): state u32, pid u32,
-    // start_time u64, cursor u64, count u64, lost u64.
+    // token u64, cursor u64, count u64, lost u64.
     let records = table
         .chunks_exact(ENDPOINT_SIZE)
         .enumerate()
@@ -110,7 +110,7 @@ pub fn peek(path: &Path) -> Result<Peek, SegmentError> {
             state: u32_at(r, 0),
             owner: ProcessId {
                 pid: u32_at(r, 4),
-                start_time: u64_at(r, 8),
+                token: u64_at(r, 8),
             },
             count: u64_at(r, 24),
             lost: u64_at(r, 32),

@@ -202,13 +202,13 @@ impl Ring {
         }
     }
 
-    /// Whether endpoint record `i` names a process that is gone (pid and start time: a reused
-    /// pid is not its owner).
+    /// Whether endpoint record `i` names a process that is gone (by its life token, which
+    /// holds in every pid namespace: see `liveness`).
     pub fn endpoint_dead(&self, i: u32) -> bool {
         let e = self.endpoint(i);
         let id = crate::ProcessId {
             pid: e.pid.load(Relaxed),
-            start_time: e.start_time.load(Relaxed),
+            token: e.token.load(Relaxed),
         };
         id.pid != 0 && !id.is_alive()
     }
@@ -300,7 +300,7 @@ impl Ring {
                 return false;
             }
             e.pid.store(me.pid, Relaxed);
-            e.start_time.store(me.start_time, Relaxed);
+            e.token.store(me.token, Relaxed);
             // Relaxed: `head` only says where writers are; each message is synchronised through
             // its slot's sequence (the Acquire in `read`).
             e.cursor.store(self.head().load(Relaxed), Relaxed);

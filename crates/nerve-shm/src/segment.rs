@@ -8,7 +8,7 @@
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
@@ -21,6 +21,7 @@ use crate::liveness::ProcessId;
 use crate::pool::Pool;
 use crate::region::Region;
 use crate::ring::Ring;
+use crate::scope::Scope;
 
 /// Offset of the `ready` word (in the reserved space after the header fields).
 const READY_OFFSET: usize = 1016;
@@ -196,14 +197,10 @@ pub enum SegmentError {
     },
 }
 
-/// The directory of a domain: `/dev/shm/nerve-<uid>-<domain>` (or `$NERVE_SHM_DIR/...`).
+/// The directory of a domain: `/dev/shm/nerve-<uid>-<domain>` (or `$NERVE_SHM_DIR/...`, or
+/// `nerve-g<gid>-<domain>` in the group mode: see [`crate::scope`]).
 pub fn domain_dir(domain: u32) -> PathBuf {
-    let root = std::env::var_os("NERVE_SHM_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/dev/shm"));
-    // SAFETY: getuid has no preconditions.
-    let uid = unsafe { libc::getuid() };
-    root.join(format!("nerve-{uid}-{domain}"))
+    Scope::current().domain_dir(domain)
 }
 
 /// Bytes free for an unprivileged user on the file system holding `path` (0 if unknown).
@@ -303,28 +300,42 @@ pub(crate) fn io_err(path: &Path) -> impl FnOnce(io::Error) -> SegmentError + '_
     }
 }
 
+/// Gives a file this process owns the scope's group and mode (a file another member of the
+/// group made is left as it is).
+pub(crate) fn adopt_if_new(scope: &Scope, f: &File, path: &Path) -> Result<(), SegmentError> {
+    if scope.group.is_none() {
+        return Ok(());
+    }
+    let meta = f.metadata().map_err(io_err(path))?;
+    // SAFETY: getuid has no preconditions.
+    if meta.uid() == unsafe { libc::getuid() } {
+        scope.adopt(f, path).map_err(io_err(path))?;
+    }
+    Ok(())
+}
+
 /// An exclusive lock on a domain directory, released on drop (and by the kernel if we die).
 pub struct DomainLock {
     _file: File,
 }
 
 impl DomainLock {
-    /// Creates the domain directory (mode 0700) if needed and locks it.
+    /// Creates the domain directory (mode 0700, or 2770 in the group mode) if needed and
+    /// locks it.
     pub fn acquire(dir: &Path) -> Result<Self, SegmentError> {
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .map_err(io_err(dir))?;
+        let scope = Scope::current();
+        scope.prepare_dir(dir).map_err(io_err(dir))?;
         let path = dir.join(".lock");
         let f = OpenOptions::new()
             .create(true)
             .truncate(false)
             .read(true)
             .write(true)
-            .mode(0o600)
+            .mode(scope.file_mode())
             .open(&path)
+            .map_err(|e| scope.explain(e, &path))
             .map_err(io_err(&path))?;
+        adopt_if_new(&scope, &f, &path)?;
         loop {
             // SAFETY: flock on a valid fd.
             if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } == 0 {
@@ -379,11 +390,11 @@ pub fn live_endpoints(ring: &Ring) -> usize {
         .filter(|&i| {
             let e = ring.endpoint(i);
             // Acquire pairs with the Release store of `state` in `Ring::claim_endpoint`: the
-            // pid and start time are those of the record's owner.
+            // pid and life token are those of the record's owner.
             e.state.load(Acquire) != ENDPOINT_FREE
                 && ProcessId {
                     pid: e.pid.load(Relaxed),
-                    start_time: e.start_time.load(Relaxed),
+                    token: e.token.load(Relaxed),
                 }
                 .is_alive()
         })
@@ -394,7 +405,7 @@ pub fn live_endpoints(ring: &Ring) -> usize {
 /// records whose processes are alive. None for our own version (or not a nerve segment).
 ///
 /// Every layout version keeps the endpoint table at [`ENDPOINTS_OFFSET`] in 64-byte records
-/// that start with `state: u32, pid: u32, start_time: u64`, and the header's `max_endpoints`
+/// that start with `state: u32, pid: u32, token: u64` (before version 5 the start time), and the header's `max_endpoints`
 /// where [`HeaderFields`] has it; a layout that cannot keep that must change the magic.
 fn other_version_users(region: &ShmRegion) -> Option<(u32, Vec<u32>)> {
     // SAFETY: the caller mapped at least a page; HeaderFields is plain integers and bytes.
@@ -421,11 +432,13 @@ fn other_version_users(region: &ShmRegion) -> Option<(u32, Vec<u32>)> {
                     (*(rec.add(8) as *const AtomicU64)).load(Relaxed),
                 )
             };
-            let id = ProcessId {
-                pid,
-                start_time: start,
+            // Versions before 5 stored the start time where later ones keep the life token.
+            let alive = if h.version < 5 {
+                crate::liveness::legacy_alive(pid, start)
+            } else {
+                ProcessId { pid, token: start }.is_alive()
             };
-            (state != ENDPOINT_FREE && pid != 0 && id.is_alive()).then_some(pid)
+            (state != ENDPOINT_FREE && pid != 0 && alive).then_some(pid)
         })
         .collect();
     Some((h.version, users))
@@ -613,7 +626,7 @@ pub fn plan(
         })?;
     }
     let me = ProcessId::current();
-    config.header(me.pid, me.start_time)
+    config.header(me.pid, me.token)
 }
 
 /// A copy of the type description of a segment validated as `params` in `region`: bytes
@@ -686,13 +699,16 @@ fn create(
         source,
     };
     let header = plan(config, chunks).map_err(corrupt)?;
+    let scope = Scope::current();
     let f = OpenOptions::new()
         .read(true)
         .write(true)
         .create_new(true)
-        .mode(0o600)
+        .mode(scope.file_mode())
         .open(path)
+        .map_err(|e| scope.explain(e, path))
         .map_err(io_err(path))?;
+    scope.adopt(&f, path).map_err(io_err(path))?;
     let sized = f
         .set_len(header.total_size)
         .map_err(io_err(path))

@@ -6,6 +6,8 @@
 //!   its guard drops so a failing test leaves no process behind, with a line protocol on its
 //!   stdout;
 //! - [`payload`]: deterministic patterns and checksums, so a receiver checks every byte it got;
+//! - [`container`]: a process in a pid and mount namespace of its own (a container sharing
+//!   `/dev/shm`);
 //! - [`hostile`]: a process that writes what no nerve process writes into a live segment;
 //! - [`skip()`]: a test that cannot run its main case says why, and fails under CI unless it is
 //!   an allowed skip (`ci/allowed-skips.txt`).
@@ -13,6 +15,7 @@
 //! A dev-dependency only: nothing in the product depends on it.
 #![warn(missing_docs)]
 
+pub mod container;
 pub mod hostile;
 pub mod mapping;
 pub mod netns;

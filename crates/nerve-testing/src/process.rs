@@ -44,9 +44,29 @@ pub fn env_u64(name: &str) -> u64 {
 /// domain`, with `vars` added to its environment. Its stdout is piped (read it with
 /// [`ChildGuard::wait_line`]); its stderr goes to the test's.
 pub fn spawn_self(entry: &str, role: &str, domain: u32, vars: &[(&str, String)]) -> ChildGuard {
-    let mut cmd = Command::new(std::env::current_exe().expect("the test binary's path"));
-    cmd.args([entry, "--exact", "--nocapture", "--test-threads=1"])
-        .env(ROLE_VAR, role)
+    spawn_self_in(None, entry, role, domain, vars)
+}
+
+/// [`spawn_self`], in a container of its own named `host` when given (see
+/// [`crate::container`]: its pid namespace and `/proc` are its own, `/dev/shm` is shared).
+pub fn spawn_self_in(
+    host: Option<&str>,
+    entry: &str,
+    role: &str,
+    domain: u32,
+    vars: &[(&str, String)],
+) -> ChildGuard {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let args = [entry, "--exact", "--nocapture", "--test-threads=1"];
+    let mut cmd = match host {
+        Some(host) => crate::container::command(host, exe, args),
+        None => {
+            let mut c = Command::new(exe);
+            c.args(args);
+            c
+        }
+    };
+    cmd.env(ROLE_VAR, role)
         .env("NERVE_DOMAIN", domain.to_string())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());

@@ -25,7 +25,7 @@ impl Shared {
         let e = self.ring.endpoint(index);
         // Acquire pairs with the Release store of `state` in `Ring::claim_endpoint`.
         e.state.load(Acquire) == ENDPOINT_PUBLISHER
-            && e.pid.load(Relaxed) == (tag >> 32) as u32
+            && e.token.load(Relaxed) as u32 == (tag >> 32) as u32
             && !self.record_dead(index)
     }
 
@@ -35,7 +35,9 @@ impl Shared {
     /// (it is stuck, or stopped in a debugger) for longer than `SOLO_WAIT`.
     pub(crate) fn join_solo(&self, index: u32) -> Result<u64, OpenError> {
         let solo = self.ring.solo();
-        let tag = (u64::from(ProcessId::current().pid) << 32) | u64::from(index + 1);
+        // The low half of our life token (not the pid: another container's publisher may
+        // have the same one) beside the record's index.
+        let tag = (ProcessId::current().token << 32) | u64::from(index + 1);
         loop {
             // Acquire pairs with the Release of the holder's hand-back in `PubCore::drop` (see
             // the CAS below).

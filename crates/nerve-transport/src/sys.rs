@@ -1,5 +1,6 @@
 //! Operating-system plumbing the other nerve crates share, so that none of them reaches into
-//! the memory layer itself: the futex wrapper and process identities. Internal: the `nerve`
+//! the memory layer itself: the futex wrapper and process identities (a [`ProcessId`] holds in every pid namespace; a
+//! bare pid does not, so nerve offers no check by pid). Internal: the `nerve`
 //! facade does not re-export it (its clock is [`crate::time`]).
 //!
 //! **Poisoned locks.** nerve's one policy: a lock poisoned by a panic is recovered ([`lock`]),
@@ -16,10 +17,4 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 /// Locks `m`, recovering it if a panic poisoned it (see the module's policy).
 pub fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// Whether a process with this pid is running (not a zombie). A pid alone is not an identity
-/// (pids are reused): records that outlive a process store a [`ProcessId`] instead.
-pub fn pid_alive(pid: u32) -> bool {
-    pid != 0 && nerve_shm::liveness::start_time(pid).is_some()
 }

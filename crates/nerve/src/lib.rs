@@ -141,7 +141,7 @@ pub mod rpc {
 /// need it.
 #[doc(hidden)]
 pub mod sys {
-    pub use nerve_transport::sys::{lock, pid_alive, ProcessId};
+    pub use nerve_transport::sys::{lock, ProcessId};
 }
 
 /// Everything a node usually needs: `use nerve::prelude::*;`.

@@ -548,8 +548,21 @@ fn a_segment_of_another_layout_version_is_rebuilt_when_its_users_are_gone() {
     let _p = t.publisher().unwrap();
     let mut bytes = std::fs::read(&file).unwrap();
     drop((_p, t));
-    // The header's `version` (u32 at offset 8) says another layout.
+    // The header's `version` (u32 at offset 8) says another layout; records of layouts
+    // before 5 name their process by pid + start time (field 22 of /proc/<pid>/stat).
     bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
+    let start: u64 = stat[stat.rfind(')').unwrap() + 1..]
+        .split_whitespace()
+        .nth(19)
+        .unwrap()
+        .parse()
+        .unwrap();
+    for rec in bytes[4096..8192].chunks_mut(64) {
+        if rec[..4] != [0; 4] {
+            rec[8..16].copy_from_slice(&start.to_le_bytes());
+        }
+    }
 
     // Still used: its endpoint records name this (live) process.
     std::fs::write(&file, &bytes).unwrap();

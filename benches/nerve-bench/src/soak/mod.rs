@@ -31,7 +31,7 @@ use anyhow::{bail, Result};
 use killer::{KillEvery, Rng};
 use message::{Kind, TopicSpec, BLOB_MAX};
 use phase::{Env, Outcome, Plan};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
@@ -178,9 +178,10 @@ fn sweep_dead_runs() {
         else {
             continue;
         };
-        // `nerve_testing::unique_domain`: 100 000 000 + 1 000 × pid + n.
+        // `nerve_testing::unique_domain`: 100 000 000 + 1 000 × pid + n (a pid of this pid
+        // namespace: soak runs are started here).
         let pid = domain.saturating_sub(100_000_000) / 1000;
-        if domain >= 100_000_000 && !nerve::sys::pid_alive(pid) {
+        if domain >= 100_000_000 && !Path::new(&format!("/proc/{pid}")).exists() {
             let _ = std::fs::remove_dir_all(e.path());
             let _ = std::fs::remove_dir_all(nerve::registry::domain_dir(domain));
             eprintln!("soak: removed {name} and its domain, left by a run that was killed");

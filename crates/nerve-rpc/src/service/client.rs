@@ -132,6 +132,8 @@ struct Pending {
 struct ClientInner {
     config: ServiceConfig,
     id: u64,
+    /// This process's life token, sent with each request.
+    process: u64,
     requests: Mutex<Publisher<RpcFrame>>,
     responses: Mutex<Subscriber<RpcFrame>>,
     server: Mutex<ServerWatch>,
@@ -188,6 +190,7 @@ impl RawClient {
         Ok(RawClient {
             inner: Arc::new(ClientInner {
                 id,
+                process: nerve_transport::sys::ProcessId::current().token,
                 requests: Mutex::new(publisher),
                 responses: Mutex::new(sub),
                 server: Mutex::new(watch),
@@ -285,6 +288,7 @@ impl RawClient {
         };
         let header = RpcHeader {
             client: inner.id,
+            process: inner.process,
             call,
             deadline_ns: wire::deadline_after(timeout),
             kind: wire::KIND_REQUEST,

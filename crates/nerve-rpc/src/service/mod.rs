@@ -5,7 +5,7 @@
 //!   waits at most its call timeout for room, so a request is never silently dropped;
 //! - `S/response/<client id>`: best effort, one per client, so a response wakes only its caller
 //!   and a dead client's topic never blocks the server;
-//! - `S/server`: latest-only `ServerRecord` (pid, start time, up/down). A client checks it
+//! - `S/server`: latest-only `ServerRecord` (pid, life token, up/down). A client checks it
 //!   before each call (`CallError::NoServer`) and every few milliseconds while waiting
 //!   (`CallError::ServerDied`).
 //!

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use nerve_transport::sys::{lock, pid_alive, ProcessId};
+use nerve_transport::sys::{lock, ProcessId};
 use nerve_transport::{Msgpack, OpenError, Publisher, SendError, Subscriber, Topic};
 
 use crate::discovery::{self, Interface};
@@ -172,7 +172,8 @@ struct ServerShared {
     stop: AtomicBool,
     /// Response publishers by client; each behind its own lock (publishers are not `Sync`:
     /// workers answering one client take turns).
-    responders: Mutex<HashMap<u64, Arc<Mutex<Publisher<RpcFrame>>>>>,
+    /// Each client's response publisher, with the client's process.
+    responders: Mutex<HashMap<u64, (ProcessId, Arc<Mutex<Publisher<RpcFrame>>>)>>,
     // The counters below are statistics, all Relaxed: nothing is published through them.
     // `handled` and `failed` are raised before the response they concern is sent, so whoever
     // saw that response (the transport's Release/Acquire on the ring slot) reads a count that
@@ -293,7 +294,7 @@ impl Server {
         let _ = record.send(&ServerRecord {
             pid: me.pid,
             up: 1,
-            start_time: me.start_time,
+            token: me.token,
             workers: workers as u64,
         });
         let interface = config.interface.as_ref().and_then(|i| {
@@ -336,7 +337,7 @@ impl Drop for Server {
         let _ = self.record.send(&ServerRecord {
             pid: me.pid,
             up: 0,
-            start_time: me.start_time,
+            token: me.token,
             workers: 0,
         });
         self.shared.stop.store(true, Relaxed); // Relaxed: see `ServerShared::stop`.
@@ -394,19 +395,23 @@ impl ServerShared {
 
     /// Drops the response publishers of clients whose process is gone.
     fn prune(&self) {
-        lock(&self.responders).retain(|id, _| pid_alive(wire::pid_of(*id)));
+        lock(&self.responders).retain(|_, (process, _)| process.is_alive());
     }
 
-    fn responder(&self, client: u64) -> Option<Arc<Mutex<Publisher<RpcFrame>>>> {
+    fn responder(&self, client: u64, process: u64) -> Option<Arc<Mutex<Publisher<RpcFrame>>>> {
         // The map stays locked while a new client's publisher opens (once per client): workers
         // racing to answer one new client's first calls would otherwise each open a publisher
         // of their own and could exhaust the response topic's few endpoint records.
         let mut map = lock(&self.responders);
-        if let Some(p) = map.get(&client) {
+        if let Some((_, p)) = map.get(&client) {
             return Some(p.clone());
         }
         // Never create the topic of a client that is gone.
-        if !pid_alive(wire::pid_of(client)) {
+        let process = ProcessId {
+            pid: 0,
+            token: process,
+        };
+        if !process.is_alive() {
             return None;
         }
         let warn = |e: OpenError| {
@@ -424,9 +429,9 @@ impl ServerShared {
         p.set_timeout(Duration::ZERO);
         let p = Arc::new(Mutex::new(p));
         if map.len() >= 1024 {
-            map.retain(|id, _| pid_alive(wire::pid_of(*id)));
+            map.retain(|_, (process, _)| process.is_alive());
         }
-        map.insert(client, p.clone());
+        map.insert(client, (process, p.clone()));
         Some(p)
     }
 
@@ -472,7 +477,7 @@ impl ServerShared {
             self.expired.fetch_add(1, Relaxed);
             return;
         }
-        let Some(p) = self.responder(h.client) else {
+        let Some(p) = self.responder(h.client, h.process) else {
             self.undelivered.fetch_add(1, Relaxed);
             return;
         };

@@ -48,7 +48,7 @@ impl ServerWatch {
         }
         let id = ProcessId {
             pid: r.pid,
-            start_time: r.start_time,
+            token: r.token,
         };
         if id.is_alive() {
             self.seen_alive = Some(Instant::now());

@@ -142,7 +142,7 @@ fn post_segment(board: &Board, lock: &DomainLock, dir: &Path, name: &str) -> Opt
             instance: p.id.1,
             owner: ProcessId {
                 pid: p.params.creator_pid,
-                start_time: p.params.creator_start,
+                token: p.params.creator_token,
             },
             key: name.to_owned(),
             label: p.params.stored_type.name.clone(),

@@ -124,7 +124,7 @@ fn endpoints(ring: &Ring) -> Vec<EndpointInfo> {
                 pid,
                 alive: ProcessId {
                     pid,
-                    start_time: e.start_time.load(Relaxed),
+                    token: e.token.load(Relaxed),
                 }
                 .is_alive(),
                 count: e.count.load(Relaxed),
