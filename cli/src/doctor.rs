@@ -206,7 +206,11 @@ fn bridge(domain: u32) -> Vec<Finding> {
         )];
     };
     let Some(v) = nerve_zenoh::view::read(domain) else {
-        let pid = topic.endpoints.iter().find(|e| e.publisher).map(|e| e.pid);
+        let pid = topic
+            .endpoints
+            .iter()
+            .find(|e| e.publisher)
+            .map(|e| e.process.pid);
         return vec![problem(
             format!(
                 "the Zenoh bridge of this host is dead (pid {})",

@@ -92,7 +92,7 @@ pub fn node(domain: u32, cmd: NodeCommand) -> anyhow::Result<()> {
             )?;
             for r in &nodes {
                 outln!(
-                    "{:<24} {:>8} {:>9.1} {:>9.1} {:>10} {:>12} {:>7}  {}",
+                    "{:<24} {:>8} {:>9.1} {:>9.1} {:>10} {:>12} {:>7}  {}{}",
                     r.name(),
                     r.pid,
                     r.rate_hz,
@@ -100,7 +100,8 @@ pub fn node(domain: u32, cmd: NodeCommand) -> anyhow::Result<()> {
                     r.ticks,
                     us(r.lateness_p99_ns),
                     r.misses,
-                    state(r)
+                    state(r),
+                    crate::topic_cmd::elsewhere(&r.process())
                 )?;
             }
             // Nodes on other hosts, from the bridge running here (if one runs).
@@ -138,7 +139,7 @@ fn info(domain: u32, name: &str) -> anyhow::Result<()> {
         "node          {}\nstate         {}\npid           {}",
         name,
         state(&r),
-        r.pid
+        r.process().describe_pid()
     )?;
     outln!(
         "rate          {:.1} Hz asked, {:.1} Hz achieved, {} ticks",
@@ -172,7 +173,11 @@ fn info(domain: u32, name: &str) -> anyhow::Result<()> {
         .iter()
         .filter(|t| !discovery::is_plumbing(t) && !t.name.starts_with(announce::NODE_TOPIC_PREFIX))
     {
-        for e in t.endpoints.iter().filter(|e| e.pid == r.pid && e.alive) {
+        for e in t
+            .endpoints
+            .iter()
+            .filter(|e| e.process.token == r.token && e.alive)
+        {
             let role = if e.publisher {
                 "publishes"
             } else {
@@ -183,9 +188,9 @@ fn info(domain: u32, name: &str) -> anyhow::Result<()> {
     }
     let services = discovery::services(domain);
     let served = |action: bool| {
-        services
-            .iter()
-            .filter(move |s| s.server_pid == Some(r.pid) && s.action.is_some() == action)
+        services.iter().filter(move |s| {
+            s.server.is_some_and(|p| p.token == r.token) && s.action.is_some() == action
+        })
     };
     let names: Vec<&str> = served(false).map(|s| s.name.as_str()).collect();
     outln!("services it serves:\n{}", listing(&names))?;
@@ -221,7 +226,7 @@ fn param_client(domain: u32, node: &str) -> anyhow::Result<ParamClient> {
             "node '{node}' serves no parameters in domain {domain} (see `nerve service list`)"
         )
     })?;
-    if list.server_pid.is_none() {
+    if list.server.is_none() {
         anyhow::bail!("node '{node}' is down: its parameter services have no server");
     }
     Ok(ParamClient::with_domain(node, domain)?)

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use clap::Subcommand;
 use nerve::rpc::discovery::{self, ActionInfo, Interface, ServiceInfo};
 use nerve::rpc::{ActionClient, GoalStatus, Service};
+use nerve::sys::ProcessId;
 use serde_json::Value as Json;
 
 use crate::args;
@@ -119,8 +120,8 @@ fn find_action(domain: u32, name: &str) -> anyhow::Result<ActionInfo> {
         })
 }
 
-pub fn pid_or_down(pid: Option<u32>) -> String {
-    pid.map_or("down".into(), |p| format!("pid {p}"))
+pub fn pid_or_down(server: Option<ProcessId>) -> String {
+    server.map_or("down".into(), |p| format!("pid {}", p.describe_pid()))
 }
 
 fn type_names(i: Option<&Interface>, roles: &[&str]) -> String {
@@ -136,7 +137,7 @@ fn type_names(i: Option<&Interface>, roles: &[&str]) -> String {
 
 /// One line per service or action: name, server pid (or `down`), and with `roles` its types.
 fn print_rows<'a>(
-    rows: impl Iterator<Item = (&'a str, Option<u32>, Option<&'a Interface>)>,
+    rows: impl Iterator<Item = (&'a str, Option<ProcessId>, Option<&'a Interface>)>,
     roles: Option<&[&str]>,
     what: &str,
     domain: u32,
@@ -177,7 +178,7 @@ pub fn service(domain: u32, cmd: ServiceCommand) -> anyhow::Result<()> {
                 .collect();
             let rows = services
                 .iter()
-                .map(|s| (s.name.as_str(), s.server_pid, s.interface.as_ref()));
+                .map(|s| (s.name.as_str(), s.server, s.interface.as_ref()));
             let roles: &[&str] = &["request", "response"];
             print_rows(rows, types.then_some(roles), "services", domain)?;
         }
@@ -220,17 +221,13 @@ pub fn action(domain: u32, cmd: ActionCommand) -> anyhow::Result<()> {
             let actions = discovery::actions(domain);
             let rows = actions
                 .iter()
-                .map(|a| (a.name.as_str(), a.server_pid, a.interface.as_ref()));
+                .map(|a| (a.name.as_str(), a.server, a.interface.as_ref()));
             let roles: &[&str] = &["goal", "feedback", "result"];
             print_rows(rows, types.then_some(roles), "actions", domain)?;
         }
         ActionCommand::Info { name } => {
             let a = find_action(domain, &name)?;
-            outln!(
-                "action    {}\nserver    {}",
-                a.name,
-                pid_or_down(a.server_pid)
-            )?;
+            outln!("action    {}\nserver    {}", a.name, pid_or_down(a.server))?;
             match &a.interface {
                 Some(i) => print_interface(i)?,
                 None => outln!("(types not announced)")?,

@@ -245,19 +245,29 @@ fn info(domain: u32, name: &str) -> anyhow::Result<()> {
     )?;
     for e in &t.endpoints {
         outln!(
-            "  {:<10} pid {:<8} {:<5} {} {:>10}  {} {}",
+            "  {:<10} pid {:<8} {:<5} {} {:>10}  {} {}{}",
             if e.publisher {
                 "publisher"
             } else {
                 "subscriber"
             },
-            e.pid,
+            e.process.pid,
             if e.alive { "alive" } else { "DEAD" },
             if e.publisher { "sent" } else { "recv" },
             e.count,
             if e.publisher { "full" } else { "lost" },
-            e.lost
+            e.lost,
+            elsewhere(&e.process)
         )?;
     }
     Ok(())
+}
+
+/// `  (in another pid namespace, host …)` for a process in another container; empty for ours.
+pub fn elsewhere(process: &nerve::sys::ProcessId) -> String {
+    let pid = process.describe_pid();
+    match pid.split_once(' ') {
+        Some((_, rest)) => format!("  {rest}"),
+        None => String::new(),
+    }
 }

@@ -262,7 +262,7 @@ fn follow(inner: &Inner) {
             None
         }
     };
-    let own = std::process::id();
+    let own = nerve::sys::ProcessId::current().token;
     let mut services = BTreeMap::new();
     let mut graph_text = String::new();
     // Topics that cannot be shown (said once, until they go).
@@ -338,12 +338,12 @@ fn follow_topics(
             b.close();
         }
     }
-    let own = std::process::id();
+    let own = nerve::sys::ProcessId::current().token;
     for (name, b) in topics.iter() {
         let others = now.get(name.as_str()).is_some_and(|t| {
             t.endpoints
                 .iter()
-                .any(|e| e.alive && (e.publisher || e.pid != own))
+                .any(|e| e.alive && (e.publisher || e.process.token != own))
         });
         b.follow(others);
     }

@@ -28,7 +28,7 @@ pub(crate) struct Params {
 fn nodes(domain: u32) -> Vec<String> {
     discovery::services(domain)
         .into_iter()
-        .filter(|s| s.server_pid.is_some())
+        .filter(|s| s.server.is_some())
         .filter_map(|s| s.name.strip_suffix("/param/list").map(str::to_owned))
         .collect()
 }

@@ -21,7 +21,7 @@ pub(crate) const CALL_TIMEOUT: Duration = Duration::from_secs(5);
 pub(crate) fn live(domain: u32) -> BTreeMap<String, ServiceInfo> {
     discovery::services(domain)
         .into_iter()
-        .filter(|s| s.server_pid.is_some() && s.action.is_none())
+        .filter(|s| s.server.is_some() && s.action.is_none())
         .map(|s| (s.name.clone(), s))
         .collect()
 }
@@ -66,12 +66,12 @@ pub(crate) fn service(domain: u32, s: &ServiceInfo) -> FgService {
 }
 
 /// The graph: each topic's publishing and subscribing processes, each service's server.
-/// `own` is this process (the view's own subscriptions are left out).
+/// `own` is this process's life token (the view's own subscriptions are left out).
 pub(crate) fn graph(
     domain: u32,
     topics: &[TopicInfo],
     services: &BTreeMap<String, ServiceInfo>,
-    own: u32,
+    own: u64,
 ) -> (ConnectionGraph, String) {
     let names = nerve::exec::announce::process_labels(&nerve::exec::announce::nodes(domain));
     let id = |pid: u32| {
@@ -90,8 +90,8 @@ pub(crate) fn graph(
         let ends = |publisher: bool| -> BTreeSet<String> {
             t.endpoints
                 .iter()
-                .filter(|e| e.alive && e.publisher == publisher && e.pid != own)
-                .map(|e| id(e.pid))
+                .filter(|e| e.alive && e.publisher == publisher && e.process.token != own)
+                .map(|e| id(e.process.pid))
                 .collect()
         };
         let (pubs, subs) = (ends(true), ends(false));
@@ -100,7 +100,7 @@ pub(crate) fn graph(
         g.set_subscribed_topic(&t.name, subs);
     }
     for s in services.values() {
-        let server: Vec<String> = s.server_pid.map(id).into_iter().collect();
+        let server: Vec<String> = s.server.map(|p| id(p.pid)).into_iter().collect();
         text.push_str(&format!("{}:{server:?};", s.name));
         g.set_advertised_service(&s.name, server);
     }

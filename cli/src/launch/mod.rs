@@ -180,7 +180,7 @@ fn wait_ready(node: &Node, domain: u32) -> Result<()> {
             } else {
                 nerve::rpc::discovery::services(domain)
                     .iter()
-                    .any(|s| s.name == name && s.server_pid.is_some())
+                    .any(|s| s.name == name && s.server.is_some())
             };
             if there {
                 break;

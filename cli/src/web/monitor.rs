@@ -175,7 +175,7 @@ impl Monitor {
     /// other process has an endpoint on.
     pub fn refresh(&mut self) {
         self.infos = registry::list(self.domain);
-        let own = std::process::id();
+        let own = nerve::sys::ProcessId::current().token;
         let mut live = BTreeMap::new();
         for t in &self.infos {
             if t.error.is_some() || t.owner.is_some() || hidden(&t.name) {
@@ -184,7 +184,7 @@ impl Monitor {
             let others = t
                 .endpoints
                 .iter()
-                .any(|e| e.alive && (e.publisher || e.pid != own));
+                .any(|e| e.alive && (e.publisher || e.process.token != own));
             live.insert(t.name.clone(), others);
         }
         self.watched
@@ -202,7 +202,7 @@ impl Monitor {
     pub fn snapshot(&mut self) -> Snapshot {
         let secs = self.window_start.elapsed().as_secs_f64().max(1e-3);
         self.window_start = Instant::now();
-        let own = std::process::id();
+        let own = nerve::sys::ProcessId::current().token;
         let nodes = announce::nodes(self.domain);
         let labels = announce::process_labels(&nodes);
         let label = |pid: u32| labels.get(&pid).cloned().unwrap_or_else(|| process(pid));
@@ -219,8 +219,8 @@ impl Monitor {
                 let mut v: Vec<String> = t
                     .endpoints
                     .iter()
-                    .filter(|e| e.alive && e.publisher == publisher && e.pid != own)
-                    .map(|e| label(e.pid))
+                    .filter(|e| e.alive && e.publisher == publisher && e.process.token != own)
+                    .map(|e| label(e.process.pid))
                     .collect();
                 v.sort();
                 v.dedup();
@@ -234,7 +234,7 @@ impl Monitor {
                 lost: t
                     .endpoints
                     .iter()
-                    .filter(|e| !e.publisher && e.pid != own)
+                    .filter(|e| !e.publisher && e.process.token != own)
                     .map(|e| e.lost)
                     .sum(),
                 publishers: ends(true),

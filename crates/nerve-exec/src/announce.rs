@@ -37,7 +37,8 @@ pub const NODE_NAME_LEN: usize = 64;
 pub struct NodeRecord {
     /// `CLOCK_MONOTONIC` ns when this record was written.
     pub stamp_ns: u64,
-    /// Start time of the node's process (from `/proc`), to tell a reused pid apart.
+    /// Life token of the node's process (`nerve_shm::liveness`): whether it lives, in any
+    /// pid namespace.
     pub token: u64,
     /// The node's process.
     pub pid: u32,
@@ -114,12 +115,13 @@ impl NodeRecord {
     }
 
     /// What is known of a node whose process `pid` died: its name and pid.
-    fn dead(name: &str, pid: u32) -> Self {
+    fn dead(name: &str, process: ProcessId) -> Self {
         let mut name_bytes = [0u8; NODE_NAME_LEN];
         let n = name.len().min(NODE_NAME_LEN);
         name_bytes[..n].copy_from_slice(&name.as_bytes()[..n]);
         NodeRecord {
-            pid,
+            pid: process.pid,
+            token: process.token,
             up: 1,
             name_len: n as u32,
             name: name_bytes,
@@ -133,14 +135,17 @@ impl NodeRecord {
         String::from_utf8_lossy(&self.name[..n]).into_owned()
     }
 
+    /// The node's process.
+    pub fn process(&self) -> ProcessId {
+        ProcessId {
+            pid: self.pid,
+            token: self.token,
+        }
+    }
+
     /// Whether the node runs: its scheduler has not stopped and its process lives.
     pub fn alive(&self) -> bool {
-        self.up == 1
-            && ProcessId {
-                pid: self.pid,
-                token: self.token,
-            }
-            .is_alive()
+        self.up == 1 && self.process().is_alive()
     }
 }
 
@@ -156,7 +161,7 @@ pub fn nodes(domain: u32) -> Vec<NodeRecord> {
             let name = &t.name[NODE_TOPIC_PREFIX.len()..];
             if t.publishers() == 0 {
                 let dead = t.endpoints.iter().find(|e| e.publisher && !e.alive)?;
-                return Some(NodeRecord::dead(name, dead.pid));
+                return Some(NodeRecord::dead(name, dead.process));
             }
             let topic = Topic::<NodeRecord>::builder(&t.name)
                 .domain(domain)

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use nerve_transport::msgs::serde_doc::{self, SerdeDoc};
 use nerve_transport::registry::{self, TopicInfo};
+use nerve_transport::sys::ProcessId;
 use nerve_transport::{Msgpack, OpenError, Publisher, Topic};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -143,8 +144,8 @@ pub fn interface(domain: u32, name: &str) -> Option<Interface> {
 pub struct ServiceInfo {
     /// Its name (`arm/plan`).
     pub name: String,
-    /// The live server's pid; `None` when it is down (stopped or dead).
-    pub server_pid: Option<u32>,
+    /// The live server's process; `None` when it is down (stopped or dead).
+    pub server: Option<ProcessId>,
     /// Its server's worker threads.
     pub workers: u64,
     /// The types its server announced.
@@ -158,8 +159,8 @@ pub struct ServiceInfo {
 pub struct ActionInfo {
     /// Its name.
     pub name: String,
-    /// The live server's pid (that of its goal service); `None` when it is down.
-    pub server_pid: Option<u32>,
+    /// The live server's process (that of its goal service); `None` when it is down.
+    pub server: Option<ProcessId>,
     /// Its goal, feedback and result types.
     pub interface: Option<Interface>,
 }
@@ -215,7 +216,10 @@ pub fn services(domain: u32) -> Vec<ServiceInfo> {
             name.to_owned(),
             ServiceInfo {
                 name: name.to_owned(),
-                server_pid: record.map(|r| r.pid),
+                server: record.map(|r| ProcessId {
+                    pid: r.pid,
+                    token: r.token,
+                }),
                 workers: record.map_or(0, |r| r.workers),
                 interface: interface(domain, name),
                 action,
@@ -238,10 +242,10 @@ pub fn actions(domain: u32) -> Vec<ActionInfo> {
         .into_iter()
         .map(|a| ActionInfo {
             name: a.to_owned(),
-            server_pid: services
+            server: services
                 .iter()
                 .find(|s| s.name == format!("{a}/goal"))
-                .and_then(|s| s.server_pid),
+                .and_then(|s| s.server),
             interface: interface(domain, a).filter(|i| i.kind == "action"),
         })
         .collect()

@@ -52,7 +52,7 @@ fn services_and_actions_are_found_with_their_types() {
     );
     let me = std::process::id();
     let arm = &services[0];
-    assert_eq!((arm.server_pid, arm.workers), (Some(me), 2));
+    assert_eq!((arm.server.map(|p| p.pid), arm.workers), (Some(me), 2));
     assert_eq!(arm.action, None);
     let i = arm.interface.as_ref().expect("types announced");
     assert_eq!(i.kind, "service");
@@ -72,7 +72,7 @@ fn services_and_actions_are_found_with_their_types() {
     let actions = discovery::actions(d);
     assert_eq!(actions.len(), 1);
     assert_eq!(actions[0].name, "fib");
-    assert_eq!(actions[0].server_pid, Some(me));
+    assert_eq!(actions[0].server.map(|p| p.pid), Some(me));
     let i = actions[0].interface.as_ref().unwrap();
     let roles: Vec<(&str, &str)> = i
         .parts
@@ -97,7 +97,7 @@ fn services_and_actions_are_found_with_their_types() {
     let after = discovery::services(d);
     let arm = after.iter().find(|s| s.name == "arm/plan");
     assert!(
-        arm.is_none_or(|a| a.server_pid.is_none()),
+        arm.is_none_or(|a| a.server.is_none()),
         "a stopped server is down: {arm:?}"
     );
 }

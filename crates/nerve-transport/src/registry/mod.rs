@@ -35,8 +35,9 @@ use crate::shared::TransportPath;
 pub struct EndpointInfo {
     /// True for publishers.
     pub publisher: bool,
-    /// Owning process.
-    pub pid: u32,
+    /// Owning process (its pid, and the life token that holds across pid namespaces:
+    /// `ProcessId::describe_pid` says where a pid is not ours).
+    pub process: ProcessId,
     /// Whether that process is alive.
     pub alive: bool,
     /// Messages sent / received.
@@ -101,7 +102,7 @@ impl TopicInfo {
             .endpoints
             .iter()
             .filter(|e| e.alive)
-            .map(|e| e.pid)
+            .map(|e| e.process.pid)
             .collect();
         p.sort_unstable();
         p.dedup();
@@ -118,15 +119,14 @@ fn endpoints(ring: &Ring) -> Vec<EndpointInfo> {
             if state != ENDPOINT_PUBLISHER && state != ENDPOINT_SUBSCRIBER {
                 return None;
             }
-            let pid = e.pid.load(Relaxed);
+            let process = ProcessId {
+                pid: e.pid.load(Relaxed),
+                token: e.token.load(Relaxed),
+            };
             Some(EndpointInfo {
                 publisher: state == ENDPOINT_PUBLISHER,
-                pid,
-                alive: ProcessId {
-                    pid,
-                    token: e.token.load(Relaxed),
-                }
-                .is_alive(),
+                process,
+                alive: process.is_alive(),
                 count: e.count.load(Relaxed),
                 lost: e.lost.load(Relaxed),
             })
@@ -160,7 +160,7 @@ pub(crate) fn shm_info(
             .filter(|r| r.state == ENDPOINT_PUBLISHER || r.state == ENDPOINT_SUBSCRIBER)
             .map(|r| EndpointInfo {
                 publisher: r.state == ENDPOINT_PUBLISHER,
-                pid: r.owner.pid,
+                process: r.owner,
                 alive: alive(r.owner),
                 count: r.count,
                 lost: r.lost,
@@ -202,7 +202,7 @@ pub(crate) fn posted_heap_info(e: &board::Entry) -> TopicInfo {
     let cap = nerve_shm::layout::MAX_ENDPOINTS;
     let endpoint = |publisher| EndpointInfo {
         publisher,
-        pid: e.owner.pid,
+        process: e.owner,
         alive: true,
         count: 0,
         lost: 0,

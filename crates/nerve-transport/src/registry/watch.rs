@@ -186,7 +186,7 @@ impl Watch {
                     .iter()
                     .map(|&(id, publisher)| super::EndpointInfo {
                         publisher,
-                        pid: id.pid,
+                        process: id,
                         alive: true,
                         count: 0,
                         lost: 0,
