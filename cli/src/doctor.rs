@@ -2,6 +2,7 @@
 //! to do about it. Exit status 1 when anything needs attention.
 
 use nerve::registry;
+use nerve::sys::{liveness, scope::Scope};
 
 /// A finding: fine, or a problem and its remedy.
 struct Finding {
@@ -29,23 +30,31 @@ fn problem(what: String, fix: &str) -> Finding {
 const MIB: u64 = 1 << 20;
 
 fn shm() -> Finding {
+    let root = Scope::current().root;
+    let shown = root.display();
     let mut s = std::mem::MaybeUninit::<libc::statvfs>::uninit();
-    // SAFETY: the path is a NUL-terminated literal and `s` is a valid place for the result.
-    let rc = unsafe { libc::statvfs(c"/dev/shm".as_ptr(), s.as_mut_ptr()) };
+    let Ok(c) = std::ffi::CString::new(root.as_os_str().as_encoded_bytes()) else {
+        return problem(
+            format!("{shown}: a path with a NUL byte"),
+            "fix NERVE_SHM_DIR",
+        );
+    };
+    // SAFETY: `c` is a NUL-terminated path and `s` is a valid place for the result.
+    let rc = unsafe { libc::statvfs(c.as_ptr(), s.as_mut_ptr()) };
     if rc != 0 {
         return problem(
             format!(
-                "/dev/shm cannot be read: {}",
+                "{shown} cannot be read: {}",
                 std::io::Error::last_os_error()
             ),
-            "mount a tmpfs on /dev/shm (nerve's topics live there)",
+            "mount a tmpfs on /dev/shm (nerve's topics live there), or point NERVE_SHM_DIR at one",
         );
     }
     // SAFETY: statvfs returned 0, so it filled `s`.
     let s = unsafe { s.assume_init() };
     let block = s.f_frsize;
     let (size, free) = (s.f_blocks * block, s.f_bavail * block);
-    let what = format!("/dev/shm: {} MiB, {} MiB free", size / MIB, free / MIB);
+    let what = format!("{shown}: {} MiB, {} MiB free", size / MIB, free / MIB);
     if size < 512 * MIB {
         problem(what, "too small for camera or point-cloud topics: in Docker run with --shm-size=2g; elsewhere `sudo mount -o remount,size=2G /dev/shm`")
     } else if free < 128 * MIB {
@@ -263,6 +272,7 @@ fn bridge(domain: u32) -> Vec<Finding> {
 
 pub fn doctor(domain: u32) -> anyhow::Result<()> {
     let mut findings = vec![shm(), memlock(), rtprio(), sched_fifo(), membarrier()];
+    findings.extend(containers());
     findings.extend(segments(domain));
     findings.extend(bridge(domain));
     let problems = findings.iter().filter(|f| !f.ok).count();
@@ -277,4 +287,80 @@ pub fn doctor(domain: u32) -> anyhow::Result<()> {
         anyhow::bail!("{problems} findings need attention (see above)");
     }
     outln!("all good")
+}
+
+/// The container runtime this process runs under, if it can tell.
+fn container_runtime() -> Option<&'static str> {
+    if std::path::Path::new("/.dockerenv").exists() {
+        return Some("docker");
+    }
+    if std::path::Path::new("/run/.containerenv").exists() {
+        return Some("podman");
+    }
+    if std::env::var_os("KUBERNETES_SERVICE_HOST").is_some() {
+        return Some("kubernetes");
+    }
+    let cgroup = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+    ["docker", "kubepods", "containerd", "libpod", "lxc"]
+        .into_iter()
+        .find(|k| cgroup.contains(k))
+        .or_else(|| (std::process::id() == 1).then_some("a pid namespace of its own"))
+}
+
+/// Containers: whether this process is in one, who shares its nerve directory (and from how
+/// many pid namespaces), and whether liveness holds across them (life files, not pids).
+fn containers() -> Vec<Finding> {
+    let scope = Scope::current();
+    let mut out = Vec::new();
+    let runtime = container_runtime();
+    if let Some(rt) = runtime {
+        out.push(fine(format!(
+            "container: {rt}; nerve's directory {} ({})",
+            scope.root.display(),
+            match &scope.group {
+                Some(g) => format!("shared with group {} through NERVE_SHM_GROUP", g.name),
+                None => "this user's processes only".into(),
+            }
+        )));
+    }
+    if !liveness::has_life_file() {
+        out.push(problem(
+            format!(
+                "liveness: no life file in {} (pid + start time instead)",
+                scope.life_dir().display()
+            ),
+            "processes in other containers (pid namespaces) would look dead and their topics could be rebuilt under them: nerve's directory must be a tmpfs (or any file system with OFD locks) that this user can write",
+        ));
+        return out;
+    }
+    let lives = liveness::live_processes();
+    let elsewhere = lives.iter().filter(|(_, i)| !i.same_pid_namespace).count();
+    let hosts: std::collections::BTreeSet<&str> = lives
+        .iter()
+        .filter(|(_, i)| !i.same_pid_namespace)
+        .map(|(_, i)| i.host.as_str())
+        .collect();
+    let what = format!(
+        "liveness: {} live nerve processes share {} ({elsewhere} in other pid namespaces{})",
+        lives.len(),
+        scope.life_dir().display(),
+        if hosts.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ": hosts {}",
+                hosts.into_iter().collect::<Vec<_>>().join(", ")
+            )
+        }
+    );
+    if runtime.is_some() && elsewhere == 0 {
+        // Not an error on its own (the other containers may not run yet), but the likeliest
+        // cause of "my topics are not seen" at 2 am.
+        out.push(fine(format!(
+            "{what}. If other containers run nerve, they do not share this directory: give them the same IPC namespace (--ipc=host, or --ipc=shareable and --ipc=container:<name>) or the same tmpfs volume with NERVE_SHM_DIR (docs/containers.md)"
+        )));
+    } else {
+        out.push(fine(what));
+    }
+    out
 }

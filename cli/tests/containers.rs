@@ -226,6 +226,15 @@ fn a_topic_shared_with_containers_is_never_destroyed_and_loses_nothing() {
     let (code, out, err) = nerve_in("ctr-b", d, &["topic", "echo", "--once", "ctr/cmd"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("stamp_ns"), "{out}");
+    let (_, out, _) = nerve_in("ctr-b", d, &["doctor"]);
+    let line = out
+        .lines()
+        .find(|l| l.contains("liveness:"))
+        .unwrap_or_default();
+    assert!(
+        line.contains("in other pid namespaces: hosts") && line.contains("ctr-a"),
+        "doctor in container B sees the host's and container A's processes: {out}"
+    );
     let (code, out, err) = nerve_in("ctr-b", d, &["clean"]);
     assert_eq!(code, 0, "{err}");
     assert!(

@@ -335,6 +335,36 @@ fn make_life_file(scope: &Scope, dir: &Path, token: u64) -> io::Result<File> {
     Ok(f)
 }
 
+/// The live processes of this scope (every pid namespace that shares its directory), with
+/// what their life files say; this process among them once it has made its own.
+pub fn live_processes() -> Vec<(ProcessId, LifeInfo)> {
+    let Ok(entries) = std::fs::read_dir(Scope::current().life_dir()) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name();
+            let token = u64::from_str_radix(name.to_str()?, 16).ok()?;
+            if token == 0 || token & LEGACY != 0 || name.len() != 16 {
+                return None;
+            }
+            let info = ProcessId { pid: 0, token }.info()?;
+            let id = ProcessId {
+                pid: info.pid,
+                token,
+            };
+            id.is_alive().then_some((id, info))
+        })
+        .collect()
+}
+
+/// Whether this process names itself by a life file (false: the pid + start time fallback,
+/// which holds in its own pid namespace only).
+pub fn has_life_file() -> bool {
+    ProcessId::current().token & LEGACY == 0
+}
+
 /// Removes the life files of dead processes in `dir` (and temporary ones over a minute old).
 fn remove_dead_lives(dir: &Path, mine: u64) {
     let Ok(entries) = std::fs::read_dir(dir) else {

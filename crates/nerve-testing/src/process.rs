@@ -154,11 +154,23 @@ impl ChildGuard {
         (self.wait(), rest)
     }
 
-    /// `kill -9`, then reaps it.
+    /// `kill -9` of the child and every process under it (a container's process under its
+    /// `unshare`), then reaps it and waits until they have all exited: when this returns,
+    /// each of them has closed its files and dropped its locks.
     pub fn kill9(&mut self) {
+        let below = descendants(self.id());
+        for &pid in &below {
+            // SAFETY: kill(2) of a process under our own child (it cannot be reaped, and its
+            // pid reused, before our child is: we have not reaped that yet).
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+        }
         let child = self.child();
         let _ = child.kill();
         let _ = child.wait();
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while below.iter().any(|&pid| running(pid)) && std::time::Instant::now() < end {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
     }
 
     /// Sends `signal` (e.g. `libc::SIGINT`) without waiting.
@@ -180,6 +192,41 @@ impl Drop for ChildGuard {
             let _ = c.wait();
         }
     }
+}
+
+/// Every process under `pid` (children, theirs, ...), from `/proc/<pid>/task/*/children`.
+fn descendants(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut todo = vec![pid];
+    while let Some(p) = todo.pop() {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{p}/task")) else {
+            continue;
+        };
+        for t in tasks.flatten() {
+            let kids = std::fs::read_to_string(t.path().join("children")).unwrap_or_default();
+            for k in kids.split_whitespace().filter_map(|k| k.parse().ok()) {
+                out.push(k);
+                todo.push(k);
+            }
+        }
+    }
+    out
+}
+
+/// Whether any thread of `pid` still runs (a thread group leader shows as a zombie while its
+/// other threads are still exiting, with the files they share still open).
+fn running(pid: u32) -> bool {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    tasks.flatten().any(|t| {
+        std::fs::read_to_string(t.path().join("stat")).is_ok_and(|s| {
+            let state = s
+                .rfind(')')
+                .and_then(|i| s[i + 1..].split_whitespace().next());
+            !matches!(state, Some("Z" | "X") | None)
+        })
+    })
 }
 
 /// The value of `name=VALUE` in a `RESULT a=1 b=2` line.

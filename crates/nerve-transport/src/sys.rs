@@ -11,6 +11,7 @@
 
 pub use nerve_shm::futex;
 pub use nerve_shm::ProcessId;
+pub use nerve_shm::{liveness, scope};
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 

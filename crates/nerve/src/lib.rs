@@ -141,7 +141,7 @@ pub mod rpc {
 /// need it.
 #[doc(hidden)]
 pub mod sys {
-    pub use nerve_transport::sys::{lock, ProcessId};
+    pub use nerve_transport::sys::{liveness, lock, scope, ProcessId};
 }
 
 /// Everything a node usually needs: `use nerve::prelude::*;`.

@@ -355,10 +355,27 @@ fn stress_chunks_every_byte_checked() {
 
 #[test]
 fn killed_publisher_mid_write_is_skipped_and_others_continue() {
+    killed_publisher_mid_write(None);
+}
+
+/// The same with the publisher in a container (a pid and mount namespace of its own, sharing
+/// /dev/shm): its death is seen through its life file, not its pid.
+#[test]
+fn killed_publisher_mid_write_in_another_pid_namespace_is_skipped() {
+    if let Err(why) = nerve_testing::container::check() {
+        return nerve_testing::skip(
+            "nerve/cross_process/killed_publisher_mid_write_in_another_pid_namespace_is_skipped",
+            &why,
+        );
+    }
+    killed_publisher_mid_write(Some("ctr-pub"));
+}
+
+fn killed_publisher_mid_write(host: Option<&str>) {
     let (d, _g) = domain();
     let topic = open_stress(d, false, 16);
     let mut s = topic.subscriber().unwrap();
-    let mut child = spawn("stall_writer", d, &[]);
+    let mut child = process::spawn_self_in(host, "child_entry", "stall_writer", d, &[]);
     child.wait_line("READY");
     assert_eq!(
         s.recv_deadline(Duration::from_secs(5)).unwrap(),
@@ -415,6 +432,24 @@ fn random_kill9_of_a_flat_out_publisher_never_corrupts() {
 
 #[test]
 fn killed_subscriber_holding_a_chunk_is_reclaimed() {
+    killed_subscriber_holding_a_chunk(None);
+}
+
+/// The same with the subscriber in a container: its chunk is reclaimed once it is provably
+/// dead, never while it lives (the old pid check saw every process of another pid namespace
+/// as dead, or as someone else).
+#[test]
+fn killed_subscriber_in_another_pid_namespace_holding_a_chunk_is_reclaimed() {
+    if let Err(why) = nerve_testing::container::check() {
+        return nerve_testing::skip(
+            "nerve/cross_process/killed_subscriber_in_another_pid_namespace_holding_a_chunk_is_reclaimed",
+            &why,
+        );
+    }
+    killed_subscriber_holding_a_chunk(Some("ctr-sub"));
+}
+
+fn killed_subscriber_holding_a_chunk(host: Option<&str>) {
     let (d, _g) = domain();
     let topic = Topic::<Blob>::builder("crash/hold")
         .domain(d)
@@ -423,12 +458,14 @@ fn killed_subscriber_holding_a_chunk_is_reclaimed() {
         .open()
         .unwrap();
     let p = topic.publisher().unwrap();
-    let mut child = spawn("hold_sample", d, &[]);
+    let mut child = process::spawn_self_in(host, "child_entry", "hold_sample", d, &[]);
     child.wait_line("READY");
     let mut loan = p.loan(1024).unwrap();
     loan.header_mut().seq = 77;
     loan.send().unwrap();
     assert_eq!(child.wait_line("HOLDING"), "HOLDING 77");
+    // While it lives, nothing of it is reclaimed.
+    assert_eq!(topic.reclaim_dead(), 0, "a live subscriber's records stay");
     child.kill9();
     // The ring holds one reference, the dead subscriber another.
     assert_eq!(topic.chunks_in_use(), Some((1, 8)));
