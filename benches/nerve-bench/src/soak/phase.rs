@@ -458,7 +458,7 @@ fn describe_topic(spec: &TopicSpec) -> String {
                     format!(
                         "{} pid {} {} count {} lost {}",
                         if e.publisher { "pub" } else { "sub" },
-                        e.pid,
+                        e.process.pid,
                         if e.alive { "alive" } else { "dead" },
                         e.count,
                         e.lost
