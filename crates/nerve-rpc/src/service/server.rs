@@ -163,6 +163,9 @@ pub struct ServerStats {
     pub failed: u64,
 }
 
+/// A client's response publisher, shared by the workers answering it.
+type Responding = Arc<Mutex<Publisher<RpcFrame>>>;
+
 struct ServerShared {
     config: ServiceConfig,
     handler: Handler,
@@ -173,7 +176,7 @@ struct ServerShared {
     /// Response publishers by client; each behind its own lock (publishers are not `Sync`:
     /// workers answering one client take turns).
     /// Each client's response publisher, with the client's process.
-    responders: Mutex<HashMap<u64, (ProcessId, Arc<Mutex<Publisher<RpcFrame>>>)>>,
+    responders: Mutex<HashMap<u64, (ProcessId, Responding)>>,
     // The counters below are statistics, all Relaxed: nothing is published through them.
     // `handled` and `failed` are raised before the response they concern is sent, so whoever
     // saw that response (the transport's Release/Acquire on the ring slot) reads a count that
@@ -398,7 +401,7 @@ impl ServerShared {
         lock(&self.responders).retain(|_, (process, _)| process.is_alive());
     }
 
-    fn responder(&self, client: u64, process: u64) -> Option<Arc<Mutex<Publisher<RpcFrame>>>> {
+    fn responder(&self, client: u64, process: u64) -> Option<Responding> {
         // The map stays locked while a new client's publisher opens (once per client): workers
         // racing to answer one new client's first calls would otherwise each open a publisher
         // of their own and could exhaust the response topic's few endpoint records.
