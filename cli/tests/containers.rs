@@ -223,6 +223,9 @@ fn a_topic_shared_with_containers_is_never_destroyed_and_loses_nothing() {
         "{out}"
     );
     assert!(!out.contains("DEAD"), "nobody is dead: {out}");
+    let (code, out, err) = nerve_in("ctr-b", d, &["topic", "list"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("ctr/cmd"), "{out}");
     let (code, out, err) = nerve_in("ctr-b", d, &["topic", "echo", "--once", "ctr/cmd"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("stamp_ns"), "{out}");

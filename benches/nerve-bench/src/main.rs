@@ -13,6 +13,7 @@ mod ipc;
 mod logbench;
 mod machine;
 mod network;
+mod open;
 mod pin;
 mod pyinproc;
 mod python;
@@ -85,6 +86,12 @@ enum Command {
     /// with 1/4/8 callers) — with every process on one host: nerve on shared memory against
     /// iceoryx2, Zenoh (loopback TCP), UDP and ROS 2 (rclpy).
     Local(network::NetworkArgs),
+    /// Topic open time while another process uses the topic (p50/p90/mean of open +
+    /// subscribe + close, per round).
+    Open(open::OpenArgs),
+    /// Internal: the process holding the topic of an `open` run.
+    #[command(name = "__open-hold", hide = true)]
+    OpenHold,
     /// Internal: one process of a `network` run.
     #[command(name = "__net-role", hide = true)]
     NetRole {
@@ -167,6 +174,8 @@ fn main() -> Result<()> {
         Command::Ros2(args) => ("ros2", ros2::run_suite(&args)),
         Command::Network(args) => ("network", network::run_suite(&args, false)),
         Command::Local(args) => ("local", network::run_suite(&args, true)),
+        Command::Open(args) => ("open", open::run(&args)),
+        Command::OpenHold => return open::hold_child_main(),
         Command::NetRole { spec } => return network::role_main(&spec),
         Command::RecordRec { domain, out } => return record::rec_child(domain, &out),
         Command::RecordPub { domain, case, secs } => return record::pub_child(domain, &case, secs),

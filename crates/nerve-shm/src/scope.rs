@@ -13,6 +13,7 @@ use std::io;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 /// The environment variable that turns on the group mode.
 pub const GROUP_ENV: &str = "NERVE_SHM_GROUP";
@@ -176,11 +177,25 @@ fn chown_group(path: &Path, gid: u32) -> io::Result<()> {
     Ok(())
 }
 
-/// The gid of a group given by number or name (None: unknown).
+/// The gid of a group given by number or name (None: unknown). A name is looked up once per
+/// process (the group database can be slow to read, and domain paths are asked for often).
 fn gid_of(group: &str) -> Option<u32> {
     if let Ok(gid) = group.parse() {
         return Some(gid);
     }
+    static KNOWN: Mutex<Option<(String, Option<u32>)>> = Mutex::new(None);
+    let mut known = KNOWN.lock().unwrap_or_else(PoisonError::into_inner);
+    match &*known {
+        Some((name, gid)) if name == group => *gid,
+        _ => {
+            let gid = lookup_gid(group);
+            *known = Some((group.to_owned(), gid));
+            gid
+        }
+    }
+}
+
+fn lookup_gid(group: &str) -> Option<u32> {
     let name = CString::new(group).ok()?;
     // SAFETY: zeroed `group` is a valid out-parameter; getgrnam_r writes it and points its
     // strings into `buf`, which outlives the call; `result` is set to it or to null.
