@@ -41,7 +41,7 @@ fn child_entry() {
             let p = t.publisher().unwrap();
             println!("READY");
             let end = Instant::now() + Duration::from_secs(30);
-            while subscribers("ctr/cmd") < subs {
+            while subscribers(nerve::default_domain(), "ctr/cmd") < subs {
                 assert!(Instant::now() < end, "the subscribers never came");
                 std::thread::sleep(Duration::from_millis(5));
             }
@@ -123,8 +123,8 @@ impl Node for Idle {
     fn tick(&mut self, _ctx: &mut Context<'_>) {}
 }
 
-fn subscribers(topic: &str) -> usize {
-    nerve::registry::list(nerve::default_domain())
+fn subscribers(domain: u32, topic: &str) -> usize {
+    nerve::registry::list(domain)
         .iter()
         .find(|t| t.name == topic)
         .map_or(0, |t| t.subscribers())
@@ -158,17 +158,9 @@ fn containers(id: &str) -> bool {
 
 /// `nerve args` in a container of its own named `host`: (status, stdout, stderr).
 fn nerve_in(host: &str, domain: u32, args: &[&str]) -> (i32, String, String) {
-    let out = container::command(host, NERVE, args)
-        .env("NERVE_DOMAIN", domain.to_string())
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run nerve in a container");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let mut cmd = container::command(host, NERVE, args);
+    cmd.env("NERVE_DOMAIN", domain.to_string());
+    common::run(cmd)
 }
 
 fn until(what: &str, limit: Duration, mut ok: impl FnMut() -> bool) -> Duration {
@@ -372,7 +364,7 @@ fn an_estop_from_one_container_stops_a_scheduler_in_another() {
     let mut guard = process::spawn_self_in(Some("ctr-a"), "child_entry", "estopped", d, &[]);
     assert_eq!(guard.wait_line("READY"), "READY pid=1");
     until("the e-stop subscriber", Duration::from_secs(5), || {
-        subscribers_in(d, "nerve/estop") >= 1
+        subscribers(d, "nerve/estop") >= 1
     });
     let trigger = process::spawn_self_in(Some("ctr-b"), "child_entry", "trigger", d, &[]);
     trigger.finish();
@@ -382,13 +374,6 @@ fn an_estop_from_one_container_stops_a_scheduler_in_another() {
         "{line}"
     );
     assert!(guard.wait().success());
-}
-
-fn subscribers_in(d: u32, topic: &str) -> usize {
-    nerve::registry::list(d)
-        .iter()
-        .find(|t| t.name == topic)
-        .map_or(0, |t| t.subscribers())
 }
 
 /// Root and uid 1000 share a domain through `NERVE_SHM_GROUP` (a gid both have); uid 1001,

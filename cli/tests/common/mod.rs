@@ -11,9 +11,15 @@ pub fn nerve(domain: u32, args: &[&str]) -> (i32, String, String) {
 
 /// `nerve args` with these environment variables: (status, stdout, stderr).
 pub fn nerve_env(env: &[(&str, String)], args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(NERVE)
-        .args(args)
-        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+    let mut cmd = Command::new(NERVE);
+    cmd.args(args)
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())));
+    run(cmd)
+}
+
+/// Runs `cmd` (a `nerve` command line, without RUST_LOG and stdin): (status, stdout, stderr).
+pub fn run(mut cmd: Command) -> (i32, String, String) {
+    let out = cmd
         .env_remove("RUST_LOG")
         .stdin(Stdio::null())
         .output()

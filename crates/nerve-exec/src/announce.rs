@@ -2,7 +2,8 @@
 //! statistics once a second on the latest-only topic `nerve/node/<name>` ([`NodeRecord`]), so
 //! `nerve node list` and `node info` in another process see the nodes of a domain, their
 //! rate, lateness and misses, and which are gone ([`nodes`]). The last record says `up = 0`
-//! when the scheduler stops; a node whose process died is told by its life token (see `nerve_shm::liveness`).
+//! when the scheduler stops; a node whose process died is told by its life token (see
+//! `nerve_shm::liveness`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

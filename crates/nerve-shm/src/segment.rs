@@ -405,8 +405,9 @@ pub fn live_endpoints(ring: &Ring) -> usize {
 /// records whose processes are alive. None for our own version (or not a nerve segment).
 ///
 /// Every layout version keeps the endpoint table at [`ENDPOINTS_OFFSET`] in 64-byte records
-/// that start with `state: u32, pid: u32, token: u64` (before version 5 the start time), and the header's `max_endpoints`
-/// where [`HeaderFields`] has it; a layout that cannot keep that must change the magic.
+/// that start with `state: u32, pid: u32, token: u64` (before version 5 the start time), and
+/// the header's `max_endpoints` where [`HeaderFields`] has it; a layout that cannot keep that
+/// must change the magic.
 fn other_version_users(region: &ShmRegion) -> Option<(u32, Vec<u32>)> {
     // SAFETY: the caller mapped at least a page; HeaderFields is plain integers and bytes.
     let h = unsafe { std::ptr::read_volatile(region.base().as_ptr() as *const HeaderFields) };

@@ -1,7 +1,7 @@
 //! Operating-system plumbing the other nerve crates share, so that none of them reaches into
-//! the memory layer itself: the futex wrapper and process identities (a [`ProcessId`] holds in every pid namespace; a
-//! bare pid does not, so nerve offers no check by pid). Internal: the `nerve`
-//! facade does not re-export it (its clock is [`crate::time`]).
+//! the memory layer itself: the futex wrapper, process identities (a [`ProcessId`] holds in
+//! every pid namespace; a bare pid does not, so nerve offers no check by pid), liveness and
+//! scope. Internal: the `nerve` facade does not re-export it (its clock is [`crate::time`]).
 //!
 //! **Poisoned locks.** nerve's one policy: a lock poisoned by a panic is recovered ([`lock`]),
 //! never unwrapped. A panic in a user's callback (a service handler, a node's tick) is caught

@@ -3,9 +3,9 @@
 //! A [`Watch`] sleeps on the generation word of the domain's registry (a futex, woken by
 //! every change any process posts), at most [`WATCH_SLICE`] at a time. Each time it wakes it
 //! asks the life files of the processes it has seen whether they still live (one `fcntl`
-//! each, in any pid namespace: a process that died is noticed within a slice), and when the generation moved it reads the registry's entries and, for
-//! the topics whose entry changed, their endpoint tables (with `pread`), and diffs all that
-//! against what it knew. It never scans the domain's directory.
+//! each, in any pid namespace: a process that died is noticed within a slice), and when the
+//! generation moved it reads the registry's entries and, for the topics whose entry changed,
+//! their endpoint tables (with `pread`), and diffs all that against what it knew. It never scans the domain's directory.
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::path::PathBuf;
