@@ -9,37 +9,39 @@
 
 use std::time::Duration;
 
-/// The longest duration any verb accepts: a week. Without `--duration` a verb runs until
-/// Ctrl-C, so nothing longer is ever needed, and every accepted value converts to a
-/// `Duration` without overflow.
-pub const MAX_SECONDS: f64 = 7.0 * 24.0 * 3600.0;
-
-/// A parser of seconds in `(min, MAX_SECONDS]` (`min` itself included when `inclusive`):
-/// finite, in range, as a `Duration`.
+/// A parser of seconds in `(min, nerve::time::MAX_SECONDS]` (a week, the one limit of every
+/// typed span: without `--duration` a verb runs until Ctrl-C, so nothing longer is needed) (`min` itself included when `inclusive`):
+/// finite, in range, as a `Duration` (`nerve::time::checked_seconds`).
 fn seconds(
     min: f64,
     inclusive: bool,
 ) -> impl Fn(&str) -> Result<Duration, String> + Clone + Send + Sync + 'static {
     move |s: &str| {
-        let low = if inclusive {
-            format!("at least {min}")
-        } else {
-            format!("greater than {min}")
-        };
-        let expected = format!("expected seconds {low} and at most {MAX_SECONDS} (7 days)");
-        let v: f64 = s
-            .trim()
-            .parse()
-            .map_err(|_| format!("not a number; {expected}"))?;
-        if !v.is_finite() {
-            return Err(format!("not a finite number; {expected}"));
-        }
-        let above_min = if inclusive { v >= min } else { v > min };
-        if !above_min || v > MAX_SECONDS {
-            return Err(format!("out of range; {expected}"));
-        }
-        Ok(Duration::from_secs_f64(v))
+        let v = number(s)?;
+        nerve::time::checked_seconds(v, min, !inclusive).map_err(|e| format!("{e} (7 days)"))
     }
+}
+
+/// `s` as a number (`nan` and `inf` parse; the range checks refuse them).
+fn number(s: &str) -> Result<f64, String> {
+    s.trim()
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number"))
+}
+
+/// Seconds from 0 to a week (`--grace`, `play --start`).
+pub fn any_seconds(s: &str) -> Result<Duration, String> {
+    seconds(0.0, true)(s)
+}
+
+/// A rate in Hz (`topic pub -r`, `play --clock`): from one a week to 1 MHz.
+pub fn hz(s: &str) -> Result<f64, String> {
+    nerve::time::checked_hz(number(s)?)
+}
+
+/// A playback speed (`play --rate`): from 0.001 to 10 000 times real time.
+pub fn speed(s: &str) -> Result<f64, String> {
+    nerve::time::checked(number(s)?, 0.001, false, 10_000.0, "a factor")
 }
 
 /// How long a run lasts (`nerve demo --duration`): seconds, more than 0, at most a week.
@@ -79,11 +81,18 @@ mod tests {
     #[test]
     fn run_seconds_refuses_what_is_not_a_sane_duration() {
         for bad in [
-            "nan", "NaN", "inf", "-inf", "infinity", "-1", "0", "-0", "1e30", "604801", "", "x",
+            "nan", "NaN", "inf", "-inf", "infinity", "-1", "0", "-0", "1e30", "604801",
         ] {
             let e = run_seconds(bad).expect_err(bad);
             assert!(e.contains("expected seconds greater than 0"), "{bad}: {e}");
         }
+        for bad in ["", "x"] {
+            assert!(run_seconds(bad).expect_err(bad).contains("not a number"));
+        }
+        for bad in ["1e-300", "0", "1e300", "nan", "-1"] {
+            assert!(hz(bad).is_err() && speed(bad).is_err(), "{bad}");
+        }
+        assert!(any_seconds("1e300").is_err() && any_seconds("0").is_ok());
         assert_eq!(run_seconds("2").unwrap(), Duration::from_secs(2));
         assert_eq!(run_seconds("0.5").unwrap(), Duration::from_millis(500));
         assert_eq!(run_seconds("604800").unwrap(), Duration::from_secs(604_800));

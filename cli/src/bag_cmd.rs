@@ -78,36 +78,20 @@ pub struct PlayArgs {
     /// The recording.
     file: PathBuf,
     /// Speed: 1 as recorded, 2 twice as fast.
-    #[arg(short, long, default_value_t = 1.0, value_parser = rate)]
+    #[arg(short, long, default_value_t = 1.0, value_parser = args::speed, allow_hyphen_values = true)]
     rate: f64,
     /// Play again from the start at the end, until Ctrl-C.
     #[arg(short = 'l', long = "loop")]
     repeat: bool,
     /// Skip this many seconds of the recording's beginning.
-    #[arg(long, value_name = "SECONDS", default_value = "0", value_parser = offset)]
+    #[arg(long, value_name = "SECONDS", default_value = "0", value_parser = args::any_seconds, allow_hyphen_values = true)]
     start_offset: Duration,
     /// Only these topics.
     #[arg(long, num_args = 1.., value_name = "TOPIC")]
     topics: Vec<String>,
     /// Publish the recording's time on topic `clock` (nerve/Clock) this many times a second.
-    #[arg(long, value_name = "HZ", value_parser = rate)]
+    #[arg(long, value_name = "HZ", value_parser = args::hz, allow_hyphen_values = true)]
     clock: Option<f64>,
-}
-
-fn rate(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(r) if r.is_finite() && r > 0.0 && r <= 1e4 => Ok(r),
-        _ => Err("expected a number greater than 0 and at most 10000".into()),
-    }
-}
-
-fn offset(s: &str) -> Result<Duration, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && (0.0..=args::MAX_SECONDS).contains(&v) => {
-            Ok(Duration::from_secs_f64(v))
-        }
-        _ => Err(format!("expected seconds from 0 to {}", args::MAX_SECONDS)),
-    }
 }
 
 #[derive(clap::Subcommand)]

@@ -288,8 +288,7 @@ pub fn param(domain: u32, cmd: ParamCommand) -> anyhow::Result<()> {
             outln!("{}", text.trim_end())?;
         }
         ParamCommand::Load { node, file } => {
-            let text = std::fs::read_to_string(&file)
-                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
+            let text = nerve::document::read(&file)?;
             let n = param_client(domain, &node)?.load_yaml_str(&text, PARAM_TIMEOUT)?;
             outln!(
                 "set {n} parameters of node '{node}' from {}",

@@ -1,7 +1,7 @@
 //! `nerve topic pub`: publish values (YAML or JSON) on any topic, through the description it
 //! carries, or on a new topic of a standard type.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use nerve::msgs::described::TypeDoc;
 use nerve::msgs::dynamic::Value;
@@ -21,7 +21,7 @@ pub struct PubArgs {
     words: Vec<String>,
     /// Publish this many times a second (default 1).
     #[arg(short = 'r', long, value_name = "HZ", default_value_t = 1.0,
-          value_parser = rate)]
+          value_parser = crate::args::hz)]
     rate: f64,
     /// Publish once and exit.
     #[arg(long)]
@@ -29,13 +29,6 @@ pub struct PubArgs {
     /// Publish this many times and exit.
     #[arg(short = 't', long = "times", value_name = "N")]
     times: Option<u64>,
-}
-
-fn rate(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(r) if r.is_finite() && r > 0.0 && r <= 1e6 => Ok(r),
-        _ => Err("expected a rate in Hz, greater than 0 and at most 1000000".into()),
-    }
 }
 
 /// The standard type named `ty` (nerve name, short name or ROS 2 name).
@@ -51,6 +44,7 @@ pub fn publish(domain: u32, args: PubArgs) -> anyhow::Result<()> {
         [ty, values] => (Some(ty.as_str()), values),
         _ => anyhow::bail!("expected [TYPE] VALUES"),
     };
+    nerve::document::check(text, "VALUES")?;
     let value: Value = serde_norway::from_str(text).map_err(|e| {
         anyhow::anyhow!("cannot read VALUES for topic '{name}' as YAML or JSON: {e}")
     })?;
@@ -83,7 +77,7 @@ pub fn publish(domain: u32, args: PubArgs) -> anyhow::Result<()> {
     let codec = ValueCodec::of(&topic).map_err(|e| anyhow::anyhow!("{e}"))?;
     let publisher = topic.publisher().map_err(anyhow::Error::new)?;
     let times = if args.once { Some(1) } else { args.times };
-    let period = Duration::from_secs_f64(1.0 / args.rate);
+    let period = nerve::time::period(args.rate);
     let start = Instant::now();
     let mut sent = 0u64;
     while times.is_none_or(|t| sent < t) {

@@ -81,6 +81,7 @@ pub enum ActionCommand {
 
 /// YAML or JSON from the command line.
 pub fn parse_values(what: &str, text: &str) -> anyhow::Result<Json> {
+    nerve::document::check(text, what)?;
     serde_norway::from_str(text)
         .map_err(|e| anyhow::anyhow!("cannot read the {what} as YAML or JSON: {e}"))
 }

@@ -24,6 +24,10 @@ pub struct ViewArgs {
     /// writes, so one layout serves live and recorded data), none as Foxglove's own schemas.
     #[arg(long, requires = "foxglove")]
     ros2_schemas: bool,
+    /// A host name (besides IP addresses, `localhost` and this machine's name) under which
+    /// the page may be reached, e.g. a reverse proxy's; others are refused (DNS rebinding).
+    #[arg(long = "allow-host", value_name = "NAME", conflicts_with = "foxglove")]
+    allow_host: Vec<String>,
     /// Stop after this many seconds (default: at Ctrl-C).
     #[arg(long, value_parser = crate::args::run_seconds)]
     duration: Option<Duration>,
@@ -38,7 +42,7 @@ pub fn run(domain: u32, a: ViewArgs) -> anyhow::Result<()> {
             )
         })?;
         let addr = std::net::SocketAddr::new(ip, a.port.unwrap_or(8080));
-        return crate::web::serve(domain, addr, a.duration);
+        return crate::web::serve(domain, addr, a.duration, a.allow_host);
     }
     let view = FoxgloveView::start(ViewConfig {
         domain,

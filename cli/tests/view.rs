@@ -43,15 +43,36 @@ impl View {
         View { child, port }
     }
 
-    /// One request; the status line and the body.
+    /// One request as the page makes it (its own address as `Host`; the run's token on what
+    /// changes something); the status line and the body.
     fn request(&self, method: &str, path: &str) -> (String, String) {
+        let host = format!("127.0.0.1:{}", self.port);
+        let mut headers = vec![("Host", host)];
+        if method != "GET" {
+            headers.push(("X-Nerve-Token", self.token()));
+        }
+        self.raw(method, path, &headers)
+    }
+
+    /// The token in the page this view serves.
+    fn token(&self) -> String {
+        let host = format!("127.0.0.1:{}", self.port);
+        let (_, page) = self.raw("GET", "/", &[("Host", host)]);
+        let tag = "name=\"nerve-token\" content=\"";
+        let at = page.find(tag).expect("the token's meta tag") + tag.len();
+        page[at..at + 32].to_owned()
+    }
+
+    /// One request with exactly these headers.
+    fn raw(&self, method: &str, path: &str, headers: &[(&str, String)]) -> (String, String) {
         let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
         s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-        write!(
-            s,
-            "{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-        )
-        .unwrap();
+        let mut req = format!("{method} {path} HTTP/1.1\r\n");
+        for (k, v) in headers {
+            req.push_str(&format!("{k}: {v}\r\n"));
+        }
+        req.push_str("Content-Length: 0\r\nConnection: close\r\n\r\n");
+        s.write_all(req.as_bytes()).unwrap();
         let mut out = String::new();
         s.read_to_string(&mut out).unwrap();
         let (head, body) = out.split_once("\r\n\r\n").unwrap_or((&out, ""));
@@ -161,7 +182,12 @@ fn snapshots_measure_topics_tail_the_log_and_the_button_trips_the_estop() {
     // Server-sent events: a snapshot arrives as an event.
     let mut sse = TcpStream::connect(("127.0.0.1", view.port)).unwrap();
     sse.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-    write!(sse, "GET /api/events HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    write!(
+        sse,
+        "GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
+        view.port
+    )
+    .unwrap();
     let mut events = BufReader::new(sse);
     let mut line = String::new();
     let deadline = Instant::now() + Duration::from_secs(5);
@@ -196,4 +222,94 @@ fn snapshots_measure_topics_tail_the_log_and_the_button_trips_the_estop() {
     // Relaxed: see the sender.
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     sender.join().unwrap();
+}
+
+/// What a stranger's page could send, refused: a cross-site "simple" POST (`text/plain`, a
+/// foreign `Origin`, no token), a POST with a wrong token, a DNS-rebinding page's requests
+/// (`Host: evil.example`), a foreign `Origin` on a read; none trips the e-stop. And a
+/// connection that trickles its headers is closed after `HEADER_TIMEOUT`.
+#[test]
+fn strangers_cannot_trip_the_estop_or_read_the_robot() {
+    let (domain, _g) = nerve_testing::domain();
+    let view = View::start(domain);
+    let estop = Topic::<EStopMsg>::builder(ESTOP_TOPIC)
+        .depth(16)
+        .domain(domain)
+        .open()
+        .unwrap();
+    let mut listener = estop.subscriber().unwrap();
+    let me = format!("127.0.0.1:{}", view.port);
+    let evil = format!("evil.example:{}", view.port);
+    let cases: [(&str, &str, Vec<(&str, String)>, &str); 6] = [
+        (
+            "POST",
+            "/api/estop",
+            vec![
+                ("Host", me.clone()),
+                ("Origin", "http://evil.example".into()),
+                ("Content-Type", "text/plain".into()),
+            ],
+            "403",
+        ),
+        ("POST", "/api/estop", vec![("Host", me.clone())], "403"),
+        (
+            "POST",
+            "/api/estop",
+            vec![("Host", me.clone()), ("X-Nerve-Token", "0".repeat(32))],
+            "403",
+        ),
+        (
+            "POST",
+            "/api/estop",
+            vec![("Host", evil.clone()), ("X-Nerve-Token", view.token())],
+            "421",
+        ),
+        ("GET", "/api/state", vec![("Host", evil.clone())], "421"),
+        (
+            "GET",
+            "/api/state",
+            vec![
+                ("Host", me.clone()),
+                ("Origin", "http://evil.example".into()),
+            ],
+            "403",
+        ),
+    ];
+    for (method, path, headers, want) in &cases {
+        let (status, body) = view.raw(method, path, headers);
+        assert!(
+            status.contains(want),
+            "{method} {path} {headers:?}: {status} {body}"
+        );
+        assert!(body.contains("error"), "{body}");
+    }
+    assert!(
+        listener
+            .recv_timeout(Duration::from_millis(300))
+            .unwrap()
+            .is_none(),
+        "no refused request may trip the e-stop"
+    );
+    // The page's own requests still work: same origin, its token.
+    let (status, _) = view.raw(
+        "GET",
+        "/api/state",
+        &[("Host", me.clone()), ("Origin", format!("http://{me}"))],
+    );
+    assert!(status.contains("200"), "{status}");
+
+    // A client that never finishes its headers.
+    let mut s = TcpStream::connect(("127.0.0.1", view.port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(15))).unwrap();
+    s.write_all(format!("GET /api/state HTTP/1.1\r\nHost: {me}\r\n").as_bytes())
+        .unwrap();
+    let t0 = Instant::now();
+    let mut buf = [0u8; 256];
+    let n = s.read(&mut buf).unwrap_or(0);
+    let waited = t0.elapsed();
+    assert!(
+        waited >= Duration::from_secs(4) && waited < Duration::from_secs(10),
+        "closed after {waited:?} ({n} bytes: {:?})",
+        String::from_utf8_lossy(&buf[..n])
+    );
 }

@@ -79,6 +79,7 @@ impl From<ServeError> for CFailure {
         let code = match &e {
             ServeError::AlreadyServed { .. } => NERVE_E_ALREADY_SERVED,
             ServeError::Open { source, .. } => crate::status::open_code(source),
+            ServeError::TooManyWorkers { .. } => NERVE_E_INVALID_ARGUMENT,
             _ => crate::status::NERVE_E_IO,
         };
         fail(code, e.to_string())
@@ -271,8 +272,8 @@ pub unsafe extern "C" fn nerve_reply_error(reply: *mut nerve_reply, message: *co
 }
 
 /// Serves `name` in `domain` with `handler` on `workers` threads (0 or 1: one thread, the
-/// lowest latency) until `nerve_server_close`. `NERVE_E_ALREADY_SERVED` when another live
-/// server has it.
+/// lowest latency; at most 256, else `NERVE_E_INVALID_ARGUMENT`) until `nerve_server_close`.
+/// `NERVE_E_ALREADY_SERVED` when another live server has it.
 ///
 /// # Safety
 /// `name` is a NUL-terminated string; `handler` may be called from nerve's threads, `workers`
@@ -306,7 +307,9 @@ pub unsafe extern "C" fn nerve_server_open(
     })
 }
 
-/// Stops serving (waits for handlers running now to return).
+/// Stops serving (waits for handlers running now to return). A handler may close its own
+/// server: the call returns `NERVE_OK` once the other handlers have returned, and the
+/// calling handler's thread ends when it returns.
 ///
 /// # Safety
 /// `server` is NULL or a server handle.

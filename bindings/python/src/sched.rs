@@ -195,11 +195,10 @@ fn failure_policy(v: &Bound<'_, PyAny>) -> PyResult<FailurePolicy> {
     }
     if let Ok(t) = v.downcast::<PyTuple>() {
         if let Ok((kind, max, backoff)) = t.extract::<(String, u32, f64)>() {
-            if kind == "restart" && backoff.is_finite() && backoff >= 0.0 {
-                return Ok(FailurePolicy::Restart {
-                    max,
-                    backoff: Duration::from_secs_f64(backoff),
-                });
+            if kind == "restart" {
+                let backoff = nerve::time::checked_seconds(backoff, 0.0, false)
+                    .map_err(|e| PyValueError::new_err(format!("on_error backoff: {e}")))?;
+                return Ok(FailurePolicy::Restart { max, backoff });
             }
         }
     }
@@ -242,10 +241,9 @@ fn exec_class(v: &Bound<'_, PyAny>) -> PyResult<ExecClass> {
 fn seconds(name: &str, v: Option<f64>) -> PyResult<Option<Duration>> {
     match v {
         None => Ok(None),
-        Some(s) if s.is_finite() && s > 0.0 => Ok(Some(Duration::from_secs_f64(s))),
-        Some(s) => Err(PyValueError::new_err(format!(
-            "{name} is a number of seconds > 0, got {s}"
-        ))),
+        Some(s) => nerve::time::checked_seconds(s, 0.0, true)
+            .map(Some)
+            .map_err(|e| PyValueError::new_err(format!("{name}: {e}"))),
     }
 }
 
@@ -363,11 +361,8 @@ impl Scheduler {
             // Every option is checked before the builder is touched: a refused `add` leaves
             // the scheduler as it was.
             if let Some(r) = rate {
-                if !(r.is_finite() && r > 0.0) {
-                    return Err(PyValueError::new_err(format!(
-                        "rate is ticks per second > 0, got {r}"
-                    )));
-                }
+                nerve::time::checked_hz(r)
+                    .map_err(|e| PyValueError::new_err(format!("rate: {e}")))?;
             }
             let miss = miss_policy("on_miss", on_miss)?;
             let over = miss_policy("on_budget", on_budget)?;

@@ -75,6 +75,9 @@ pub struct WaitFor {
     pub timeout: Option<f64>,
 }
 
+/// The shortest wait before a respawn (a launch file's `respawn_delay` may not go below it).
+pub const MIN_RESPAWN_DELAY: f64 = 0.1;
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct NodeSpec {
@@ -275,8 +278,7 @@ fn load_into(
                 .join(" -> ")
         );
     }
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
+    let text = nerve::document::read(&path)?;
     let mut value: Value = serde_norway::from_str(&text)
         .with_context(|| format!("{} is not valid YAML", path.display()))?;
     // The declared args (their defaults may use $(env ...)), then the overrides.
@@ -363,9 +365,27 @@ fn resolve_node(
     let name = join_ns(&ns, &n.name);
     let mut env = file_env.clone();
     env.extend(n.env);
-    let delay = n.respawn_delay.unwrap_or(1.0);
-    if !(delay.is_finite() && delay >= 0.0) {
-        bail!("{}", where_("respawn_delay is seconds >= 0"));
+    // A respawn waits at least MIN_RESPAWN_DELAY: a node that exits at once is not restarted
+    // in a busy loop.
+    let delay = nerve::time::checked(
+        n.respawn_delay.unwrap_or(1.0),
+        MIN_RESPAWN_DELAY,
+        false,
+        nerve::time::MAX_SECONDS,
+        "seconds",
+    )
+    .map_err(|e| anyhow::anyhow!("{}", where_(&format!("respawn_delay: {e}"))))?;
+    // The nodes read their parameter files; a file nerve would refuse is refused here, before
+    // anything starts.
+    for f in &n.params_files {
+        nerve::document::read(&dir.join(f))
+            .map_err(|e| anyhow::anyhow!("{}", where_(&format!("params_files: {e}"))))?;
+    }
+    for w in &n.wait_for {
+        if let Some(t) = w.timeout {
+            nerve::time::checked_seconds(t, 0.0, false)
+                .map_err(|e| anyhow::anyhow!("{}", where_(&format!("wait_for timeout: {e}"))))?;
+        }
     }
     Ok(Node {
         name,

@@ -35,8 +35,8 @@ pub struct LaunchArgs {
     #[arg(long = "arg", value_name = "NAME=VALUE")]
     pub args: Vec<String>,
     /// Seconds the nodes get to stop after Ctrl-C before they are killed.
-    #[arg(long, default_value_t = 5.0)]
-    pub grace: f64,
+    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = crate::args::any_seconds, allow_hyphen_values = true)]
+    pub grace: Duration,
     /// Print what would start (commands, namespaces, remaps, parameters, environment) and exit.
     #[arg(long)]
     pub dry_run: bool,
@@ -164,7 +164,9 @@ fn wait_ready(node: &Node, domain: u32) -> Result<()> {
             .join(","),
     );
     for w in &node.wait_for {
-        let timeout = Duration::from_secs_f64(w.timeout.unwrap_or(10.0).max(0.0));
+        // Checked when the file was read (`file::node`): finite, 0 to a week.
+        let timeout = nerve::time::checked_seconds(w.timeout.unwrap_or(10.0), 0.0, false)
+            .unwrap_or(Duration::from_secs(10));
         let deadline = Instant::now() + timeout;
         let (what, name) = match (&w.topic, &w.service) {
             (Some(t), None) => ("topic", resolver.resolve(t)),
@@ -287,6 +289,25 @@ fn stop_all(members: &mut [Member], grace: Duration, domain: u32) {
 }
 
 /// `nerve launch`.
+/// The launch's scratch directory (`/tmp/nerve-launch-<pid>`: the nodes' parameter files),
+/// removed when the launch ends however it ends: an error, a panic, or Ctrl-C.
+struct RunDir(PathBuf);
+
+impl RunDir {
+    fn make() -> Result<RunDir> {
+        let dir = std::env::temp_dir().join(format!("nerve-launch-{}", std::process::id()));
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        Ok(RunDir(dir))
+    }
+}
+
+impl Drop for RunDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 pub fn run(domain: u32, a: LaunchArgs) -> Result<()> {
     let mut overrides = BTreeMap::new();
     for kv in &a.args {
@@ -295,29 +316,23 @@ pub fn run(domain: u32, a: LaunchArgs) -> Result<()> {
         };
         overrides.insert(k.to_owned(), v.to_owned());
     }
-    if !(a.grace.is_finite() && a.grace >= 0.0) {
-        bail!("--grace is seconds >= 0, got {}", a.grace);
-    }
     let nodes = file::load(&a.file, &overrides)?;
     if nodes.is_empty() {
         bail!("{} starts no node", a.file.display());
     }
-    let run_dir = std::env::temp_dir().join(format!("nerve-launch-{}", std::process::id()));
-    std::fs::create_dir_all(&run_dir)
-        .with_context(|| format!("cannot create {}", run_dir.display()))?;
+    let run_dir = RunDir::make()?;
     if a.dry_run {
         for n in &nodes {
             println!("{}: {}", n.name, n.command.join(" "));
-            for (k, v) in nerve_env(n, domain, &run_dir)? {
+            for (k, v) in nerve_env(n, domain, &run_dir.0)? {
                 println!("    {k}={v}");
             }
         }
-        let _ = std::fs::remove_dir_all(&run_dir);
         return Ok(());
     }
     signals::install();
-    let result = supervise(nodes, domain, &run_dir, Duration::from_secs_f64(a.grace));
-    let _ = std::fs::remove_dir_all(&run_dir);
+    let result = supervise(nodes, domain, &run_dir.0, a.grace);
+    drop(run_dir);
     match nerve::registry::clean(domain) {
         Ok(r) if !r.stale.is_empty() => eprintln!(
             "[launch] removed {} segments the nodes left in domain {domain}",

@@ -7,8 +7,11 @@
 //!
 //! Routes: `/` the page, `/api/state` the latest snapshot (JSON), `/api/events` snapshots as
 //! they come, `POST /api/estop` trips the domain's e-stop (`nerve/estop`, what every
-//! scheduler with an e-stop topic obeys).
+//! scheduler with an e-stop topic obeys). Every request passes [`guard`] first (its own
+//! address as `Host`, no foreign `Origin`, the run's token for what changes the robot), and a
+//! connection that has not sent its request's headers within [`HEADER_TIMEOUT`] is closed.
 
+pub mod guard;
 mod monitor;
 
 use std::convert::Infallible;
@@ -30,15 +33,26 @@ use crate::signals;
 const PAGE: &str = include_str!("page.html");
 /// How often the page's data is measured and sent.
 const EVERY: Duration = Duration::from_millis(500);
+/// How long a connection may take to send a request's headers (a client that trickles them
+/// keeps no connection open for longer).
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(5);
 
 #[derive(Clone)]
 struct App {
     domain: u32,
     snapshots: watch::Receiver<Arc<str>>,
+    /// The page with this run's token in it.
+    page: Arc<str>,
 }
 
-/// Serves the page on `addr` until Ctrl-C (or `duration`).
-pub fn serve(domain: u32, addr: SocketAddr, duration: Option<Duration>) -> anyhow::Result<()> {
+/// Serves the page on `addr` until Ctrl-C (or `duration`); `allow_hosts`: names besides IP
+/// addresses, `localhost` and this machine's name that may reach it (a reverse proxy's).
+pub fn serve(
+    domain: u32,
+    addr: SocketAddr,
+    duration: Option<Duration>,
+    allow_hosts: Vec<String>,
+) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .thread_name("nerve-view")
@@ -58,6 +72,10 @@ pub fn serve(domain: u32, addr: SocketAddr, duration: Option<Duration>) -> anyho
         .spawn(move || follow(domain, &tx))?;
     signals::install();
     outln!("nerve view of domain {domain} on http://{bound}/ (Ctrl-C stops it)")?;
+    let allowed = Arc::new(guard::Guard::new(
+        bound.port(),
+        allow_hosts.iter().map(|h| h.to_ascii_lowercase()).collect(),
+    ));
     let app = Router::new()
         .route("/", get(page))
         .route("/api/state", get(state))
@@ -66,18 +84,19 @@ pub fn serve(domain: u32, addr: SocketAddr, duration: Option<Duration>) -> anyho
         .with_state(App {
             domain,
             snapshots: rx,
-        });
+            page: Arc::from(PAGE.replace("{{NERVE_TOKEN}}", &allowed.token)),
+        })
+        .layer(axum::middleware::from_fn_with_state(
+            allowed.clone(),
+            guard::check,
+        ));
     let start = Instant::now();
     let stop = async move {
         while !signals::stopped() && duration.is_none_or(|d| start.elapsed() < d) {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     };
-    runtime.block_on(async {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(stop)
-            .await
-    })?;
+    runtime.block_on(accept(listener, app, stop));
     // Open event streams end with the runtime.
     runtime.shutdown_timeout(Duration::from_secs(1));
     let _ = monitor.join();
@@ -104,8 +123,41 @@ fn follow(domain: u32, tx: &watch::Sender<Arc<str>>) {
     }
 }
 
-async fn page() -> Html<&'static str> {
-    Html(PAGE)
+/// Serves connections until `stop`, each closed if its request headers take longer than
+/// [`HEADER_TIMEOUT`] (axum's own `serve` sets no such timeout).
+async fn accept(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    stop: impl std::future::Future<Output = ()>,
+) {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    tokio::pin!(stop);
+    loop {
+        let stream = tokio::select! {
+            r = listener.accept() => match r {
+                Ok((s, _)) => s,
+                Err(e) => {
+                    // Out of descriptors, say: wait a little rather than spin.
+                    tracing::warn!(error = %e, "nerve view cannot accept a connection");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut stop => return,
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let conn = hyper::server::conn::http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(HEADER_TIMEOUT)
+            .serve_connection(TokioIo::new(stream), service);
+        tokio::spawn(async move {
+            let _ = conn.await;
+        });
+    }
+}
+
+async fn page(State(app): State<App>) -> Html<String> {
+    Html(app.page.to_string())
 }
 
 async fn state(State(app): State<App>) -> Response {

@@ -130,11 +130,14 @@ pub fn play(
     opts: &PlayOptions,
     mut progress: impl FnMut(Progress) -> Control,
 ) -> Result<u64, BagError> {
-    if !(opts.rate > 0.0 && opts.rate.is_finite()) {
-        return Err(BagError::Unreadable {
-            path: path.to_owned(),
-            reason: format!("rate {} must be a number greater than 0", opts.rate),
-        });
+    let refused = |setting: &str, e: String| BagError::Unreadable {
+        path: path.to_owned(),
+        reason: format!("{setting}: {e}"),
+    };
+    nerve::time::checked(opts.rate, 0.001, false, 10_000.0, "a factor")
+        .map_err(|e| refused("rate", e))?;
+    if let Some(hz) = opts.clock_hz {
+        nerve::time::checked_hz(hz).map_err(|e| refused("clock", e))?;
     }
     let (first, last) = span(path)?;
     let length = Duration::from_nanos(last.saturating_sub(first));
@@ -148,7 +151,7 @@ pub fn play(
         ),
         None => None,
     };
-    let clock_every = opts.clock_hz.map(|hz| Duration::from_secs_f64(1.0 / hz));
+    let clock_every = opts.clock_hz.map(nerve::time::period);
     let wanted = |topic: &str| {
         opts.topics.is_empty()
             || opts

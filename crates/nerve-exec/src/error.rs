@@ -33,8 +33,8 @@ pub enum BuildError {
         /// The node.
         node: String,
     },
-    /// A rate that is not a positive finite number.
-    #[error("node {node:?} has rate {hz} Hz: a rate must be positive and finite (≤ 1 GHz)")]
+    /// A rate outside `nerve_transport::time::checked_hz`'s range.
+    #[error("node {node:?} has rate {hz} Hz: a rate must be finite, from one a week to 1 MHz")]
     InvalidRate {
         /// The node.
         node: String,

@@ -101,6 +101,16 @@ pub enum ServeError {
         /// The topic's error.
         source: nerve_transport::OpenError,
     },
+    /// More worker threads asked for than a server may have.
+    #[error("service '{service}': {asked} workers asked for, at most {max} (a server's workers are threads; more than the machine's cores only queue)")]
+    TooManyWorkers {
+        /// The service.
+        service: String,
+        /// What was asked for.
+        asked: usize,
+        /// The limit (`MAX_WORKERS`).
+        max: usize,
+    },
     /// A server thread could not be started.
     #[error("service '{service}': cannot start a server thread: {source}")]
     Thread {

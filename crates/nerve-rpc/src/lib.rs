@@ -116,5 +116,5 @@ pub use param::{
 };
 pub use service::{
     Client, DeferredHandler, Failure, RawClient, RawHandler, RawResult, Responder, Server,
-    ServerBuilder, ServerStats, Service, ServiceBuilder, ServiceConfig,
+    ServerBuilder, ServerStats, Service, ServiceBuilder, ServiceConfig, MAX_WORKERS,
 };

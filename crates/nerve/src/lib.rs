@@ -93,7 +93,7 @@ pub mod msgs {
     pub use nerve_transport::msgs::*;
 }
 
-pub use nerve_transport::{echo, error, name, raw, registry, time, values};
+pub use nerve_transport::{document, echo, error, name, raw, registry, time, values};
 
 pub use nerve_transport::msgs::{ChunkedMessage, FixedMessage, Message};
 pub use topic::{

@@ -136,7 +136,7 @@ fn period_ns(spec: &NodeSpec, name: &str, deterministic: bool) -> Result<u64, Bu
     let hz = spec
         .rate
         .ok_or_else(|| BuildError::MissingRate { node: name.into() })?;
-    if !(hz.is_finite() && hz > 0.0 && hz <= 1e9) {
+    if nerve_transport::time::checked_hz(hz).is_err() {
         return Err(BuildError::InvalidRate {
             node: name.into(),
             hz,

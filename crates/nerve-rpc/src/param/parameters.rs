@@ -213,9 +213,9 @@ impl Parameters {
     /// [`load_yaml_str`](Self::load_yaml_str) from a file.
     pub fn load_yaml_file(&self, path: impl AsRef<std::path::Path>) -> Result<usize, ParamError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path).map_err(|e| ParamError::Yaml {
+        let text = nerve_transport::document::read(path).map_err(|e| ParamError::Yaml {
             node: self.node.clone(),
-            reason: format!("cannot read {}: {e}", path.display()),
+            reason: e.to_string(),
         })?;
         self.load_yaml_str(&text)
     }

@@ -12,6 +12,8 @@ pub(crate) fn parse(node: &str, yaml: &str) -> Result<Vec<(String, ParamValue)>,
         node: node.to_owned(),
         reason,
     };
+    nerve_transport::document::check(yaml, "the parameters")
+        .map_err(|e| yaml_err(e.to_string()))?;
     let doc: serde_yaml::Value = serde_yaml::from_str(yaml).map_err(|e| yaml_err(e.to_string()))?;
     let Some(nodes) = doc.as_mapping() else {
         return Err(yaml_err(
@@ -90,5 +92,25 @@ fn flatten(
             out.push((prefix.to_owned(), value));
             Ok(())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_parameter_file_nested_too_deep_is_refused_before_parsing() {
+        let t0 = std::time::Instant::now();
+        let deep = format!(
+            "n:\n  ros__parameters:\n    x: {}{}\n",
+            "[".repeat(80_000),
+            "]".repeat(80_000)
+        );
+        let e = parse("n", &deep).unwrap_err().to_string();
+        assert!(e.contains("nested more than 64 levels deep"), "{e}");
+        assert!(t0.elapsed() < std::time::Duration::from_millis(500));
+        let ok = parse("n", "n:\n  ros__parameters:\n    x: [1.5, 2.5]\n").unwrap();
+        assert_eq!(ok.len(), 1);
     }
 }

@@ -33,6 +33,7 @@ pub use self::client::{Client, RawClient};
 pub use self::config::ServiceConfig;
 pub use self::server::{
     DeferredHandler, Failure, RawHandler, RawResult, Responder, Server, ServerBuilder, ServerStats,
+    MAX_WORKERS,
 };
 pub(crate) use self::watch::ServerWatch;
 use crate::error::CallError;

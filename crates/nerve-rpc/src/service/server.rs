@@ -192,7 +192,8 @@ struct ServerShared {
 #[must_use = "dropping the Server stops serving at once: its threads stop and callers get NoServer"]
 pub struct Server {
     shared: Arc<ServerShared>,
-    record: Publisher<ServerRecord>,
+    /// The liveness record's publisher (taken by `drop` when a handler closes its server).
+    record: Option<Publisher<ServerRecord>>,
     /// Keeps the announced types' topic open.
     _interface: Option<Publisher<Msgpack<Interface>>>,
     threads: Vec<JoinHandle<()>>,
@@ -202,6 +203,9 @@ struct Job {
     header: RpcHeader,
     data: Vec<u8>,
 }
+
+/// The most worker threads a server may have.
+pub const MAX_WORKERS: usize = 256;
 
 impl Server {
     /// Starts serving `config` with an untyped handler (what the Python binding wraps).
@@ -228,6 +232,13 @@ impl Server {
         workers: usize,
         handler: Handler,
     ) -> Result<Server, ServeError> {
+        if workers > MAX_WORKERS {
+            return Err(ServeError::TooManyWorkers {
+                service: config.name.clone(),
+                asked: workers,
+                max: MAX_WORKERS,
+            });
+        }
         let open_err = |e: OpenError| ServeError::Open {
             service: config.name.clone(),
             source: e,
@@ -310,7 +321,7 @@ impl Server {
         tracing::debug!(service = %config.name, workers, "server up");
         Ok(Server {
             shared,
-            record,
+            record: Some(record),
             _interface: interface,
             threads,
         })
@@ -337,15 +348,41 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         let me = ProcessId::current();
-        let _ = self.record.send(&ServerRecord {
+        let down = ServerRecord {
             pid: me.pid,
             up: 0,
             token: me.token,
             workers: 0,
-        });
+        };
+        // A handler may close its own server: its thread is not waited for (it would wait
+        // for itself), and the server is said to be down only once that handler has returned
+        // and its response is sent, so its caller gets the answer, not "server died".
+        let this = std::thread::current().id();
+        let own = self
+            .threads
+            .iter()
+            .position(|t| t.thread().id() == this)
+            .map(|i| self.threads.swap_remove(i));
+        let record = self.record.take();
+        if own.is_none() {
+            if let Some(r) = &record {
+                let _ = r.send(&down);
+            }
+        }
         self.shared.stop.store(true, Relaxed); // Relaxed: see `ServerShared::stop`.
         for t in self.threads.drain(..) {
             let _ = t.join();
+        }
+        if let (Some(own), Some(record)) = (own, record) {
+            let spawned = std::thread::Builder::new()
+                .name("rpc-closing".into())
+                .spawn(move || {
+                    let _ = own.join();
+                    let _ = record.send(&down);
+                });
+            if let Err(e) = spawned {
+                tracing::warn!(service = %self.shared.config.name, error = %e, "the server's last record is not sent: clients see it down when its process ends");
+            }
         }
     }
 }
