@@ -144,3 +144,76 @@ fn record_info_recover_and_play() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// MCAP's magic, at both ends of a file.
+const MAGIC: &[u8] = b"\x89MCAP0\r\n";
+
+/// An MCAP record: opcode, the length it claims, the content it has.
+fn record(opcode: u8, claims: u64, content: &[u8]) -> Vec<u8> {
+    let mut r = vec![opcode];
+    r.extend_from_slice(&claims.to_le_bytes());
+    r.extend_from_slice(content);
+    r
+}
+
+/// The files of the report, which aborted `bag info`, `play` and `bag recover` with `memory
+/// allocation of 4294963217 bytes failed` (status 134) or took 1.5 GB: magic, a header record,
+/// one record that claims more than the file holds, end magic. Each is now status 1 and one
+/// line naming the file and the byte, from each command.
+#[test]
+fn records_longer_than_their_file_are_one_line_errors() {
+    let (d, _g) = domain();
+    let dir = std::env::temp_dir().join(format!("nerve-cli-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let empty_strings = [0u8; 8];
+    let header = record(0x01, 8, &empty_strings);
+    let mut chunk = Vec::new();
+    for v in [1u64, 1, 117] {
+        chunk.extend_from_slice(&v.to_le_bytes());
+    }
+    chunk.extend_from_slice(&[0; 8]); // no CRC, no compression
+    chunk.extend_from_slice(&117u64.to_le_bytes());
+    chunk.extend_from_slice(&[0; 117]);
+    let mut schema = 1u16.to_le_bytes().to_vec();
+    for s in ["CmdVel", "json", ""] {
+        schema.extend_from_slice(&(s.len() as u32).to_le_bytes());
+        schema.extend_from_slice(s.as_bytes());
+    }
+    let cases = [
+        (
+            "header",
+            record(0x01, (4 << 30) - 4096, &empty_strings),
+            "at byte 8: a header record claims 4294963200 bytes, but only 16 remain in the file",
+        ),
+        (
+            "chunk",
+            [header.clone(), record(0x06, (4 << 30) - 64, &chunk)].concat(),
+            "at byte 25: a chunk record claims 4294967232 bytes, but only 165 remain in the file",
+        ),
+        (
+            "schema",
+            [header, record(0x03, 3 << 29, &schema)].concat(),
+            "at byte 25: a schema record claims 1610612736 bytes, but only 32 remain in the file",
+        ),
+    ];
+    for ((name, records, says), size) in cases.into_iter().zip([33, 199, 66]) {
+        let path = dir.join(format!("{name}.mcap"));
+        let bytes = [MAGIC, &records, MAGIC].concat();
+        assert_eq!(bytes.len(), size, "{name}: the file of the report");
+        std::fs::write(&path, bytes).unwrap();
+        let f = path.to_str().unwrap();
+        let out = dir.join(format!("{name}.recovered.mcap"));
+        for args in [
+            vec!["bag", "info", f],
+            vec!["play", f, "--rate", "1000"],
+            vec!["bag", "recover", f, "-o", out.to_str().unwrap()],
+        ] {
+            let (code, stdout, stderr) = common::nerve(d, &args);
+            assert_eq!(code, 1, "{args:?}: {stdout}{stderr}");
+            assert_eq!(stderr, format!("error: {f}: {says}\n"), "{args:?}");
+            assert_eq!(stdout, "", "{args:?}");
+        }
+        assert!(!out.exists(), "{name}: no copy of a hostile file");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -41,9 +41,25 @@ struct ChannelView {
 
 /// Every message of `path`, in the file's order.
 pub fn read_all(path: &Path) -> Result<Vec<NerveMessage>, BagError> {
+    read_from(path, crate::inspect::messages(path, false)?)
+}
+
+/// [`read_all`] of a recording held in memory, read by the same code as a file (errors name it
+/// `(recording in memory)`; the fuzz test in `tests/fuzz.rs` drives it).
+pub fn read_bytes(bytes: &[u8]) -> Result<Vec<NerveMessage>, BagError> {
+    let (input, len) = crate::reader::in_memory(bytes)?;
+    let messages = crate::reader::Messages::new(input, len, false);
+    read_from(Path::new(crate::reader::IN_MEMORY), messages)
+}
+
+/// Every message `messages` (of the file `path`) yields, in nerve's layout.
+fn read_from(
+    path: &Path,
+    messages: impl Iterator<Item = Result<mcap::Message<'static>, crate::reader::Damage>>,
+) -> Result<Vec<NerveMessage>, BagError> {
     let mut channels: BTreeMap<u16, ChannelView> = BTreeMap::new();
     let mut out = Vec::new();
-    for m in crate::inspect::messages(path, false)? {
+    for m in messages {
         let m = m.map_err(|e| mcap_err(path, e))?;
         let bad = |reason: String| BagError::Unreadable {
             path: path.to_owned(),

@@ -8,9 +8,9 @@ use std::path::Path;
 
 use mcap::records::{MessageHeader, Metadata, MetadataIndex};
 use mcap::sans_io::summary_reader::{SummaryReadEvent, SummaryReader, SummaryReaderOptions};
-use mcap::sans_io::LinearReaderOptions;
 use mcap::{Compression, WriteOptions};
 
+use crate::reader::{self, RECORD_LIMIT};
 use crate::{mcap_err, BagError, LOSS_METADATA, PROFILE};
 
 /// One topic of a recording.
@@ -50,106 +50,121 @@ pub struct BagInfo {
 }
 
 /// A recording's messages in file order, read as they come: memory holds one chunk at a time,
-/// never the file. Checks the file starts as MCAP does; a record claiming more than
-/// [`RECORD_LIMIT`] (hostile or damaged) is an error, not an allocation.
-pub(crate) type Messages = mcap::io::MessageReader<BufReader<File>>;
+/// never the file, and every length the file declares is checked before it is followed
+/// ([`crate::reader`]).
+pub(crate) type Messages = crate::reader::Messages<BufReader<File>>;
 
-/// The largest record a reader accepts. Not the file's size: a compressed chunk may hold a
-/// message larger than the whole file (a zero image compresses a thousandfold); nerve's
-/// messages are bounded by a shared-memory chunk, far below this.
-pub const RECORD_LIMIT: usize = 4 << 30;
-
-/// Opens `path` for [`Messages`]; `to_damage`: read an unfinished file (no summary, no end
-/// magic) up to where it stops.
+/// Opens `path` for [`Messages`] (an error if it does not start as MCAP does); `to_damage`:
+/// read an unfinished file (no summary, no end magic) up to where it stops.
 pub(crate) fn messages(path: &Path, to_damage: bool) -> Result<Messages, BagError> {
-    let (file, _) = open(path)?;
-    let options = LinearReaderOptions::default()
-        .with_skip_end_magic(to_damage)
-        .with_record_length_limit(RECORD_LIMIT);
-    Ok(mcap::io::MessageReader::new_with_options(
-        BufReader::with_capacity(1 << 20, file),
-        options,
-    ))
-}
-
-/// `path` opened and its length, if it starts as an MCAP file does.
-fn open(path: &Path) -> Result<(File, u64), BagError> {
-    let io = |source| BagError::Io {
-        path: path.to_owned(),
-        source,
-    };
-    let mut file = File::open(path).map_err(io)?;
-    let len = file.metadata().map_err(io)?.len();
-    let mut magic = [0u8; 8];
-    let starts = file.read_exact(&mut magic).is_ok() && magic.as_slice() == mcap::MAGIC;
-    if !starts {
-        return Err(BagError::Unreadable {
-            path: path.to_owned(),
-            reason: "not an MCAP file (it does not start with MCAP's magic bytes)".into(),
-        });
-    }
-    file.rewind().map_err(io)?;
-    Ok((file, len))
+    let (input, len) = reader::open(path)?;
+    Ok(Messages::new(input, len, to_damage))
 }
 
 /// The summary section, read from the file's end (`None`: the file has none, or it is damaged,
 /// as a killed recorder leaves it).
 pub(crate) fn summary(path: &Path) -> Result<Option<mcap::Summary>, BagError> {
-    let (mut file, len) = open(path)?;
+    let (mut input, len) = reader::open(path)?;
+    summary_of(path, &mut input, len)
+}
+
+/// [`summary`] of `input` (a file of `len` bytes named `name`): every read is bounded by the
+/// file's size and [`RECORD_LIMIT`].
+fn summary_of<R: Read + Seek>(
+    name: &Path,
+    input: &mut R,
+    len: u64,
+) -> Result<Option<mcap::Summary>, BagError> {
     let mut reader = SummaryReader::new_with_options(
         SummaryReaderOptions::default()
             .with_file_size(len)
-            .with_record_length_limit(RECORD_LIMIT),
+            .with_record_length_limit(RECORD_LIMIT as usize),
     );
     while let Some(event) = reader.next_event() {
         let step = match event {
-            Ok(SummaryReadEvent::ReadRequest(need)) => file
+            Ok(SummaryReadEvent::ReadRequest(need)) => input
                 .read(reader.insert(need))
                 .map(|n| reader.notify_read(n)),
             Ok(SummaryReadEvent::SeekRequest(to)) => {
-                file.seek(to).map(|pos| reader.notify_seeked(pos))
+                input.seek(to).map(|pos| reader.notify_seeked(pos))
             }
             Err(_) => return Ok(None),
         };
         step.map_err(|source| BagError::Io {
-            path: path.to_owned(),
+            path: name.to_owned(),
             source,
         })?;
     }
     Ok(reader.finish())
 }
 
-/// The metadata record `index` points at.
-fn metadata(path: &Path, index: &MetadataIndex) -> Result<Metadata, BagError> {
-    let (mut file, len) = open(path)?;
-    if index.offset.saturating_add(index.length) > len {
+/// The metadata record `index` points at, in `input` (a file of `len` bytes named `name`).
+fn metadata<R: Read + Seek>(
+    name: &Path,
+    input: &mut R,
+    len: u64,
+    index: &MetadataIndex,
+) -> Result<Metadata, BagError> {
+    if index.offset.saturating_add(index.length) > len || index.length > RECORD_LIMIT {
         return Err(mcap_err(
-            path,
-            "a metadata index points past the file's end",
+            name,
+            format!(
+                "at byte {}: a metadata index points at {} bytes, past the file's end or \
+                 beyond the limit of {RECORD_LIMIT} bytes a record may have",
+                index.offset, index.length
+            ),
         ));
     }
-    let mut record = vec![0u8; usize::try_from(index.length).unwrap_or(usize::MAX)];
-    file.seek(SeekFrom::Start(index.offset))
-        .and_then(|_| file.read_exact(&mut record))
+    let mut record = vec![0u8; index.length as usize];
+    input
+        .seek(SeekFrom::Start(index.offset))
+        .and_then(|_| input.read_exact(&mut record))
         .map_err(|source| BagError::Io {
-            path: path.to_owned(),
+            path: name.to_owned(),
             source,
         })?;
     let at_start = MetadataIndex {
         offset: 0,
         ..index.clone()
     };
-    mcap::read::metadata(&record, &at_start).map_err(|e| mcap_err(path, e))
+    mcap::read::metadata(&record, &at_start)
+        .map_err(|e| mcap_err(name, format!("at byte {}: {e}", index.offset)))
 }
 
 /// Reads every message of `path` (for sizes), the summary (chunks, compression) and the
 /// recorder's loss record.
 pub fn info(path: &Path) -> Result<BagInfo, BagError> {
-    let stream = messages(path, true)?;
+    let (input, len) = reader::open(path)?;
+    let (mut again, _) = reader::open(path)?;
+    info_of(path, Messages::new(input, len, true), &mut again, len)
+}
+
+/// [`info`] of a recording held in memory, read by the same code as a file (errors name it
+/// `(recording in memory)`; the fuzz test in `tests/fuzz.rs` drives it).
+pub fn info_bytes(bytes: &[u8]) -> Result<BagInfo, BagError> {
+    let (input, len) = reader::in_memory(bytes)?;
+    let (mut again, _) = reader::in_memory(bytes)?;
+    let name = Path::new(reader::IN_MEMORY);
+    info_of(
+        name,
+        reader::Messages::new(input, len, true),
+        &mut again,
+        len,
+    )
+}
+
+/// [`info`] from the messages of a file of `len` bytes named `name`, with `input` (the same
+/// file) for its summary and metadata.
+fn info_of<R: Read + Seek>(
+    name: &Path,
+    stream: reader::Messages<R>,
+    input: &mut R,
+    len: u64,
+) -> Result<BagInfo, BagError> {
     // No summary, or an unreadable end: a file whose recorder did not finish (read what it has).
-    let summary = summary(path)?;
+    let summary = summary_of(name, input, len)?;
     let mut info = BagInfo {
-        file_bytes: std::fs::metadata(path).map_or(0, |m| m.len()),
+        file_bytes: len,
         complete: summary.is_some(),
         ..BagInfo::default()
     };
@@ -157,9 +172,10 @@ pub fn info(path: &Path) -> Result<BagInfo, BagError> {
     for m in stream {
         let m = match m {
             Ok(m) => m,
-            // An unfinished file ends in a half-written chunk.
-            Err(_) if !info.complete => break,
-            Err(e) => return Err(mcap_err(path, e)),
+            // An unfinished file ends in a half-written chunk; damage of any other kind (or
+            // in a finished file) is an error.
+            Err(e) if !info.complete && e.truncated => break,
+            Err(e) => return Err(mcap_err(name, e)),
         };
         let t = topics
             .entry(m.channel.topic.clone())
@@ -195,7 +211,7 @@ pub fn info(path: &Path) -> Result<BagInfo, BagError> {
             .iter()
             .filter(|i| i.name == LOSS_METADATA)
         {
-            let loss = metadata(path, index)?;
+            let loss = metadata(name, input, len, index)?;
             for (topic, n) in loss.metadata {
                 if let Some(t) = topics.get_mut(&topic) {
                     t.lost += n.parse::<u64>().unwrap_or(0);
@@ -216,8 +232,10 @@ pub struct Recovered {
     pub truncated: bool,
 }
 
-/// Copies every message of `input` readable up to its first damage (a recorder killed
-/// mid-chunk leaves one) into a new, complete and indexed file `output`.
+/// Copies every message of `input` readable up to where it stops (a recorder killed mid-chunk
+/// leaves a half-written one) into a new, complete and indexed file `output`. Damage no stopped
+/// recorder leaves ([`crate::reader::Damage::truncated`] false: a length beyond any limit,
+/// sizes that contradict each other) is an error naming the byte, and leaves no `output`.
 pub fn recover(
     input: &Path,
     output: &Path,
@@ -238,10 +256,16 @@ pub fn recover(
     for m in stream {
         let m = match m {
             Ok(m) => m,
-            Err(e) => {
+            Err(e) if e.truncated => {
                 tracing::info!(file = %input.display(), error = %e, "recovery stops at damage");
                 done.truncated = true;
                 break;
+            }
+            // Not what a stopped recorder leaves: no copy, and say where.
+            Err(e) => {
+                drop(w);
+                let _ = std::fs::remove_file(output);
+                return Err(mcap_err(input, e));
             }
         };
         let id = match channels.get(&m.channel.id) {

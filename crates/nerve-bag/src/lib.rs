@@ -13,12 +13,16 @@
 //! the channel metadata still says which nerve type they are.
 //!
 //! Files: `record.rs` ([`record::Recorder`]), `play.rs` ([`play::Player`]), `inspect.rs`
-//! ([`inspect::info`], [`inspect::recover`]).
+//! ([`inspect::info`], [`inspect::recover`]), `file.rs` ([`file::read_all`], what Python's
+//! reader uses), and `reader.rs`, the one walk every reader stands on: a recording is hostile
+//! input, and each length it declares is checked against the bytes that hold it and against
+//! [`reader::RECORD_LIMIT`] before anything is allocated ([`reader::Damage`] says where not).
 
 mod direct;
 pub mod file;
 pub mod inspect;
 pub mod play;
+pub mod reader;
 pub mod record;
 pub mod ros2;
 pub mod sim;
