@@ -198,6 +198,20 @@ def test_foxglove_client_sees_topics_services_parameters_and_the_graph(domain, n
             results["bad_call"] = await c.until(
                 lambda m: isinstance(m, dict) and m.get("op") == "serviceCallFailure",
                 "serviceCallFailure")
+            # Every other malformed call is answered with an error too: an unknown service, an
+            # encoding the view does not speak, a request of the wrong shape.
+            malformed = {
+                9: struct.pack("<BIII", 2, 999_999, 9, len(enc)) + enc + b"{}",
+                10: struct.pack("<BIII", 2, sid, 10, 4) + b"cbor" + b"\xa0",
+                11: struct.pack("<BIII", 2, sid, 11, len(enc)) + enc + b'{"a": "two"}',
+            }
+            for call_id, frame in malformed.items():
+                await ws.send(frame)
+                failure = await c.until(
+                    lambda m, i=call_id: isinstance(m, dict)
+                    and m.get("op") == "serviceCallFailure" and m.get("callId") == i,
+                    f"the failure of malformed call {call_id}")
+                assert failure["message"], failure
 
             # Parameters: read all, set one, read it back.
             await c.send({"op": "getParameters", "parameterNames": [], "id": "g1"})
