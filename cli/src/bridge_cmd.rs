@@ -30,7 +30,8 @@ pub enum BridgeCommand {
         args: Vec<String>,
     },
     /// What the bridge running on this host sees: other hosts, remote topics and nodes, and
-    /// its counters per topic (sent, received, lost on the way, refused, missed here).
+    /// its counters per topic (sent, received, lost on the way, refused, missed here), and
+    /// the remote topics it refused for this host's limits (with their host and why).
     ///
     /// Example: `nerve bridge status`, `nerve bridge status --json`
     Status {
@@ -68,8 +69,8 @@ pub struct ZenohArgs {
     #[arg(long)]
     host: Option<String>,
     /// Print the bridge's counters every this many seconds (0: only at the end).
-    #[arg(long, default_value_t = 5.0)]
-    stats_every: f64,
+    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = crate::args::any_seconds, allow_hyphen_values = true)]
+    stats_every: Duration,
 }
 
 pub fn bridge(domain: u32, cmd: BridgeCommand) -> anyhow::Result<()> {
@@ -86,7 +87,7 @@ pub fn bridge(domain: u32, cmd: BridgeCommand) -> anyhow::Result<()> {
         "bridge {} up: host {host}, domain {domain}. Ctrl-C stops it",
         bridge.id()
     )?;
-    let every = (a.stats_every > 0.0).then(|| Duration::from_secs_f64(a.stats_every));
+    let every = (!a.stats_every.is_zero()).then_some(a.stats_every);
     let mut last = Instant::now();
     while !signals::stopped() {
         std::thread::sleep(Duration::from_millis(50));
@@ -102,7 +103,7 @@ pub fn bridge(domain: u32, cmd: BridgeCommand) -> anyhow::Result<()> {
 /// The per-topic counters, one line each.
 fn counters(stats: &[nerve_zenoh::TopicStats]) -> anyhow::Result<()> {
     outln!(
-        "{:<36} {:<6} {:>9} {:>9} {:>7} {:>8} {:>7} {:>7}",
+        "{:<36} {:<6} {:>9} {:>9} {:>7} {:>8} {:>7} {:>7} {:>6}",
         "topic",
         "dir",
         "sent",
@@ -110,11 +111,12 @@ fn counters(stats: &[nerve_zenoh::TopicStats]) -> anyhow::Result<()> {
         "lost",
         "rejected",
         "dropped",
-        "missed"
+        "missed",
+        "resets"
     )?;
     for t in stats {
         outln!(
-            "{:<36} {:<6} {:>9} {:>9} {:>7} {:>8} {:>7} {:>7}",
+            "{:<36} {:<6} {:>9} {:>9} {:>7} {:>8} {:>7} {:>7} {:>6}",
             t.topic,
             match (t.exported, t.imported) {
                 (true, true) => "out+in",
@@ -127,7 +129,8 @@ fn counters(stats: &[nerve_zenoh::TopicStats]) -> anyhow::Result<()> {
             t.lost,
             t.rejected,
             t.dropped,
-            t.missed
+            t.missed,
+            t.resets
         )?;
     }
     Ok(())
@@ -173,6 +176,26 @@ fn status_cmd(domain: u32, json: bool) -> anyhow::Result<()> {
             v.bad_metas
         )?;
     }
+    if v.refused_imports > 0 {
+        outln!(
+            "refused  {} remote topic(s) over this host's limits (max_topic_mib, \
+             max_imported_mib, max_imported_topics in the bridge's configuration); the newest:",
+            v.refused_imports
+        )?;
+        for r in &v.refused {
+            let times = if r.count > 1 {
+                format!(" ({} times)", r.count)
+            } else {
+                String::new()
+            };
+            outln!(
+                "refused  topic {} (from {}): {}{times}",
+                r.topic,
+                r.host,
+                r.reason
+            )?;
+        }
+    }
     counters(&v.stats)
 }
 
@@ -181,7 +204,7 @@ fn status(b: &Bridge) -> String {
     let sum = |f: fn(&nerve_zenoh::TopicStats) -> u64| stats.iter().map(f).sum::<u64>();
     let hosts: Vec<String> = b.hosts().into_iter().map(|(_, h)| h).collect();
     format!(
-        "hosts [{}]  exported {}  imported {}  sent {}  received {}  lost {}  rejected {}  missed {}",
+        "hosts [{}]  exported {}  imported {}  sent {}  received {}  lost {}  rejected {}  missed {}  refused {}",
         hosts.join(", "),
         stats.iter().filter(|t| t.exported).count(),
         stats.iter().filter(|t| t.imported).count(),
@@ -190,6 +213,7 @@ fn status(b: &Bridge) -> String {
         sum(|t| t.lost),
         sum(|t| t.rejected) + b.bad_metas(),
         sum(|t| t.missed),
+        b.refused().0,
     )
 }
 

@@ -267,6 +267,25 @@ fn bridge(domain: u32) -> Vec<Finding> {
              malformed data (check the type on both hosts)",
         ));
     }
+    if v.refused_imports > 0 {
+        let newest: Vec<String> = v
+            .refused
+            .iter()
+            .rev()
+            .take(3)
+            .map(|r| format!("{} from {} ({})", r.topic, r.host, r.reason))
+            .collect();
+        out.push(problem(
+            format!(
+                "the Zenoh bridge refused {} remote topic(s) over this host's limits: {}",
+                v.refused_imports,
+                newest.join("; ")
+            ),
+            "if these topics are wanted here, raise max_topic_mib, max_imported_mib or \
+             max_imported_topics in the bridge's configuration (`nerve bridge status` lists \
+             them); else stop the other host from exporting them",
+        ));
+    }
     out
 }
 

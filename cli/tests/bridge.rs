@@ -878,9 +878,13 @@ fn a_fleet_of_ten_robots_through_one_router() {
     let (robots, topics, n) = (10u64, 100u64, 20u64);
     let router_listen = format!("tcp/{}:7447", net.hosts[0].ip);
     let router_connect = router_listen.clone();
+    let station_config = net.path("station.json5"); // more topics than a robot's 256
+    std::fs::write(&station_config, "{ max_imported_topics: 2000 }").unwrap();
     let mut bridges = vec![net.bridge_args(
         0,
         &[
+            "--config",
+            &station_config.display().to_string(),
             "--mode",
             "router",
             "--listen",

@@ -224,6 +224,9 @@ fn snapshots_measure_topics_tail_the_log_and_the_button_trips_the_estop() {
     sender.join().unwrap();
 }
 
+/// A request (method, path, headers) and the status it must get.
+type Case<'a> = (&'a str, &'a str, Vec<(&'a str, String)>, &'a str);
+
 /// What a stranger's page could send, refused: a cross-site "simple" POST (`text/plain`, a
 /// foreign `Origin`, no token), a POST with a wrong token, a DNS-rebinding page's requests
 /// (`Host: evil.example`), a foreign `Origin` on a read; none trips the e-stop. And a
@@ -240,7 +243,7 @@ fn strangers_cannot_trip_the_estop_or_read_the_robot() {
     let mut listener = estop.subscriber().unwrap();
     let me = format!("127.0.0.1:{}", view.port);
     let evil = format!("evil.example:{}", view.port);
-    let cases: [(&str, &str, Vec<(&str, String)>, &str); 6] = [
+    let cases: [Case; 6] = [
         (
             "POST",
             "/api/estop",

@@ -9,6 +9,10 @@
 //!   export: ["**"],                  // Zenoh key expressions over topic names
 //!   import: ["**"],
 //!   call_timeout_s: 10,              // another host's service call, at most
+//!   max_topic_mib: 64,               // what creating one imported topic may allocate here
+//!   max_topic_pool_mib: 1024,        // the chunks its messages may fill (images, clouds)
+//!   max_imported_mib: 512,           // what creating all imported topics may allocate
+//!   max_imported_topics: 256,        // topics imported at once
 //!   zenoh: {
 //!     mode: "peer",
 //!     listen: { endpoints: ["tcp/0.0.0.0:7447"] },
@@ -17,6 +21,24 @@
 //!   },
 //! }
 //! ```
+//!
+//! **What other hosts may make this one allocate.** A remote bridge's topic meta says how
+//! large a topic is (its type's size, depth and largest message), and importing the topic
+//! creates its shared-memory segment here, sized by the meta. A peer is not trusted with that.
+//! Creating a segment allocates its header, its ring (a fixed type's messages lie there: 65 536
+//! bytes at depth 8192 are 512 MiB) and its chunk pool's bookkeeping at once; a chunked or
+//! serialized type's chunks are allocated only as messages are written into them (filling
+//! them takes as many bytes from the network). An imported topic is refused when creating it
+//! would allocate more than `max_topic_mib` ([`DEFAULT_MAX_TOPIC_BYTES`], 64 MiB), when its
+//! chunks could hold more than `max_topic_pool_mib` ([`DEFAULT_MAX_TOPIC_POOL_BYTES`], 1 GiB:
+//! 6 MB images at depth 16 take 240 MiB, an action's events topic 520 MiB), when creating it
+//! would take what imported topics allocated past `max_imported_mib`
+//! ([`DEFAULT_MAX_IMPORTED_BYTES`], 512 MiB), or when `max_imported_topics`
+//! ([`DEFAULT_MAX_IMPORTED_TOPICS`], 256) are imported already. A refused topic is counted
+//! and listed in `nerve bridge status` with its host and the reason. A topic that exists here
+//! already is joined as it is and costs nothing against the bytes. One refused for the total
+//! or the count is asked for again when an imported topic goes; one too large, when its host
+//! announces it again.
 
 use std::path::Path;
 
@@ -37,16 +59,43 @@ pub struct BridgeConfig {
     pub import: Vec<OwnedKeyExpr>,
     /// How long a call of another host's service may take (`call_timeout_s`, default 10).
     pub call_timeout: std::time::Duration,
+    /// What creating one imported topic's segment may allocate here, bytes (`max_topic_mib`,
+    /// default [`DEFAULT_MAX_TOPIC_BYTES`]).
+    pub max_topic_bytes: u64,
+    /// The chunks one imported topic's messages may fill, bytes (`max_topic_pool_mib`,
+    /// default [`DEFAULT_MAX_TOPIC_POOL_BYTES`]).
+    pub max_topic_pool_bytes: u64,
+    /// What creating all imported topics' segments may allocate together, bytes
+    /// (`max_imported_mib`, default [`DEFAULT_MAX_IMPORTED_BYTES`]).
+    pub max_imported_bytes: u64,
+    /// Topics imported at once (`max_imported_topics`, default
+    /// [`DEFAULT_MAX_IMPORTED_TOPICS`]).
+    pub max_imported_topics: usize,
     /// Zenoh's configuration.
     pub zenoh: zenoh::Config,
 }
 
-const KEYS: [&str; 6] = [
+/// What creating one imported topic may allocate by default: 64 MiB (a ring of 1024
+/// messages of 64 KiB).
+pub const DEFAULT_MAX_TOPIC_BYTES: u64 = 64 << 20;
+/// The chunks one imported topic's messages may fill by default: 1 GiB (6 MB images at depth
+/// 16 take 240 MiB; an action's events topic, 256 messages of up to 1 MiB, 520 MiB).
+pub const DEFAULT_MAX_TOPIC_POOL_BYTES: u64 = 1 << 30;
+/// What creating all imported topics may allocate by default: 512 MiB.
+pub const DEFAULT_MAX_IMPORTED_BYTES: u64 = 512 << 20;
+/// How many topics may be imported at once by default.
+pub const DEFAULT_MAX_IMPORTED_TOPICS: usize = 256;
+
+const KEYS: [&str; 10] = [
     "domain",
     "host",
     "export",
     "import",
     "call_timeout_s",
+    "max_topic_mib",
+    "max_topic_pool_mib",
+    "max_imported_mib",
+    "max_imported_topics",
     "zenoh",
 ];
 
@@ -59,13 +108,17 @@ impl BridgeConfig {
             export: vec![all()],
             import: vec![all()],
             call_timeout: std::time::Duration::from_secs(10),
+            max_topic_bytes: DEFAULT_MAX_TOPIC_BYTES,
+            max_topic_pool_bytes: DEFAULT_MAX_TOPIC_POOL_BYTES,
+            max_imported_bytes: DEFAULT_MAX_IMPORTED_BYTES,
+            max_imported_topics: DEFAULT_MAX_IMPORTED_TOPICS,
             zenoh: zenoh::Config::default(),
         }
     }
 
     /// From a JSON5 file (see the module docs); every error names the file and the key.
     pub fn from_file(path: &Path) -> Result<Self, BridgeError> {
-        let text = std::fs::read_to_string(path).map_err(|e| BridgeError::Config {
+        let text = nerve::document::read(path).map_err(|e| BridgeError::Config {
             what: path.display().to_string(),
             reason: e.to_string(),
         })?;
@@ -84,6 +137,8 @@ impl BridgeConfig {
             what: what.to_owned(),
             reason,
         };
+        nerve::document::check(text, "the configuration")
+            .map_err(|e| bad("the file", e.to_string()))?;
         let value: serde_json::Value =
             json5::from_str(text).map_err(|e| bad("the file", e.to_string()))?;
         let obj = value
@@ -120,6 +175,28 @@ impl BridgeConfig {
                 .filter(|t| *t > 0.0 && *t < 86_400.0)
                 .map(std::time::Duration::from_secs_f64)
                 .ok_or_else(|| bad("call_timeout_s", format!("{t} is not a number of seconds")))?;
+        }
+        let count = |key: &str, max: u64| -> Result<Option<u64>, BridgeError> {
+            obj.get(key)
+                .map(|v| {
+                    v.as_u64()
+                        .filter(|n| *n <= max)
+                        .ok_or_else(|| bad(key, format!("{v} is not a whole number up to {max}")))
+                })
+                .transpose()
+        };
+        // Mebibytes up to 1 TiB (far above any /dev/shm; the limit only keeps the product sane).
+        if let Some(m) = count("max_topic_mib", 1 << 20)? {
+            c.max_topic_bytes = m << 20;
+        }
+        if let Some(m) = count("max_topic_pool_mib", 1 << 20)? {
+            c.max_topic_pool_bytes = m << 20;
+        }
+        if let Some(m) = count("max_imported_mib", 1 << 20)? {
+            c.max_imported_bytes = m << 20;
+        }
+        if let Some(n) = count("max_imported_topics", 1 << 20)? {
+            c.max_imported_topics = n as usize;
         }
         if let Some(z) = obj.get("zenoh") {
             c.zenoh = zenoh::Config::from_json5(&z.to_string())
@@ -261,6 +338,28 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("export"), "{e}");
+        let c = BridgeConfig::from_json5(
+            "{ max_topic_mib: 8, max_topic_pool_mib: 16, max_imported_mib: 32, \
+               max_imported_topics: 3 }",
+        )
+        .unwrap();
+        let caps = |c: &BridgeConfig| {
+            (
+                c.max_topic_bytes,
+                c.max_topic_pool_bytes,
+                c.max_imported_bytes,
+                c.max_imported_topics,
+            )
+        };
+        assert_eq!(caps(&c), (8 << 20, 16 << 20, 32 << 20, 3));
+        assert_eq!(
+            caps(&BridgeConfig::new()),
+            (64 << 20, 1 << 30, 512 << 20, 256)
+        );
+        let e = BridgeConfig::from_json5("{ max_topic_mib: -1 }")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("max_topic_mib"), "{e}");
         let e = BridgeConfig::from_json5("{ zenoh: { mode: \"teleport\" } }")
             .unwrap_err()
             .to_string();

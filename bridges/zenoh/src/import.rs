@@ -3,17 +3,18 @@
 //! publishes every message that arrives. A host that lies (a meta that does not parse, a
 //! message of another type or size) is counted and refused; everyone else is still served.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use nerve::raw::{RawPublisher, TopicMeta};
+use nerve::raw::{RawPublisher, RawTopic, TopicMeta};
 use zenoh::sample::Sample;
 use zenoh::Wait;
 
-use crate::ask::{ask, refused, Asked, TokenEvent, POLL, RETRY_AFTER};
+use crate::ask::{refused, Asked, Asks, Event, Kind, Outcome, Remote, POLL};
+use crate::limits::{Footprint, Held, Refused, Sequences, Step};
 use crate::wire::{self, Attachment, WireMeta};
 use crate::{BridgeError, Inner, TopicState};
 
@@ -23,6 +24,8 @@ pub(crate) struct Import {
     sources: BTreeSet<String>,
     /// Its type's name.
     pub(crate) type_name: String,
+    /// Bytes creating its segment allocated (0: it existed here).
+    bytes: u64,
     _subscriber: zenoh::pubsub::Subscriber<()>,
     /// Dropped after the subscriber (and with it the publisher).
     _own: crate::OwnPublisher,
@@ -69,7 +72,7 @@ pub(crate) fn follow_nodes(
 /// in Zenoh's callback).
 pub(crate) fn follow_topics(
     inner: &Arc<Inner>,
-    tx: Sender<TokenEvent>,
+    tx: Sender<Event>,
 ) -> Result<zenoh::pubsub::Subscriber<()>, BridgeError> {
     let tx = Mutex::new(tx);
     crate::ask::follow(inner, "topic", move |inner, came, bridge, topic| {
@@ -88,108 +91,161 @@ pub(crate) fn follow_topics(
         if !inner.config.imports(topic) {
             return;
         }
-        let (bridge, topic) = (bridge.to_owned(), topic.to_owned());
-        let event = if came {
-            TokenEvent::Appeared { bridge, topic }
-        } else {
-            TokenEvent::Gone { bridge, topic }
+        let r = Remote {
+            kind: Kind::Topic,
+            bridge: bridge.to_owned(),
+            name: topic.to_owned(),
         };
-        let _ = tx.lock().unwrap_or_else(|e| e.into_inner()).send(event);
+        let _ = nerve::sys::lock(&tx).send(Event::Token(r, came));
     })
 }
 
 /// How often the bridge rewrites its view for this host's tools.
 const VIEW_EVERY: Duration = Duration::from_secs(1);
 
-/// Handles token events until the bridge stops, rewriting the view every second.
+/// Handles token events and meta answers until the bridge stops, rewriting the view every
+/// second. Nothing here waits on another host: metas are asked for by `asks`, their answers
+/// come back as events.
 pub(crate) fn run(
     inner: &Arc<Inner>,
-    rx: Receiver<TokenEvent>,
+    rx: Receiver<Event>,
+    mut asks: Asks,
     view: &nerve::Publisher<nerve::Msgpack<crate::view::BridgeView>>,
 ) {
     let mut next_view = Instant::now();
-    // Appearances whose meta went unanswered (a busy or slow host): asked again later, as
-    // long as their token lives.
-    let mut retry: Vec<(Instant, TokenEvent)> = Vec::new();
     while !inner.stopping() {
-        let now = Instant::now();
-        if now >= next_view {
+        if Instant::now() >= next_view {
             next_view += VIEW_EVERY;
             if let Err(e) = view.send(&inner.view()) {
                 tracing::debug!(error = %e, "the bridge's view was not published");
             }
         }
-        let event = match retry.iter().position(|(at, _)| *at <= now) {
-            Some(i) => retry.swap_remove(i).1,
-            None => match rx.recv_timeout(POLL) {
-                Ok(e) => e,
-                Err(RecvTimeoutError::Timeout) => continue,
-                Err(RecvTimeoutError::Disconnected) => return,
-            },
+        asks.pump(inner);
+        let event = match rx.recv_timeout(POLL) {
+            Ok(e) => e,
+            Err(RecvTimeoutError::Timeout) => continue,
+            Err(RecvTimeoutError::Disconnected) => return,
         };
-        let again = match &event {
-            TokenEvent::Appeared { bridge, topic } => appeared(inner, bridge, topic),
-            TokenEvent::ServiceAppeared { bridge, service } => {
-                crate::services::appeared(inner, bridge, service)
-            }
-            TokenEvent::Gone { bridge, topic } => {
-                let came = TokenEvent::Appeared {
-                    bridge: bridge.clone(),
-                    topic: topic.clone(),
+        match event {
+            Event::Token(r, true) => {
+                let known = match r.kind {
+                    Kind::Topic => joined(inner, &r.bridge, &r.name),
+                    Kind::Service => crate::services::joined(inner, &r.bridge, &r.name),
                 };
-                retry.retain(|(_, e)| *e != came);
-                gone(inner, bridge, topic);
-                false
+                if !known {
+                    asks.came(r);
+                }
             }
-            TokenEvent::ServiceGone { bridge, service } => {
-                let came = TokenEvent::ServiceAppeared {
-                    bridge: bridge.clone(),
-                    service: service.clone(),
+            Event::Token(r, false) => {
+                asks.went(&r);
+                let freed = match r.kind {
+                    Kind::Topic => gone(inner, &r.bridge, &r.name),
+                    Kind::Service => {
+                        crate::services::gone(inner, &r.bridge, &r.name);
+                        false
+                    }
                 };
-                retry.retain(|(_, e)| *e != came);
-                crate::services::gone(inner, bridge, service);
-                false
+                if freed {
+                    asks.unpark();
+                }
             }
-        };
-        if again {
-            retry.push((Instant::now() + RETRY_AFTER, event));
+            Event::Answer(r, got) => {
+                if !asks.answered(&r) {
+                    continue; // its token went meanwhile
+                }
+                let outcome = match got.and_then(|bytes| match r.kind {
+                    Kind::Topic => answered(inner, &r, &bytes),
+                    Kind::Service => crate::services::answered(inner, &r, &bytes),
+                }) {
+                    Ok(outcome) => outcome,
+                    Err(why) => refused(inner, &r, why),
+                };
+                asks.then(r, outcome);
+            }
         }
     }
 }
 
-fn gone(inner: &Inner, bridge: &str, topic: &str) {
-    let state = inner
-        .topics
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(topic)
-        .cloned();
-    let Some(state) = state else { return };
+/// `bridge` stopped exporting `topic`: true when that stopped its import (room freed).
+fn gone(inner: &Inner, bridge: &str, topic: &str) -> bool {
+    let Some(state) = inner.known_topic(topic) else {
+        return false;
+    };
     let mut slot = state.import.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(i) = slot.as_mut() {
         i.sources.remove(bridge);
         if i.sources.is_empty() {
             tracing::info!(topic, "no host exports it any more: import stops");
             *slot = None;
+            return true;
         }
+    }
+    false
+}
+
+/// Another host's topic appeared: true when it is imported already (`bridge` joins its
+/// sources), false when its meta must be asked for.
+fn joined(inner: &Inner, bridge: &str, topic: &str) -> bool {
+    let Some(state) = inner.known_topic(topic) else {
+        return false;
+    };
+    let mut slot = state.import.lock().unwrap_or_else(|e| e.into_inner());
+    match slot.as_mut() {
+        Some(i) => {
+            i.sources.insert(bridge.to_owned());
+            true
+        }
+        None => false,
     }
 }
 
-/// Another host's topic appeared: import it. True when its meta went unanswered (ask again).
-fn appeared(inner: &Arc<Inner>, bridge: &str, topic: &str) -> bool {
+/// Topics imported now, and the bytes creating their segments allocated.
+fn held(inner: &Inner) -> Held {
+    let topics = inner.topics.lock().unwrap_or_else(|e| e.into_inner());
+    let mut held = Held::default();
+    for t in topics.values() {
+        if let Some(i) = t.import.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+            held.topics += 1;
+            held.bytes = held.bytes.saturating_add(i.bytes);
+        }
+    }
+    held
+}
+
+/// A remote topic's meta came: import it, within this host's limits.
+fn answered(inner: &Arc<Inner>, r: &Remote, bytes: &[u8]) -> Result<Outcome, Asked> {
+    let (bridge, topic) = (r.bridge.as_str(), r.name.as_str());
+    if joined(inner, bridge, topic) {
+        return Ok(Outcome::Done); // another host's meta came first
+    }
+    let (wire, meta) = WireMeta::decode(bytes).map_err(Asked::Bad)?;
+    let domain = inner.config.domain;
+    // A topic that exists here is joined as it is: nothing is created for the remote host.
+    let exists = RawTopic::join(topic, domain).is_ok();
+    let cost = if exists {
+        Some(Footprint::default())
+    } else {
+        crate::limits::footprint(&meta)
+    };
+    if let Err(why) = crate::limits::admit(&inner.config, held(inner), cost) {
+        // Too large never fits; no room may, once an imported topic goes.
+        let (reason, outcome) = match why {
+            Refused::TooLarge(r) => (r, Outcome::Done),
+            Refused::NoRoom(r) => (r, Outcome::Park),
+        };
+        let host = inner.host_of(bridge, &wire.host);
+        tracing::warn!(
+            topic,
+            host,
+            reason,
+            "remote topic refused: over this host's limits"
+        );
+        let mut refusals = inner.refusals.lock().unwrap_or_else(|e| e.into_inner());
+        refusals.note(topic, &host, reason);
+        return Ok(outcome);
+    }
     let state = inner.topic(topic);
     let mut slot = state.import.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(i) = slot.as_mut() {
-        i.sources.insert(bridge.to_owned());
-        return false;
-    }
-    let asked = ask(inner, wire::meta_key(inner.config.domain, bridge, topic))
-        .and_then(|bytes| WireMeta::decode(&bytes).map_err(Asked::Bad));
-    let (wire, meta) = match asked {
-        Ok(m) => m,
-        Err(why) => return refused(inner, "topic", topic, bridge, why),
-    };
-    let domain = inner.config.domain;
     let own = crate::OwnPublisher::new(inner, topic);
     let publisher = match meta
         .open(topic, domain, wire.description.clone())
@@ -199,7 +255,7 @@ fn appeared(inner: &Arc<Inner>, bridge: &str, topic: &str) -> bool {
         Err(e) => {
             tracing::error!(topic, host = wire.host, error = %e,
                 "remote topic not imported: fix the type on one of the two hosts");
-            return false;
+            return Ok(Outcome::Done);
         }
     };
     let wire_type = meta.stored_type.name.clone();
@@ -209,7 +265,7 @@ fn appeared(inner: &Arc<Inner>, bridge: &str, topic: &str) -> bool {
         meta,
         publisher,
         state: state.clone(),
-        next_seq: Mutex::default(),
+        sequences: Mutex::default(),
     };
     let subscriber = inner
         .session
@@ -222,13 +278,14 @@ fn appeared(inner: &Arc<Inner>, bridge: &str, topic: &str) -> bool {
             *slot = Some(Import {
                 sources: BTreeSet::from([bridge.to_owned()]),
                 type_name: wire_type,
+                bytes: cost.map_or(0, |c| c.at_once),
                 _subscriber: s,
                 _own: own,
             });
         }
         Err(e) => tracing::warn!(topic, error = %e, "remote topic not imported"),
     }
-    false
+    Ok(Outcome::Done)
 }
 
 /// Publishes what arrives on one imported topic.
@@ -239,7 +296,7 @@ struct Deliver {
     publisher: RawPublisher,
     state: Arc<TopicState>,
     /// Per sending bridge, the sequence number expected next.
-    next_seq: Mutex<BTreeMap<[u8; 16], u64>>,
+    sequences: Mutex<Sequences>,
 }
 
 impl Deliver {
@@ -268,14 +325,15 @@ impl Deliver {
                 return;
             }
         };
-        {
-            let mut next = self.next_seq.lock().unwrap_or_else(|e| e.into_inner());
-            let expected = next.entry(att.bridge).or_insert(0);
-            if att.seq > *expected {
-                c.lost.fetch_add(att.seq - *expected, Relaxed);
+        // A gap counts as lost only up to MAX_SEQ_GAP: a peer's number must not set the figure.
+        match nerve::sys::lock(&self.sequences).step(att.bridge, att.seq) {
+            Step::Next => {}
+            Step::Lost(n) => {
+                c.lost.fetch_add(n, Relaxed);
             }
-            // A sequence that goes back: the sender's topic restarted; follow it.
-            *expected = att.seq + 1;
+            Step::Reset => {
+                c.resets.fetch_add(1, Relaxed);
+            }
         }
         // Noted before it is published: the exporter may read it at once.
         self.state.echo.imported(nerve::echo::hash(&bytes));

@@ -10,12 +10,16 @@
 //! - **QoS**: a reliable topic is sent reliably with blocking congestion control (a 6 MB image
 //!   waits for room, it is never dropped); a best-effort one may be dropped under congestion,
 //!   and a latest-only one sends only its newest message. Gaps in a sender's sequence
-//!   numbers are counted as lost on the receiving side.
+//!   numbers are counted as lost on the receiving side (a jump of more than 2^20, or back,
+//!   as a reset instead).
 //! - **No echo loops**: a message leaves only from the host where it was published (`nerve::echo`).
 //! - **Discovery**: every bridge holds a liveliness token for its host and one per exported
 //!   topic; a host that dies takes its tokens with it, and its topics stop being imported.
 //! - **Hostile input**: a message whose type hash, size or attachment is wrong, or a meta that
 //!   does not parse, is counted as rejected and dropped; the bridge goes on serving the rest.
+//!   What another host may make this one allocate is bounded by the configuration (per topic,
+//!   in total, topics at once: [`config`]); metas are asked for concurrently, each with its own
+//!   deadline, so a host that never answers delays no one else's topics.
 
 #![warn(missing_docs)]
 
@@ -23,6 +27,7 @@ mod ask;
 pub mod config;
 mod export;
 mod import;
+mod limits;
 mod services;
 pub mod view;
 pub mod wire;
@@ -80,6 +85,10 @@ pub struct TopicStats {
     pub rejected: u64,
     /// Received but not published here (the local topic refused it: full, damaged).
     pub dropped: u64,
+    /// Discontinuities in a sender's sequence: a jump of more than 2^20 forward, or back (its
+    /// topic restarted, or a host lies). Counted here rather than as that many lost.
+    #[serde(default)]
+    pub resets: u64,
     /// Published here but never sent: overwritten in the local ring before the bridge read
     /// it (a best-effort topic faster than the network). Latest-only topics skip older
     /// messages by design; those are not counted.
@@ -97,6 +106,7 @@ struct Counters {
     lost: AtomicU64,
     rejected: AtomicU64,
     dropped: AtomicU64,
+    resets: AtomicU64,
     missed: AtomicU64,
 }
 
@@ -130,12 +140,31 @@ struct Inner {
     own: Mutex<BTreeMap<String, u32>>,
     /// Meta answers that did not parse, or lied (counted apart from any topic).
     bad_metas: AtomicU64,
+    /// Remote topics refused for this host's limits.
+    refusals: Mutex<limits::Refusals>,
 }
 
 impl Inner {
     fn topic(&self, name: &str) -> Arc<TopicState> {
         let mut t = self.topics.lock().unwrap_or_else(|e| e.into_inner());
         t.entry(name.to_owned()).or_default().clone()
+    }
+
+    /// The topic's state if the bridge knows it (creates nothing: a remote announcement alone
+    /// must not grow the bridge).
+    fn known_topic(&self, name: &str) -> Option<Arc<TopicState>> {
+        let t = self.topics.lock().unwrap_or_else(|e| e.into_inner());
+        t.get(name).cloned()
+    }
+
+    /// The host name of bridge `bridge` as its host token says, else `fallback`.
+    fn host_of(&self, bridge: &str, fallback: &str) -> String {
+        let hosts = self.hosts.lock().unwrap_or_else(|e| e.into_inner());
+        match hosts.get(bridge) {
+            Some(h) => h.clone(),
+            None if fallback.is_empty() => bridge.to_owned(),
+            None => fallback.to_owned(),
+        }
     }
 
     /// How many publishers of `topic` this bridge holds.
@@ -206,6 +235,7 @@ impl Bridge {
             services: Mutex::default(),
             own: Mutex::default(),
             bad_metas: AtomicU64::new(0),
+            refusals: Mutex::default(),
         });
         let (domain, me) = (inner.config.domain, inner.id_str.clone());
         let host_token = inner
@@ -223,6 +253,7 @@ impl Bridge {
             reason: e.to_string(),
         })?;
         let (import_tx, import_rx) = std::sync::mpsc::channel();
+        let asks = ask::Asks::new(import_tx.clone());
         declared.push(Box::new(services::serve_metas(&inner)?));
         declared.push(Box::new(services::follow(&inner, import_tx.clone())?));
         declared.push(Box::new(import::follow_topics(&inner, import_tx)?));
@@ -237,7 +268,7 @@ impl Bridge {
             }),
             spawn("nerve-zenoh-import", {
                 let inner = inner.clone();
-                move || import::run(&inner, import_rx, &view)
+                move || import::run(&inner, import_rx, asks, &view)
             }),
         ];
         tracing::info!(bridge = %inner.id_str, host = %inner.config.host, domain, "bridge up");
@@ -275,6 +306,17 @@ impl Bridge {
         // Relaxed: a statistic.
         self.inner.bad_metas.load(Relaxed)
     }
+
+    /// Remote topics refused for this host's limits: how many, and the newest with their
+    /// host and the reason.
+    pub fn refused(&self) -> (u64, Vec<view::Refusal>) {
+        let r = self
+            .inner
+            .refusals
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        r.view()
+    }
 }
 
 impl Inner {
@@ -292,6 +334,7 @@ impl Inner {
                     lost: c.lost.load(Relaxed),
                     rejected: c.rejected.load(Relaxed),
                     dropped: c.dropped.load(Relaxed),
+                    resets: c.resets.load(Relaxed),
                     missed: c.missed.load(Relaxed),
                     exported: t.export.lock().unwrap_or_else(|e| e.into_inner()).is_some(),
                     imported: t.import.lock().unwrap_or_else(|e| e.into_inner()).is_some(),
@@ -323,6 +366,11 @@ impl Inner {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
+        let (refused_imports, refused) = self
+            .refusals
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .view();
         view::BridgeView {
             host: self.config.host.clone(),
             bridge: self.id_str.clone(),
@@ -346,6 +394,8 @@ impl Inner {
             stats,
             // Relaxed: a statistic.
             bad_metas: self.bad_metas.load(Relaxed),
+            refused_imports,
+            refused,
         }
     }
 }

@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use zenoh::query::{Query, Reply};
 use zenoh::Wait;
 
-use crate::ask::{ask, refused, Asked, TokenEvent};
+use crate::ask::{Asked, Event, Kind, Outcome, Remote};
 use crate::{wire, zerr, BridgeError, Inner};
 
 /// How many calls of one exported service run at once.
@@ -235,42 +235,46 @@ pub(crate) fn serve_metas(inner: &Arc<Inner>) -> Result<zenoh::query::Queryable<
 /// there).
 pub(crate) fn follow(
     inner: &Arc<Inner>,
-    tx: std::sync::mpsc::Sender<TokenEvent>,
+    tx: std::sync::mpsc::Sender<Event>,
 ) -> Result<zenoh::pubsub::Subscriber<()>, BridgeError> {
     let tx = Mutex::new(tx);
     crate::ask::follow(inner, "service", move |inner, came, bridge, name| {
         if !inner.config.imports(name) {
             return;
         }
-        let (bridge, service) = (bridge.to_owned(), name.to_owned());
-        let event = if came {
-            TokenEvent::ServiceAppeared { bridge, service }
-        } else {
-            TokenEvent::ServiceGone { bridge, service }
+        let r = Remote {
+            kind: Kind::Service,
+            bridge: bridge.to_owned(),
+            name: name.to_owned(),
         };
-        let _ = tx.lock().unwrap_or_else(|e| e.into_inner()).send(event);
+        let _ = nerve::sys::lock(&tx).send(Event::Token(r, came));
     })
 }
 
-/// Another host's service `name` appeared: serve it here (unless a server runs here). True
-/// when its meta went unanswered (ask again).
-pub(crate) fn appeared(inner: &Arc<Inner>, bridge: &str, name: &str) -> bool {
+/// Another host's service `name` appeared: true when nothing need be asked (it is served here
+/// already, by a local server or for another host; `bridge` joins the latter's sources).
+pub(crate) fn joined(inner: &Inner, bridge: &str, name: &str) -> bool {
     let mut s = inner.services.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(i) = s.imported.get_mut(name) {
         i.sources.insert(bridge.to_owned());
-        return false;
+        return true;
+    }
+    s.exported.contains_key(name) // served here: callers here use the local server
+}
+
+/// A remote service's meta came: serve the service here.
+pub(crate) fn answered(inner: &Arc<Inner>, r: &Remote, bytes: &[u8]) -> Result<Outcome, Asked> {
+    let (bridge, name) = (r.bridge.as_str(), r.name.as_str());
+    let mut s = inner.services.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(i) = s.imported.get_mut(name) {
+        i.sources.insert(bridge.to_owned()); // another host's meta came first
+        return Ok(Outcome::Done);
     }
     if s.exported.contains_key(name) {
-        return false; // served here: callers here use the local server
+        return Ok(Outcome::Done);
     }
-    let asked = ask(inner, wire::smeta_key(inner.config.domain, bridge, name)).and_then(|b| {
-        rmp_serde::from_slice::<ServiceMeta>(&b)
-            .map_err(|e| Asked::Bad(format!("an unreadable service meta: {e}")))
-    });
-    let meta = match asked {
-        Ok(m) => m,
-        Err(why) => return refused(inner, "service", name, bridge, why),
-    };
+    let meta = rmp_serde::from_slice::<ServiceMeta>(bytes)
+        .map_err(|e| Asked::Bad(format!("an unreadable service meta: {e}")))?;
     match open_import(inner, name, &meta) {
         Ok(server) => {
             tracing::info!(service = name, host = meta.host, "service imported");
@@ -281,7 +285,7 @@ pub(crate) fn appeared(inner: &Arc<Inner>, bridge: &str, name: &str) -> bool {
         Err(e) => tracing::warn!(service = name, host = meta.host, error = %e,
             "remote service not served here"),
     }
-    false
+    Ok(Outcome::Done)
 }
 
 /// Another host's service `name` went (stopped, or the host died).

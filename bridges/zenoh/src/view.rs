@@ -33,6 +33,20 @@ pub struct RemoteNode {
     pub host: String,
 }
 
+/// A remote topic this bridge would not import: it would have taken more of this host than
+/// the bridge's configuration allows (see [`crate::config`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refusal {
+    /// The topic.
+    pub topic: String,
+    /// The host that announced it (its host name when known, else its bridge id).
+    pub host: String,
+    /// Why, naming the limit and its configuration key.
+    pub reason: String,
+    /// How often it was refused.
+    pub count: u64,
+}
+
 /// A bridge's view of the other hosts.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct BridgeView {
@@ -52,6 +66,12 @@ pub struct BridgeView {
     pub stats: Vec<TopicStats>,
     /// Topic metas from other hosts refused (unreadable or lying).
     pub bad_metas: u64,
+    /// Remote topics refused for this host's limits, counted.
+    #[serde(default)]
+    pub refused_imports: u64,
+    /// The newest of those, with their host and the reason.
+    #[serde(default)]
+    pub refused: Vec<Refusal>,
 }
 
 fn open(domain: u32) -> Result<Topic<Msgpack<BridgeView>>, nerve::OpenError> {

@@ -4,113 +4,39 @@
 //! bridge counts and refuses each, keeps the local topics as they were, and still delivers the
 //! rogue's valid messages (counting the gap it left in its sequence as lost).
 
-use std::net::TcpListener;
+mod common;
+
 use std::time::{Duration, Instant};
 
+use common::{att, cmd, stats_of, wait_until, wire_meta, Rogue};
 use nerve::prelude::*;
-use nerve::raw::{stored_type, TopicMeta};
+use nerve::raw::stored_type;
 use nerve_testing::domain;
-use nerve_zenoh::wire::{self, Attachment, WireMeta};
-use nerve_zenoh::{Bridge, BridgeConfig, TopicStats};
-use zenoh::Wait;
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn zenoh_config(json: &[(&str, String)]) -> zenoh::Config {
-    let mut c = zenoh::Config::default();
-    c.insert_json5("scouting/multicast/enabled", "false")
-        .unwrap();
-    for (k, v) in json {
-        c.insert_json5(k, v).unwrap();
-    }
-    c
-}
-
-fn stats_of(bridge: &Bridge, topic: &str) -> TopicStats {
-    bridge
-        .stats()
-        .into_iter()
-        .find(|t| t.topic == topic)
-        .unwrap_or_default()
-}
-
-fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
-    let end = Instant::now() + Duration::from_secs(10);
-    while !f() {
-        assert!(Instant::now() < end, "never: {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn wire_meta<T: Message>() -> Vec<u8> {
-    let meta = TopicMeta {
-        stored_type: stored_type::<T>(),
-        reliability: nerve::Reliability::Reliable,
-        depth: 16,
-        max_payload_bytes: 0,
-    };
-    WireMeta {
-        meta: meta.to_metadata(),
-        description: nerve::raw::description::<T>()
-            .map(|d| d.to_bytes())
-            .unwrap_or_default(),
-        host: "rogue".into(),
-    }
-    .encode()
-}
+use nerve_zenoh::BridgeConfig;
 
 #[test]
 fn a_lying_host_is_counted_and_refused_while_the_bridge_serves_on() {
     let (d, _g) = domain();
-    let port = free_port();
-    let endpoint = format!("[\"tcp/127.0.0.1:{port}\"]");
     // The local side: t/good and t/lie exist here as CmdVel, with a subscriber each.
     let good = Topic::<CmdVel>::builder("t/good").domain(d).open().unwrap();
     let mut good_sub = good.subscriber().unwrap();
     let lie = Topic::<CmdVel>::builder("t/lie").domain(d).open().unwrap();
-    let bridge = Bridge::start(BridgeConfig {
-        domain: d,
-        zenoh: zenoh_config(&[("listen/endpoints", endpoint.clone())]),
-        ..BridgeConfig::new()
-    })
-    .unwrap();
+    let (bridge, endpoint) = common::bridge(d, BridgeConfig::new());
 
-    let rogue = zenoh::open(zenoh_config(&[("connect/endpoints", endpoint)]))
-        .wait()
-        .unwrap();
+    let mut rogue = Rogue::connect(d, &endpoint);
     let rid = "0badc0de0badc0de0badc0de0badc0de";
     let good_meta = wire_meta::<CmdVel>();
     let imu_meta = wire_meta::<Imu>();
-    let _metas = rogue
-        .declare_queryable(format!("nerve/{d}/@meta/{rid}/**"))
-        .callback(move |q| {
-            let key = q.key_expr().as_str().to_owned();
-            let answer: Vec<u8> = if key.ends_with("/t/good") {
-                good_meta.clone()
-            } else if key.ends_with("/t/lie") {
-                imu_meta.clone() // the local t/lie carries CmdVel
-            } else {
-                b"\xc1 not messagepack".to_vec()
-            };
-            q.reply(key.as_str(), answer).wait().unwrap();
+    rogue.answer(rid, move |topic| {
+        Some(match topic {
+            "t/good" => good_meta.clone(),
+            "t/lie" => imu_meta.clone(), // the local t/lie carries CmdVel
+            _ => b"\xc1 not messagepack".to_vec(),
         })
-        .wait()
-        .unwrap();
+    });
     let _tokens: Vec<_> = ["t/good", "t/lie", "t/garbage"]
         .iter()
-        .map(|t| {
-            rogue
-                .liveliness()
-                .declare_token(wire::topic_token(d, rid, t))
-                .wait()
-                .unwrap()
-        })
+        .map(|t| rogue.announce(rid, t))
         .collect();
 
     wait_until("t/good imported", || stats_of(&bridge, "t/good").imported);
@@ -121,32 +47,8 @@ fn a_lying_host_is_counted_and_refused_while_the_bridge_serves_on() {
     assert!(!stats_of(&bridge, "t/garbage").imported);
     assert!(lie.publisher().is_ok());
 
-    let key = wire::data_key(d, "t/good");
-    let cmd = |stamp: u64| {
-        bytemuck::bytes_of(&CmdVel {
-            stamp_ns: stamp,
-            linear: 1.5,
-            angular: -0.5,
-        })
-        .to_vec()
-    };
-    let att = |seq: u64, hash: u64| {
-        Attachment {
-            bridge: [0xbd; 16],
-            seq,
-            layout_hash: hash,
-        }
-        .encode()
-        .to_vec()
-    };
     let hash = stored_type::<CmdVel>().layout_hash;
-    let put = |payload: Vec<u8>, attachment: Option<Vec<u8>>| {
-        let p = rogue.put(&key, payload);
-        match attachment {
-            Some(a) => p.attachment(a).wait().unwrap(),
-            None => p.wait().unwrap(),
-        }
-    };
+    let put = |payload, attachment| rogue.put("t/good", payload, attachment);
     put(cmd(100), None); // no attachment
     put(cmd(101), Some(att(0, hash ^ 1))); // another type's hash
     put(cmd(102)[..10].to_vec(), Some(att(0, hash))); // short

@@ -63,7 +63,7 @@ impl Guard {
         let bare = name.trim_start_matches('[').trim_end_matches(']');
         bare.parse::<std::net::IpAddr>().is_ok()
             || name == "localhost"
-            || self.names.iter().any(|n| *n == name)
+            || self.names.contains(&name)
     }
 
     /// Why `headers` of a request with `method` are refused, if they are.
