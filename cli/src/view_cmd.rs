@@ -26,7 +26,7 @@ pub struct ViewArgs {
     ros2_schemas: bool,
     /// A host name (besides IP addresses, `localhost` and this machine's name) under which
     /// the page may be reached, e.g. a reverse proxy's; others are refused (DNS rebinding).
-    #[arg(long = "allow-host", value_name = "NAME", conflicts_with = "foxglove")]
+    #[arg(long = "allow-host", value_name = "NAME")]
     allow_host: Vec<String>,
     /// Stop after this many seconds (default: at Ctrl-C).
     #[arg(long, value_parser = crate::args::run_seconds)]
@@ -49,6 +49,7 @@ pub fn run(domain: u32, a: ViewArgs) -> anyhow::Result<()> {
         host: a.host.clone(),
         port: a.port.unwrap_or(8765),
         ros2_schemas: a.ros2_schemas,
+        allow_hosts: a.allow_host.clone(),
     })?;
     signals::install();
     outln!(

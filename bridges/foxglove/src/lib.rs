@@ -18,6 +18,7 @@
 //! # Ok::<(), nerve_foxglove::ViewError>(())
 //! ```
 
+pub mod front;
 mod native;
 mod params;
 mod schema;
@@ -48,6 +49,9 @@ pub struct ViewConfig {
     /// Every standard type as its ROS 2 counterpart, none as Foxglove's schemas: the bytes a
     /// recording holds, so one layout serves the live robot and its recordings.
     pub ros2_schemas: bool,
+    /// Host names (besides IP addresses, `localhost` and this machine's name) clients may
+    /// name in `Host` (a reverse proxy's); see [`front`].
+    pub allow_hosts: Vec<String>,
 }
 
 impl Default for ViewConfig {
@@ -57,6 +61,7 @@ impl Default for ViewConfig {
             host: "127.0.0.1".into(),
             port: 8765,
             ros2_schemas: false,
+            allow_hosts: Vec::new(),
         }
     }
 }
@@ -155,9 +160,27 @@ impl FoxgloveView {
             domain: config.domain,
             server: Arc::clone(&inner.server),
         };
+        // The user's address is the door's (`front`); the crate's server listens on loopback
+        // behind it.
+        let listen_err = |reason: String| ViewError::Listen {
+            host: config.host.clone(),
+            port: config.port,
+            reason,
+        };
+        let door = outside_async(|| {
+            runtime.block_on(tokio::net::TcpListener::bind((
+                config.host.as_str(),
+                config.port,
+            )))
+        })
+        .map_err(|e| listen_err(e.to_string()))?;
+        let port = door
+            .local_addr()
+            .map_err(|e| listen_err(e.to_string()))?
+            .port();
         let server = WebSocketServer::new()
             .name(format!("nerve domain {}", config.domain))
-            .bind(&config.host, config.port)
+            .bind("127.0.0.1", 0)
             .context(&inner.ctx)
             .capabilities([Capability::ConnectionGraph, Capability::Services])
             .supported_encodings(["json"])
@@ -165,13 +188,13 @@ impl FoxgloveView {
             .parameter_handler(Arc::new(params))
             .listener(Arc::new(Listener(Arc::clone(&inner))))
             .message_backlog_size(1024);
-        let handle =
-            outside_async(|| runtime.block_on(server.start())).map_err(|e| ViewError::Listen {
-                host: config.host.clone(),
-                port: config.port,
-                reason: e.to_string(),
-            })?;
-        let port = handle.port();
+        let handle = outside_async(|| runtime.block_on(server.start()))
+            .map_err(|e| listen_err(e.to_string()))?;
+        runtime.spawn(front::serve(
+            door,
+            handle.port(),
+            front::host_names(&config.allow_hosts),
+        ));
         *inner.server.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle);
         let me = Arc::clone(&inner);
         let follow = std::thread::Builder::new()

@@ -61,6 +61,7 @@ async fn topics_are_advertised_sent_and_unadvertised_as_they_come_and_go() {
         host: "127.0.0.1".into(),
         port: 0,
         ros2_schemas: false,
+        allow_hosts: Vec::new(),
     })
     .unwrap();
     let mut ws = connect(view.port()).await;
@@ -119,5 +120,59 @@ async fn topics_are_advertised_sent_and_unadvertised_as_they_come_and_go() {
     let gone = until(&mut ws, "unadvertise", |m| op(m, "unadvertise")).await;
     assert_eq!(gone["channelIds"], json!([id]));
     assert!(view.topics().is_empty());
+    view.stop();
+}
+
+/// The door in front of the Foxglove server: a client naming another host (a DNS-rebinding
+/// page) gets `421` and never reaches the server; one that never finishes its upgrade request
+/// is closed after the handshake timeout; a proper client still connects.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_door_refuses_other_hosts_and_slow_handshakes() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (domain, _guard) = nerve_testing::domain();
+    let view = FoxgloveView::start(ViewConfig {
+        domain,
+        host: "127.0.0.1".into(),
+        port: 0,
+        ros2_schemas: false,
+        allow_hosts: Vec::new(),
+    })
+    .unwrap();
+    let port = view.port();
+    let mut evil = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    evil.write_all(
+        format!(
+            "GET / HTTP/1.1\r\nHost: evil.example:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: foxglove.sdk.v1\r\n\r\n"
+        )
+        .as_bytes(),
+    )
+    .await
+    .unwrap();
+    let mut reply = String::new();
+    evil.read_to_string(&mut reply).await.unwrap();
+    assert!(reply.starts_with("HTTP/1.1 421"), "{reply}");
+
+    let mut slow = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    slow.write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        .await
+        .unwrap();
+    let t0 = Instant::now();
+    let mut buf = [0u8; 64];
+    let n = tokio::time::timeout(Duration::from_secs(15), slow.read(&mut buf))
+        .await
+        .expect("closed by the view")
+        .unwrap_or(0);
+    let waited = t0.elapsed();
+    assert!(
+        n == 0 && waited >= Duration::from_secs(4) && waited < Duration::from_secs(10),
+        "{n} bytes after {waited:?}"
+    );
+
+    let mut ws = connect(port).await;
+    until(&mut ws, "serverInfo", |m| op(m, "serverInfo")).await;
     view.stop();
 }

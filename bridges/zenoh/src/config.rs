@@ -13,6 +13,7 @@
 //!   max_topic_pool_mib: 1024,        // the chunks its messages may fill (images, clouds)
 //!   max_imported_mib: 512,           // what creating all imported topics may allocate
 //!   max_imported_topics: 256,        // topics imported at once
+//!   max_imported_services: 256,      // services served here for other hosts
 //!   zenoh: {
 //!     mode: "peer",
 //!     listen: { endpoints: ["tcp/0.0.0.0:7447"] },
@@ -34,7 +35,9 @@
 //! 6 MB images at depth 16 take 240 MiB, an action's events topic 520 MiB), when creating it
 //! would take what imported topics allocated past `max_imported_mib`
 //! ([`DEFAULT_MAX_IMPORTED_BYTES`], 512 MiB), or when `max_imported_topics`
-//! ([`DEFAULT_MAX_IMPORTED_TOPICS`], 256) are imported already. A refused topic is counted
+//! ([`DEFAULT_MAX_IMPORTED_TOPICS`], 256) are imported already. Each imported service is a
+//! server here (a thread and its topics): at most `max_imported_services`
+//! ([`DEFAULT_MAX_IMPORTED_SERVICES`], 256). A refused topic or service is counted
 //! and listed in `nerve bridge status` with its host and the reason. A topic that exists here
 //! already is joined as it is and costs nothing against the bytes. One refused for the total
 //! or the count is asked for again when an imported topic goes; one too large, when its host
@@ -71,6 +74,9 @@ pub struct BridgeConfig {
     /// Topics imported at once (`max_imported_topics`, default
     /// [`DEFAULT_MAX_IMPORTED_TOPICS`]).
     pub max_imported_topics: usize,
+    /// Services of other hosts served here at once (`max_imported_services`, default
+    /// [`DEFAULT_MAX_IMPORTED_SERVICES`]).
+    pub max_imported_services: usize,
     /// Zenoh's configuration.
     pub zenoh: zenoh::Config,
 }
@@ -85,8 +91,10 @@ pub const DEFAULT_MAX_TOPIC_POOL_BYTES: u64 = 1 << 30;
 pub const DEFAULT_MAX_IMPORTED_BYTES: u64 = 512 << 20;
 /// How many topics may be imported at once by default.
 pub const DEFAULT_MAX_IMPORTED_TOPICS: usize = 256;
+/// How many services of other hosts may be served here at once by default.
+pub const DEFAULT_MAX_IMPORTED_SERVICES: usize = 256;
 
-const KEYS: [&str; 10] = [
+const KEYS: [&str; 11] = [
     "domain",
     "host",
     "export",
@@ -96,6 +104,7 @@ const KEYS: [&str; 10] = [
     "max_topic_pool_mib",
     "max_imported_mib",
     "max_imported_topics",
+    "max_imported_services",
     "zenoh",
 ];
 
@@ -112,6 +121,7 @@ impl BridgeConfig {
             max_topic_pool_bytes: DEFAULT_MAX_TOPIC_POOL_BYTES,
             max_imported_bytes: DEFAULT_MAX_IMPORTED_BYTES,
             max_imported_topics: DEFAULT_MAX_IMPORTED_TOPICS,
+            max_imported_services: DEFAULT_MAX_IMPORTED_SERVICES,
             zenoh: zenoh::Config::default(),
         }
     }
@@ -197,6 +207,9 @@ impl BridgeConfig {
         }
         if let Some(n) = count("max_imported_topics", 1 << 20)? {
             c.max_imported_topics = n as usize;
+        }
+        if let Some(n) = count("max_imported_services", 1 << 16)? {
+            c.max_imported_services = n as usize;
         }
         if let Some(z) = obj.get("zenoh") {
             c.zenoh = zenoh::Config::from_json5(&z.to_string())

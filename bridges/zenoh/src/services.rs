@@ -275,6 +275,25 @@ pub(crate) fn answered(inner: &Arc<Inner>, r: &Remote, bytes: &[u8]) -> Result<O
     }
     let meta = rmp_serde::from_slice::<ServiceMeta>(bytes)
         .map_err(|e| Asked::Bad(format!("an unreadable service meta: {e}")))?;
+    let most = inner.config.max_imported_services;
+    if s.imported.len() >= most {
+        let reason = format!(
+            "{} services of other hosts are served here already, the most this host takes \
+             (max_imported_services)",
+            s.imported.len()
+        );
+        tracing::warn!(
+            service = name,
+            host = meta.host,
+            "remote service not served here: {reason}"
+        );
+        inner
+            .refusals
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .note(name, &meta.host, reason);
+        return Ok(Outcome::Done);
+    }
     match open_import(inner, name, &meta) {
         Ok(server) => {
             tracing::info!(service = name, host = meta.host, "service imported");

@@ -18,6 +18,7 @@ use nerve_testing::hostile::segment_path;
 use nerve_zenoh::config::DEFAULT_MAX_TOPIC_BYTES;
 use nerve_zenoh::view::Refusal;
 use nerve_zenoh::{Bridge, BridgeConfig};
+use zenoh::Wait;
 
 const ROGUE: &str = "0badc0de0badc0de0badc0de0badc0de";
 
@@ -211,4 +212,52 @@ fn a_sequence_jump_is_a_reset_not_a_loss() {
         (4, 3, 2, 0),
         "{s:?}"
     );
+}
+
+/// A peer announcing more services than `max_imported_services`: the ones past the limit are
+/// not served here (each would be a server, a thread and its topics), and are listed.
+#[test]
+fn services_past_the_count_are_refused() {
+    let (d, _g) = domain();
+    let (bridge, endpoint) = common::bridge(
+        d,
+        BridgeConfig {
+            max_imported_services: 2,
+            ..BridgeConfig::new()
+        },
+    );
+    let rogue = Rogue::connect(d, &endpoint);
+    // Its service metas: no types, host "rogue-host" (a ServiceMeta as MessagePack).
+    let meta = rmp_serde::to_vec(&(None::<()>, None::<()>, "rogue-host")).unwrap();
+    let q = rogue
+        .session
+        .declare_queryable(format!("nerve/{d}/@smeta/{ROGUE}/**"))
+        .callback(move |q| {
+            let key = q.key_expr().as_str().to_owned();
+            q.reply(key.as_str(), meta.clone()).wait().unwrap();
+        })
+        .wait()
+        .unwrap();
+    let tokens: Vec<_> = ["s/a", "s/b", "s/c"]
+        .iter()
+        .map(|s| {
+            rogue
+                .session
+                .liveliness()
+                .declare_token(nerve_zenoh::wire::service_token(d, ROGUE, s))
+                .wait()
+                .unwrap()
+        })
+        .collect();
+    wait_until("two served and one refused", || {
+        let served = nerve::rpc::discovery::services(d)
+            .iter()
+            .filter(|s| s.server.is_some())
+            .count();
+        served == 2 && bridge.refused().0 == 1
+    });
+    let list = refused(&bridge);
+    assert_eq!(list.len(), 1, "{list:?}");
+    assert!(list[0].1.contains("max_imported_services"), "{list:?}");
+    drop((tokens, q));
 }

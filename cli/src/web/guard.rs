@@ -34,36 +34,18 @@ pub struct Guard {
 
 impl Guard {
     /// A guard for `port` with a fresh token; `names` adds to the machine's own host name.
-    pub fn new(port: u16, mut names: Vec<String>) -> Guard {
-        if let Ok(h) = std::fs::read_to_string("/proc/sys/kernel/hostname") {
-            let h = h.trim().to_ascii_lowercase();
-            if !h.is_empty() {
-                names.push(format!("{h}.local"));
-                names.push(h);
-            }
-        }
+    pub fn new(port: u16, names: &[String]) -> Guard {
         Guard {
             port,
-            names,
+            names: nerve_foxglove::front::host_names(names),
             token: token(),
         }
     }
 
-    /// Whether a `Host` header names this server.
+    /// Whether a `Host` header names this server (`nerve_foxglove::front::host_ok`, the one
+    /// answer both views give).
     pub fn host_ok(&self, host: &str) -> bool {
-        let host = host.trim().to_ascii_lowercase();
-        let (name, port) = match host.rsplit_once(':') {
-            // `[::1]:8080`, `127.0.0.1:8080`, `robot:8080`; a bare `[::1]` has no port.
-            Some((n, p)) if !n.is_empty() && !p.contains(']') => (n.to_owned(), p.parse().ok()),
-            _ => (host.clone(), Some(80)),
-        };
-        if port != Some(self.port) {
-            return false;
-        }
-        let bare = name.trim_start_matches('[').trim_end_matches(']');
-        bare.parse::<std::net::IpAddr>().is_ok()
-            || name == "localhost"
-            || self.names.contains(&name)
+        nerve_foxglove::front::host_ok(host, self.port, &self.names)
     }
 
     /// Why `headers` of a request with `method` are refused, if they are.

@@ -72,10 +72,7 @@ pub fn serve(
         .spawn(move || follow(domain, &tx))?;
     signals::install();
     outln!("nerve view of domain {domain} on http://{bound}/ (Ctrl-C stops it)")?;
-    let allowed = Arc::new(guard::Guard::new(
-        bound.port(),
-        allow_hosts.iter().map(|h| h.to_ascii_lowercase()).collect(),
-    ));
+    let allowed = Arc::new(guard::Guard::new(bound.port(), &allow_hosts));
     let app = Router::new()
         .route("/", get(page))
         .route("/api/state", get(state))
