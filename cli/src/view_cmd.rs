@@ -28,6 +28,10 @@ pub struct ViewArgs {
     /// the page may be reached, e.g. a reverse proxy's; others are refused (DNS rebinding).
     #[arg(long = "allow-host", value_name = "NAME")]
     allow_host: Vec<String>,
+    /// With --foxglove: a web origin (besides Foxglove's app and this machine's loopback
+    /// pages) whose pages may open the view, e.g. `https://dashboard.example`.
+    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "foxglove")]
+    allow_origin: Vec<String>,
     /// Stop after this many seconds (default: at Ctrl-C).
     #[arg(long, value_parser = crate::args::run_seconds)]
     duration: Option<Duration>,
@@ -50,6 +54,7 @@ pub fn run(domain: u32, a: ViewArgs) -> anyhow::Result<()> {
         port: a.port.unwrap_or(8765),
         ros2_schemas: a.ros2_schemas,
         allow_hosts: a.allow_host.clone(),
+        allow_origins: a.allow_origin.clone(),
     })?;
     signals::install();
     outln!(

@@ -2,7 +2,9 @@
 //! itself and sets no deadline on a handshake, nor looks at the `Host` a client names. So the
 //! view listens on the address the user asked for itself, reads each connection's WebSocket
 //! upgrade request within [`HANDSHAKE_TIMEOUT`], refuses one that names another host
-//! (`421`: a DNS-rebinding page cannot reach the robot's services and parameters), and hands
+//! (`421`: a DNS-rebinding page cannot reach the robot's services and parameters), refuses one
+//! opened by a web page that is not Foxglove's (`403`: any page in the operator's browser could
+//! otherwise call the robot's services and set its parameters; see [`origin_ok`]), and hands
 //! the connection, its request included, to the crate's server on a loopback port of its own.
 //!
 //! [`host_ok`] is nerve's one answer to "does this `Host` name this server", for both views
@@ -49,11 +51,37 @@ pub fn host_ok(host: &str, port: u16, names: &[String]) -> bool {
     bare.parse::<IpAddr>().is_ok() || name == "localhost" || names.contains(&name)
 }
 
+/// The web pages that may open the Foxglove view: Foxglove's own app, the desktop app (which
+/// sends no `Origin`, or `file://`), a page of this machine's loopback (`localhost`,
+/// `127.0.0.1`, `[::1]`, any port), and the origins in `extra` (from `--allow-origin`).
+/// Any other page's WebSocket, `null` (a sandboxed frame) included, is refused.
+pub fn origin_ok(origin: Option<&str>, extra: &[String]) -> bool {
+    let Some(o) = origin.map(|o| o.trim().to_ascii_lowercase()) else {
+        return true;
+    };
+    const FOXGLOVE: [&str; 3] = [
+        "https://app.foxglove.dev",
+        "https://studio.foxglove.dev",
+        "file://",
+    ];
+    let loopback = ["http://localhost", "http://127.0.0.1", "http://[::1]"]
+        .iter()
+        .any(|l| o == *l || o.strip_prefix(l).is_some_and(|rest| rest.starts_with(':')));
+    FOXGLOVE.contains(&o.as_str())
+        || loopback
+        || extra.iter().any(|e| e.trim().eq_ignore_ascii_case(&o))
+}
+
 /// Serves the door: each connection of `listener` (the user's port) checked, then joined to
 /// the crate's server on `127.0.0.1:inner`. Runs until the runtime stops.
-pub(crate) async fn serve(listener: TcpListener, inner: u16, names: Vec<String>) {
+pub(crate) async fn serve(
+    listener: TcpListener,
+    inner: u16,
+    names: Vec<String>,
+    origins: Vec<String>,
+) {
     let port = listener.local_addr().map_or(0, |a| a.port());
-    let names = std::sync::Arc::new(names);
+    let allowed = std::sync::Arc::new((names, origins));
     loop {
         let stream = match listener.accept().await {
             Ok((s, _)) => s,
@@ -63,9 +91,9 @@ pub(crate) async fn serve(listener: TcpListener, inner: u16, names: Vec<String>)
                 continue;
             }
         };
-        let names = names.clone();
+        let allowed = allowed.clone();
         tokio::spawn(async move {
-            if let Err(why) = door(stream, port, inner, &names).await {
+            if let Err(why) = door(stream, port, inner, &allowed.0, &allowed.1).await {
                 tracing::debug!("a Foxglove connection was closed at the door: {why}");
             }
         });
@@ -77,33 +105,50 @@ async fn door(
     port: u16,
     inner: u16,
     names: &[String],
+    origins: &[String],
 ) -> Result<(), String> {
     let mut head = Vec::with_capacity(1024);
     tokio::time::timeout(HANDSHAKE_TIMEOUT, read_head(&mut client, &mut head))
         .await
         .map_err(|_| format!("no complete request within {HANDSHAKE_TIMEOUT:?}"))??;
     let text = String::from_utf8_lossy(&head);
-    let host = text
-        .lines()
-        .skip(1)
-        .find_map(|l| {
+    let header = |name: &str| {
+        text.lines().skip(1).find_map(|l| {
             let (k, v) = l.split_once(':')?;
             k.trim()
-                .eq_ignore_ascii_case("host")
+                .eq_ignore_ascii_case(name)
                 .then(|| v.trim().to_owned())
         })
-        .unwrap_or_default();
-    if !host_ok(&host, port, names) {
-        let body = format!(
-            "nerve view answers requests for its own address, not {host:?}; behind a proxy, \
-             start it with --allow-host NAME\n"
-        );
+    };
+    let host = header("host").unwrap_or_default();
+    let origin = header("origin");
+    let refusal = if !host_ok(&host, port, names) {
+        Some((
+            "421 Misdirected Request",
+            format!(
+                "nerve view answers requests for its own address, not {host:?}; behind a \
+                 proxy, start it with --allow-host NAME"
+            ),
+        ))
+    } else if !origin_ok(origin.as_deref(), origins) {
+        Some((
+            "403 Forbidden",
+            format!(
+                "pages of {origin:?} may not open the robot's Foxglove view; to allow one, \
+                 start it with --allow-origin ORIGIN"
+            ),
+        ))
+    } else {
+        None
+    };
+    if let Some((status, body)) = refusal {
+        tracing::warn!("the Foxglove view refused a connection: {body}");
         let reply = format!(
-            "HTTP/1.1 421 Misdirected Request\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
+            "HTTP/1.1 {status}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}\n",
+            body.len() + 1
         );
         let _ = client.write_all(reply.as_bytes()).await;
-        return Err(format!("Host {host:?} refused"));
+        return Err(body);
     }
     let mut server = TcpStream::connect(("127.0.0.1", inner))
         .await
@@ -160,6 +205,29 @@ mod tests {
             "robot.evil:8765",
         ] {
             assert!(!host_ok(bad, 8765, &names), "{bad}");
+        }
+    }
+
+    #[test]
+    fn origins_that_may_open_the_view() {
+        let extra = vec!["https://dash.example".to_owned()];
+        for ok in [
+            None,
+            Some("https://app.foxglove.dev"),
+            Some("file://"),
+            Some("http://localhost:3000"),
+            Some("http://127.0.0.1"),
+            Some("HTTPS://DASH.EXAMPLE"),
+        ] {
+            assert!(origin_ok(ok, &extra), "{ok:?}");
+        }
+        for bad in [
+            "http://evil.example",
+            "null",
+            "http://localhost.evil.example",
+            "https://app.foxglove.dev.evil",
+        ] {
+            assert!(!origin_ok(Some(bad), &extra), "{bad}");
         }
     }
 }

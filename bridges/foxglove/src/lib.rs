@@ -52,6 +52,9 @@ pub struct ViewConfig {
     /// Host names (besides IP addresses, `localhost` and this machine's name) clients may
     /// name in `Host` (a reverse proxy's); see [`front`].
     pub allow_hosts: Vec<String>,
+    /// Web origins (besides Foxglove's app and this machine's loopback pages) that may open
+    /// the view; see [`front::origin_ok`].
+    pub allow_origins: Vec<String>,
 }
 
 impl Default for ViewConfig {
@@ -62,6 +65,7 @@ impl Default for ViewConfig {
             port: 8765,
             ros2_schemas: false,
             allow_hosts: Vec::new(),
+            allow_origins: Vec::new(),
         }
     }
 }
@@ -194,6 +198,7 @@ impl FoxgloveView {
             door,
             handle.port(),
             front::host_names(&config.allow_hosts),
+            config.allow_origins.clone(),
         ));
         *inner.server.lock().unwrap_or_else(|e| e.into_inner()) = Some(handle);
         let me = Arc::clone(&inner);

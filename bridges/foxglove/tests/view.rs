@@ -62,6 +62,7 @@ async fn topics_are_advertised_sent_and_unadvertised_as_they_come_and_go() {
         port: 0,
         ros2_schemas: false,
         allow_hosts: Vec::new(),
+        allow_origins: Vec::new(),
     })
     .unwrap();
     let mut ws = connect(view.port()).await;
@@ -124,7 +125,7 @@ async fn topics_are_advertised_sent_and_unadvertised_as_they_come_and_go() {
 }
 
 /// The door in front of the Foxglove server: a client naming another host (a DNS-rebinding
-/// page) gets `421` and never reaches the server; one that never finishes its upgrade request
+/// page) gets `421` and a page of another origin `403`, neither reaching the server; one that never finishes its upgrade request
 /// is closed after the handshake timeout; a proper client still connects.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_door_refuses_other_hosts_and_slow_handshakes() {
@@ -136,6 +137,7 @@ async fn the_door_refuses_other_hosts_and_slow_handshakes() {
         port: 0,
         ros2_schemas: false,
         allow_hosts: Vec::new(),
+        allow_origins: Vec::new(),
     })
     .unwrap();
     let port = view.port();
@@ -153,6 +155,26 @@ async fn the_door_refuses_other_hosts_and_slow_handshakes() {
     let mut reply = String::new();
     evil.read_to_string(&mut reply).await.unwrap();
     assert!(reply.starts_with("HTTP/1.1 421"), "{reply}");
+
+    // A page of another origin in the operator's browser: it could call services and set
+    // parameters, so it is refused.
+    let mut page = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    page.write_all(
+        format!(
+            "GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: http://evil.example\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: foxglove.sdk.v1\r\n\r\n"
+        )
+        .as_bytes(),
+    )
+    .await
+    .unwrap();
+    let mut reply = String::new();
+    page.read_to_string(&mut reply).await.unwrap();
+    assert!(
+        reply.starts_with("HTTP/1.1 403") && reply.contains("--allow-origin"),
+        "{reply}"
+    );
 
     let mut slow = tokio::net::TcpStream::connect(("127.0.0.1", port))
         .await
