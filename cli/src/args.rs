@@ -17,16 +17,19 @@ fn seconds(
     inclusive: bool,
 ) -> impl Fn(&str) -> Result<Duration, String> + Clone + Send + Sync + 'static {
     move |s: &str| {
-        let v = number(s)?;
-        nerve::time::checked_seconds(v, min, !inclusive).map_err(|e| format!("{e} (7 days)"))
+        let check = |v| nerve::time::checked_seconds(v, min, !inclusive);
+        check(number(s, check)?).map_err(|e| format!("{e} (7 days)"))
     }
 }
 
-/// `s` as a number (`nan` and `inf` parse; the range checks refuse them).
-fn number(s: &str) -> Result<f64, String> {
-    s.trim()
-        .parse()
-        .map_err(|_| format!("{s:?} is not a number"))
+/// `s` as a number (`nan` and `inf` parse; the range checks refuse them); what is no number
+/// is refused with the range `check` gives.
+fn number<T>(s: &str, check: impl Fn(f64) -> Result<T, String>) -> Result<f64, String> {
+    s.trim().parse().map_err(|_| {
+        let range = check(f64::NAN).err().unwrap_or_default();
+        let expected = range.split_once("; ").map_or("", |(_, e)| e);
+        format!("{s:?} is not a number; {expected}")
+    })
 }
 
 /// Seconds from 0 to a week (`--grace`, `play --start`).
@@ -36,12 +39,13 @@ pub fn any_seconds(s: &str) -> Result<Duration, String> {
 
 /// A rate in Hz (`topic pub -r`, `play --clock`): from one a week to 1 MHz.
 pub fn hz(s: &str) -> Result<f64, String> {
-    nerve::time::checked_hz(number(s)?)
+    nerve::time::checked_hz(number(s, nerve::time::checked_hz)?)
 }
 
 /// A playback speed (`play --rate`): from 0.001 to 10 000 times real time.
 pub fn speed(s: &str) -> Result<f64, String> {
-    nerve::time::checked(number(s)?, 0.001, false, 10_000.0, "a factor")
+    let check = |v| nerve::time::checked(v, 0.001, false, 10_000.0, "a factor");
+    check(number(s, check)?)
 }
 
 /// How long a run lasts (`nerve demo --duration`): seconds, more than 0, at most a week.
@@ -87,7 +91,11 @@ mod tests {
             assert!(e.contains("expected seconds greater than 0"), "{bad}: {e}");
         }
         for bad in ["", "x"] {
-            assert!(run_seconds(bad).expect_err(bad).contains("not a number"));
+            let e = run_seconds(bad).expect_err(bad);
+            assert!(
+                e.contains("is not a number; expected seconds greater than 0"),
+                "{e}"
+            );
         }
         for bad in ["1e-300", "0", "1e300", "nan", "-1"] {
             assert!(hz(bad).is_err() && speed(bad).is_err(), "{bad}");

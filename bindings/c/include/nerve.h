@@ -569,8 +569,8 @@ int32_t nerve_reply_set(struct nerve_reply *reply, const uint8_t *data, size_t l
 int32_t nerve_reply_error(struct nerve_reply *reply, const char *message);
 
 // Serves `name` in `domain` with `handler` on `workers` threads (0 or 1: one thread, the
-// lowest latency) until `nerve_server_close`. `NERVE_E_ALREADY_SERVED` when another live
-// server has it.
+// lowest latency; at most 256, else `NERVE_E_INVALID_ARGUMENT`) until `nerve_server_close`.
+// `NERVE_E_ALREADY_SERVED` when another live server has it.
 //
 // # Safety
 // `name` is a NUL-terminated string; `handler` may be called from nerve's threads, `workers`
@@ -582,7 +582,9 @@ int32_t nerve_server_open(const char *name,
                           void *context,
                           struct nerve_server **out);
 
-// Stops serving (waits for handlers running now to return).
+// Stops serving (waits for handlers running now to return). A handler may close its own
+// server: the call returns `NERVE_OK` once the other handlers have returned, and the
+// calling handler's thread ends when it returns.
 //
 // # Safety
 // `server` is NULL or a server handle.

@@ -29,6 +29,19 @@ async fn connect(port: u16) -> Ws {
     ws
 }
 
+/// A view of `domain` on a free loopback port.
+fn start(domain: u32) -> FoxgloveView {
+    FoxgloveView::start(ViewConfig {
+        domain,
+        host: "127.0.0.1".into(),
+        port: 0,
+        ros2_schemas: false,
+        allow_hosts: Vec::new(),
+        allow_origins: Vec::new(),
+    })
+    .unwrap()
+}
+
 /// Reads until `f` returns something, or fails after 10 s naming `what`.
 async fn until<T>(ws: &mut Ws, what: &str, mut f: impl FnMut(&Message) -> Option<T>) -> T {
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -56,15 +69,7 @@ fn op(m: &Message, name: &str) -> Option<Value> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn topics_are_advertised_sent_and_unadvertised_as_they_come_and_go() {
     let (domain, _guard) = nerve_testing::domain();
-    let view = FoxgloveView::start(ViewConfig {
-        domain,
-        host: "127.0.0.1".into(),
-        port: 0,
-        ros2_schemas: false,
-        allow_hosts: Vec::new(),
-        allow_origins: Vec::new(),
-    })
-    .unwrap();
+    let view = start(domain);
     let mut ws = connect(view.port()).await;
     until(&mut ws, "serverInfo", |m| op(m, "serverInfo")).await;
 
@@ -131,15 +136,7 @@ async fn topics_are_advertised_sent_and_unadvertised_as_they_come_and_go() {
 async fn the_door_refuses_other_hosts_and_slow_handshakes() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let (domain, _guard) = nerve_testing::domain();
-    let view = FoxgloveView::start(ViewConfig {
-        domain,
-        host: "127.0.0.1".into(),
-        port: 0,
-        ros2_schemas: false,
-        allow_hosts: Vec::new(),
-        allow_origins: Vec::new(),
-    })
-    .unwrap();
+    let view = start(domain);
     let port = view.port();
     let mut evil = tokio::net::TcpStream::connect(("127.0.0.1", port))
         .await

@@ -238,14 +238,6 @@ fn random(rng: &mut Rng) -> Vec<u8> {
     b
 }
 
-/// The high-water mark of this process's resident memory, in bytes.
-fn peak_rss() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
-    let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
-    kib << 10
-}
-
 #[test]
 fn mutated_and_random_recordings_never_panic_nor_allocate_what_the_file_does_not_hold() {
     let dir = std::env::temp_dir().join(format!("nerve-bag-fuzz-{}", std::process::id()));
@@ -294,7 +286,7 @@ fn mutated_and_random_recordings_never_panic_nor_allocate_what_the_file_does_not
         }
     }
     let secs = start.elapsed().as_secs_f64();
-    let peak = peak_rss();
+    let peak = nerve_testing::process::peak_rss();
     println!(
         "fuzz: {INPUTS} inputs in {secs:.2} s ({:.1} µs each), peak RSS {:.1} MiB (largest \
          valid input {largest} B); {outcomes:?}",

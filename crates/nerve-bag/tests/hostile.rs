@@ -263,14 +263,6 @@ fn chunk_records(message_claims: u64) -> Vec<u8> {
     .concat()
 }
 
-/// The high-water mark of this process's resident memory, in bytes.
-fn peak_rss() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
-    let kib: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
-    kib << 10
-}
-
 /// Records that claim more than the file holds (the three files that aborted every reader
 /// with `memory allocation of 4294963217 bytes failed` or took 1.5 GB), chunks whose sizes lie,
 /// and a record longer than its chunk: each reader (Python's reader, the player, info,
@@ -380,7 +372,11 @@ fn records_longer_than_their_file_or_chunk_are_errors_naming_file_and_byte() {
         "{:?}",
         start.elapsed()
     );
-    assert!(peak_rss() < 256 << 20, "peak RSS {} MiB", peak_rss() >> 20);
+    assert!(
+        nerve_testing::process::peak_rss() < 256 << 20,
+        "peak RSS {} MiB",
+        nerve_testing::process::peak_rss() >> 20
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -417,6 +413,10 @@ fn a_chunk_that_decompresses_to_less_than_it_claims_is_an_error() {
             path.display()
         )
     );
-    assert!(peak_rss() < 256 << 20, "peak RSS {} MiB", peak_rss() >> 20);
+    assert!(
+        nerve_testing::process::peak_rss() < 256 << 20,
+        "peak RSS {} MiB",
+        nerve_testing::process::peak_rss() >> 20
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -246,3 +246,18 @@ pub fn scaled(n: u64) -> u64 {
         .unwrap_or(1.0);
     ((n as f64) * s).max(1.0) as u64
 }
+
+/// The high-water mark of this process's resident memory (`VmHWM`), in bytes.
+pub fn peak_rss() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    let line = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .expect("VmHWM in /proc/self/status");
+    let kib: u64 = line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|k| k.parse().ok())
+        .expect("VmHWM in kB");
+    kib << 10
+}
