@@ -328,6 +328,7 @@ impl Deliver {
         // A gap counts as lost only up to MAX_SEQ_GAP: a peer's number must not set the figure.
         match nerve::sys::lock(&self.sequences).step(att.bridge, att.seq) {
             Step::Next => {}
+            // Relaxed: statistics, read without ordering against anything (`Bridge::stats`).
             Step::Lost(n) => {
                 c.lost.fetch_add(n, Relaxed);
             }

@@ -204,6 +204,8 @@ static ME: Mutex<Me> = Mutex::new(Me {
 });
 
 /// The descriptors of this process's life files, for the atfork handler (which may not lock).
+/// Relaxed throughout: stored under `ME`'s lock, read by the child handler after `fork`, which
+/// orders everything the parent did before it; no other memory is published through them.
 static LIFE_FDS: [AtomicI32; 4] = [const { AtomicI32::new(-1) }; 4];
 
 /// Runs in a forked child: closes the inherited life files, so that the child does not keep

@@ -132,6 +132,20 @@ impl Scope {
         Ok(())
     }
 
+    /// [`Scope::adopt`] for a file that may be another member's (opened, not created): only
+    /// a file this user owns is changed, one another member made is left as it is.
+    pub fn adopt_if_ours(&self, file: &File, path: &Path) -> io::Result<()> {
+        if self.group.is_none() {
+            return Ok(());
+        }
+        let meta = file.metadata().map_err(|e| self.explain(e, path))?;
+        // SAFETY: getuid has no preconditions.
+        if std::os::unix::fs::MetadataExt::uid(&meta) == unsafe { libc::getuid() } {
+            self.adopt(file, path)?;
+        }
+        Ok(())
+    }
+
     /// The group's number; an error naming the group if the system does not know it.
     fn gid(&self) -> io::Result<Option<u32>> {
         match &self.group {

@@ -8,7 +8,7 @@
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::*};
@@ -300,20 +300,6 @@ pub(crate) fn io_err(path: &Path) -> impl FnOnce(io::Error) -> SegmentError + '_
     }
 }
 
-/// Gives a file this process owns the scope's group and mode (a file another member of the
-/// group made is left as it is).
-pub(crate) fn adopt_if_new(scope: &Scope, f: &File, path: &Path) -> Result<(), SegmentError> {
-    if scope.group.is_none() {
-        return Ok(());
-    }
-    let meta = f.metadata().map_err(io_err(path))?;
-    // SAFETY: getuid has no preconditions.
-    if meta.uid() == unsafe { libc::getuid() } {
-        scope.adopt(f, path).map_err(io_err(path))?;
-    }
-    Ok(())
-}
-
 /// An exclusive lock on a domain directory, released on drop (and by the kernel if we die).
 pub struct DomainLock {
     _file: File,
@@ -335,7 +321,7 @@ impl DomainLock {
             .open(&path)
             .map_err(|e| scope.explain(e, &path))
             .map_err(io_err(&path))?;
-        adopt_if_new(&scope, &f, &path)?;
+        scope.adopt_if_ours(&f, &path).map_err(io_err(&path))?;
         loop {
             // SAFETY: flock on a valid fd.
             if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } == 0 {
