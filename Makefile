@@ -9,7 +9,7 @@ DURATION ?=
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo build test test-rust test-miri test-python lint fmt structure clippy rust-build rust-tests rust-no-solo nightly bench bench-all bench-build bench-ipc bench-sched bench-rpc bench-python bench-plots clean-shm
+.PHONY: demo build test test-rust test-miri test-python lint fmt structure clippy rust-build rust-tests rust-no-solo nightly bench bench-all bench-check bench-build bench-ipc bench-sched bench-rpc bench-python bench-plots clean-shm
 
 # The 1 kHz Imu node asks for a real-time lane (--rt): SCHED_FIFO + pinning; where that is not
 # permitted the demo runs anyway and the scheduler says what it could not do.
@@ -76,6 +76,13 @@ QUICK ?= --quick
 
 bench-build:
 	$(CARGO) build --release -p nerve-bench -p nerve-cli -p nerve-c --features nerve-bench/peers
+
+# The targets that guard the hot paths (benches/nerve-bench/targets.toml, check = true), ≤ 5 min;
+# exits non-zero when one misses. Quote its output before and after a change to a hot path.
+bench-check: bench-build
+	[ -x $(VENV)/bin/maturin ] || bash bindings/python/dev.sh
+	$(VENV)/bin/maturin develop --release -q -m bindings/python/Cargo.toml
+	./target/release/nerve-bench check --out $(RESULTS)/check
 
 # Every suite in turn and the report (RESULTS/all/benchmarks.md; QUICK= for the full runs).
 bench-all: bench-build

@@ -4,9 +4,12 @@ writes), so that every figure a reader sees comes from a run, with its machine, 
 
     python3 benches/nerve-bench/report.py bench-results/all --out bench-results/all/benchmarks.md
     python3 benches/nerve-bench/report.py DIR --out DIR/benchmarks.md --copy-to docs/benchmarks.md
+    python3 benches/nerve-bench/report.py RUN1 --also RUN2 --copy-to docs/benchmarks.md --readme README.md
 
-Per suite: the machine line, the targets (rows named `target_*`, the median of per-round ratios
-with pass/fail), then every measured row (p50, p99, n). A suite that failed (`<suite>.error`)
+First every target of `targets.toml` (the one list), met or missed, in this run and in each
+`--also` run beside it (a target met in one run and missed in another is missed); then the
+seeds' tables; then per suite the machine line and every measured row (p50, p99, n).
+`--readme` rewrites README's headline block from the same runs (`headline.py`). A suite that failed (`<suite>.error`)
 or was not run is listed as such, never left out. With matplotlib (in this interpreter or
 the plot peer's venv, which `benches/python/setup_peers.sh plot` sets up on demand), the `ipc`
 suite's plots and the Wrapyfi box plot are drawn beside the file and linked; a page without
@@ -26,7 +29,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
+import headline
 import seeds
+import targets as tg
 
 SUITES = {
     "ipc": "Shared-memory messaging between processes and threads: nerve, iceoryx2, a raw "
@@ -111,23 +116,10 @@ def suite_section(name: str, d: dict[str, Any] | None, error: str | None,
     secs = f"; {t['seconds']:.0f} s" if isinstance(t.get("seconds"), (int, float)) else ""
     out += [f"Machine: {machine_line(d.get('machine', {}))}{secs}.", ""]
     results = d["results"]
-    targets = [r for r in results if str(r.get("metric", "")).startswith("target_")]
-    if targets:
-        rows = []
-        for r in targets:
-            value = "error: " + r["error"] if "error" in r else fmt(r.get("p50"), r["metric"])
-            passed = {True: "met", False: "**missed**"}.get(r.get("pass"), "–")
-            rows.append([r["metric"].removeprefix("target_"), r.get("system", ""),
-                         r.get("message", ""), str(r.get("payload_bytes", "")), detail(r),
-                         value, str(r.get("threshold", "–")), passed])
-        out += ["Targets (median of the per-round ratios):", ""]
-        out += table(["target", "system", "message", "bytes", "case", "value", "threshold",
-                      "result"], rows)
-        out.append("")
+    out += [f"This suite's targets are in the table at the top (`targets.toml`, suite `{name}`).",
+            ""]
     rows = []
     for r in results:
-        if str(r.get("metric", "")).startswith("target_"):
-            continue
         metric = r.get("metric", "")
         if "error" in r:
             p50, p99, n = "error: " + str(r["error"])[:120], "", ""
@@ -197,7 +189,21 @@ def draw_ipc_plots(folder: Path) -> tuple[list[str], str]:
     return out, ""
 
 
-def render(folder: Path, plots: bool = True) -> str:
+def targets_section(runs: list[tg.Run]) -> list[str]:
+    """Every target of targets.toml in every run given, met or missed."""
+    ls = tg.lines(tg.load(), runs)
+    bad = tg.missed(ls)
+    names = ", ".join(f"{r.name} (`{r.machine.get('commit', '?')}`, {r.machine.get('date', '?')})"
+                      for r in runs)
+    return ["## Every target, met or missed", "",
+            (f"{len(ls) - len(bad)} of {len(ls)} met in every run; **{len(bad)} missed**. "
+             f"Runs: {names}. The list and how each value is computed: "
+             "`benches/nerve-bench/targets.toml`; ✗ marks a run that missed; \"worst round\" "
+             "is shown where the median of the rounds meets a limit that a single round "
+             "misses; a crash is shown with its error."), ""] + tg.markdown(ls, runs) + [""]
+
+
+def render(folder: Path, plots: bool = True, also: list[Path] | None = None) -> str:
     timing = {}
     tj = folder / "timing.json"
     if tj.exists():
@@ -222,7 +228,7 @@ def render(folder: Path, plots: bool = True) -> str:
         d = load(folder / f"{name}.json")
         if d:
             every += [{**r, "suite": r.get("suite", name)} for r in d["results"]]
-    lines += seeds.own_targets(every)
+    lines += targets_section(headline.runs_of([folder, *(also or [])]))
     lines += seeds.section(every)
     if timing:
         total = sum(t.get("seconds", 0) for t in timing.values())
@@ -244,10 +250,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, help="the markdown file (default: FOLDER/benchmarks.md)")
     p.add_argument("--copy-to", type=Path, help="also copy it here (docs/benchmarks.md)")
     p.add_argument("--no-plots", action="store_true")
+    p.add_argument("--also", type=Path, action="append", default=[],
+                   help="another run's folder: its values beside this run's in the targets")
+    p.add_argument("--readme", type=Path,
+                   help="rewrite this README's headline block from these runs")
     a = p.parse_args(argv)
-    if not a.folder.is_dir():
-        p.error(f"{a.folder} is not a folder")
-    text = render(a.folder, plots=not a.no_plots)
+    for f in [a.folder, *a.also]:
+        if not f.is_dir():
+            p.error(f"{f} is not a folder")
+    text = render(a.folder, plots=not a.no_plots, also=a.also)
     out = a.out or a.folder / "benchmarks.md"
     out.write_text(text)
     if a.copy_to:
@@ -260,6 +271,9 @@ def main(argv: list[str] | None = None) -> int:
                 shutil.copyfile(png, there / png.name)
                 text = text.replace(f"]({png.name})", f"](benchmarks-plots/{png.name})")
         a.copy_to.write_text(text)
+    if a.readme:
+        headline.rewrite(a.readme, [a.folder, *a.also])
+        print(f"wrote the headline of {a.readme}", file=sys.stderr)
     print(f"wrote {out}", file=sys.stderr)
     return 0
 

@@ -47,35 +47,51 @@ pub fn run(args: &AllArgs) -> Result<()> {
     }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
-    let exe = std::env::current_exe()?;
-    let mut timing = serde_json::Map::new();
+    let mut timing = Timing::default();
     for suite in SUITES {
         let chosen = args.only.is_empty() || args.only.iter().any(|s| s == suite);
         if !chosen || args.skip.iter().any(|s| s == suite) {
             continue;
         }
-        let json = args.out.join(format!("{suite}.json"));
-        let csv = args.out.join(format!("{suite}.csv"));
-        let error = args.out.join(format!("{suite}.error"));
+        let quick: &[&str] = if args.quick { &["--quick"] } else { &[] };
+        timing.run(&args.out, suite, quick, args.quick)?;
+    }
+    timing.write(&args.out)?;
+    report(&args.out, args.docs)?;
+    timing.ensure_ok()
+}
+
+/// The suites one run started: each one's wall time, whether it succeeded and whether it was
+/// a quick run (`timing.json`, which the report and `targets.toml`'s wall-time target read).
+#[derive(Default)]
+pub struct Timing(serde_json::Map<String, serde_json::Value>);
+
+impl Timing {
+    /// Runs `nerve-bench <suite> --json DIR/<suite>.json --csv DIR/<suite>.csv <extra>` as a
+    /// child process of this binary (one suite's failure or leftovers cannot spoil the next);
+    /// a failure leaves `DIR/<suite>.error`.
+    pub fn run(&mut self, out: &Path, suite: &str, extra: &[&str], quick: bool) -> Result<()> {
+        let json = out.join(format!("{suite}.json"));
+        let csv = out.join(format!("{suite}.csv"));
+        let error = out.join(format!("{suite}.error"));
         let _ = std::fs::remove_file(&error);
-        eprintln!(
-            "== nerve-bench all: {suite}{}",
-            if args.quick { " --quick" } else { "" }
-        );
+        let _ = std::fs::remove_file(&json);
+        eprintln!("== nerve-bench {suite} {}", extra.join(" "));
         let started = Instant::now();
-        let mut c = Command::new(&exe);
-        c.arg(suite).arg("--json").arg(&json).arg("--csv").arg(&csv);
-        if args.quick {
-            c.arg("--quick");
-        }
-        let status = c
+        let status = Command::new(std::env::current_exe()?)
+            .arg(suite)
+            .arg("--json")
+            .arg(&json)
+            .arg("--csv")
+            .arg(&csv)
+            .args(extra)
             .status()
             .with_context(|| format!("starting the {suite} suite"))?;
         let secs = started.elapsed().as_secs_f64();
         eprintln!("== {suite}: {status} after {secs:.0} s");
-        timing.insert(
+        self.0.insert(
             suite.to_owned(),
-            json!({"seconds": secs, "ok": status.success()}),
+            json!({"seconds": secs, "ok": status.success(), "quick": quick}),
         );
         if !status.success() {
             std::fs::write(
@@ -83,35 +99,53 @@ pub fn run(args: &AllArgs) -> Result<()> {
                 format!("nerve-bench {suite} exited with {status}\n"),
             )?;
         }
+        Ok(())
     }
-    std::fs::write(
-        args.out.join("timing.json"),
-        serde_json::to_string_pretty(&timing)?,
-    )?;
-    report(&args.out, args.docs)?;
-    let failed: Vec<&String> = timing
-        .iter()
-        .filter(|(_, t)| t["ok"] == json!(false))
-        .map(|(s, _)| s)
-        .collect();
-    anyhow::ensure!(
-        failed.is_empty(),
-        "suites that failed (see their output and <suite>.error): {failed:?}"
-    );
-    Ok(())
+
+    pub fn write(&self, out: &Path) -> Result<()> {
+        std::fs::write(
+            out.join("timing.json"),
+            serde_json::to_string_pretty(&self.0)?,
+        )?;
+        Ok(())
+    }
+
+    /// An error naming the suites that failed, if any did.
+    pub fn ensure_ok(&self) -> Result<()> {
+        let failed: Vec<&String> = self
+            .0
+            .iter()
+            .filter(|(_, t)| t["ok"] == json!(false))
+            .map(|(s, _)| s)
+            .collect();
+        anyhow::ensure!(
+            failed.is_empty(),
+            "suites that failed (see their output and <suite>.error): {failed:?}"
+        );
+        Ok(())
+    }
+}
+
+/// nerve's `.venv` Python where it exists (for matplotlib's plots), else `python3`.
+pub fn python() -> PathBuf {
+    let venv = repo_root().join(".venv/bin/python");
+    if venv.exists() {
+        venv
+    } else {
+        PathBuf::from("python3")
+    }
+}
+
+/// The source tree this binary was built from (benches/nerve-bench/../..).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// Runs the report generator over the folder (nerve's `.venv` Python where it exists, for
 /// matplotlib's plots; else `python3`, which writes the tables without plots).
 fn report(out: &Path, docs: bool) -> Result<()> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let venv = root.join(".venv/bin/python");
-    let python = if venv.exists() {
-        venv
-    } else {
-        PathBuf::from("python3")
-    };
-    let mut c = Command::new(&python);
+    let root = repo_root();
+    let mut c = Command::new(python());
     c.arg(root.join("benches/nerve-bench/report.py"))
         .arg(out)
         .arg("--out")

@@ -1,12 +1,13 @@
 //! `nerve-bench`: nerve measured against its peers by one harness, in one run, on one machine.
 //!
-//! Subcommands are suites, and `all` runs them in turn: `ipc`, `ros2` (the ROS 2 bridge), `sched` (on `nerve-exec`'s public API), `rpc` (on
+//! Subcommands are suites, `all` runs them in turn and `check` the targets of the hot paths: `ipc`, `ros2` (the ROS 2 bridge), `sched` (on `nerve-exec`'s public API), `rpc` (on
 //! `nerve-rpc`'s public API, with its peers), `python`, and `soak` (endurance under `kill -9`). Shared pieces live in
 //! their own modules so every suite reports the same way: [`machine`] (what it ran on),
 //! [`stats`] (percentiles, timer overhead), [`report`] (the row, JSON/CSV/table), [`pin`]
 //! (core pinning), [`child`] (re-executing this binary for the other side of a benchmark).
 
 mod all;
+mod check;
 mod child;
 mod ffi;
 mod ipc;
@@ -50,6 +51,9 @@ enum Command {
     /// Every suite in turn (each its own process), JSON + CSV per suite in one folder, then
     /// benchmarks.md from them (`--docs`: docs/benchmarks.md too). `--quick`: short runs.
     All(all::AllArgs),
+    /// The targets that guard the hot paths (`check = true` in targets.toml) in a few minutes:
+    /// only the scenarios they read, interleaved, then their table; exits non-zero on a miss.
+    Check(check::CheckArgs),
     /// Inter-process communication: one-way latency (RTT/2) and throughput, nerve vs iceoryx2,
     /// a raw shared-memory floor and loopback UDP, in alternating rounds.
     Ipc(ipc::IpcArgs),
@@ -164,6 +168,7 @@ fn main() -> Result<()> {
     let started = std::time::Instant::now();
     let (suite, result) = match cli.command {
         Command::All(args) => ("all", all::run(&args)),
+        Command::Check(args) => ("check", check::run(&args)),
         Command::Ipc(args) => ("ipc", ipc::run_suite(&args)),
         Command::Sched(args) => ("sched", sched::run_suite(&args)),
         Command::Rpc(args) => ("rpc", rpc::run_suite(&args)),
