@@ -44,7 +44,7 @@ pub struct NetworkArgs {
     /// Systems to run, comma separated, in round order (default: every system of each case).
     #[arg(long, value_delimiter = ',')]
     pub systems: Vec<String>,
-    /// Seconds per case and system (default: 3 with --quick, 10 otherwise).
+    /// Seconds per case and system (default: 2 with --quick, 10 otherwise).
     #[arg(long)]
     pub secs: Option<f64>,
     /// Interleaved rounds per case (default: 1 with --quick, 2 otherwise).
@@ -209,8 +209,9 @@ fn cases(one_host: bool) -> Vec<Case> {
 /// sizes in the seed.
 const MIXED: [(usize, f64); 3] = [(16, 100.0), (304, 100.0), (104, 1.0)];
 
-/// The systems that take part in `case`.
-fn systems(case: &Case, one_host: bool) -> &'static [&'static str] {
+/// The systems that take part in `case`. `quick` leaves out `nerve-local` between the two hosts
+/// (nerve on one host's shared memory: the `local` suite measures it in every run).
+fn systems(case: &Case, one_host: bool, quick: bool) -> &'static [&'static str] {
     if one_host {
         return match case.kind {
             // The ROS 2 role has no per-topic sizes and rates.
@@ -220,10 +221,12 @@ fn systems(case: &Case, one_host: bool) -> &'static [&'static str] {
         };
     }
     match case.kind {
+        Kind::Channel { .. } if case.size <= 8192 && quick => &["nerve", "zenoh", "udp", "ros2"],
         Kind::Channel { .. } if case.size <= 8192 => {
             &["nerve", "zenoh", "udp", "ros2", "nerve-local"]
         }
         Kind::Rpc { .. } => &["nerve", "zenoh", "ros2"],
+        _ if quick => &["nerve", "zenoh"],
         _ => &["nerve", "zenoh", "nerve-local"],
     }
 }
@@ -238,17 +241,23 @@ struct Run {
     cpu_b: f64,
 }
 
-/// Messages per topic sent before a channel case's measured ones: a second's worth, and at
-/// least 48 (more than the 40 chunks of a 6 MB image topic's pool at depth 16, so that every
-/// chunk has been used once: the first use of a chunk's pages costs page faults, about 3 ms
-/// for 6 MB here, that no later message pays).
-fn warm_up(hz: f64) -> u64 {
-    (hz as u64).max(48)
+/// Messages per topic sent before a channel case's measured ones: `secs` worth (a second; half
+/// of one in a quick run), and at least 48 (more than the 40 chunks of a 6 MB image topic's
+/// pool at depth 16, so that every chunk has been used once: the first use of a chunk's pages
+/// costs page faults, about 3 ms for 6 MB here, that no later message pays).
+fn warm_up(hz: f64, secs: f64) -> u64 {
+    ((hz * secs) as u64).max(48)
 }
 
 /// One system in one case. `one_host`: every process on the second host (the first is idle),
 /// no bridge: nerve's processes meet in shared memory.
-fn run_one(net: &Net, system: &str, case: &Case, secs: f64, one_host: bool) -> Result<Run> {
+fn run_one(
+    net: &Net,
+    system: &str,
+    case: &Case,
+    (secs, warm_secs): (f64, f64),
+    one_host: bool,
+) -> Result<Run> {
     // The sending side's host and the receiving side's.
     let (ha, hb) = if one_host { (1, 1) } else { (0, 1) };
     let a = &net.hosts[ha].ip;
@@ -271,7 +280,7 @@ fn run_one(net: &Net, system: &str, case: &Case, secs: f64, one_host: bool) -> R
         {
             // A channel case's rate and warm-up: the bridge's CPU is counted after it too.
             let (hz, warm) = match case.kind {
-                Kind::Channel { hz, .. } => (hz, warm_up(hz)),
+                Kind::Channel { hz, .. } => (hz, warm_up(hz, warm_secs)),
                 Kind::Rpc { .. } => (0.0, 0),
             };
             let spec = Spec {
@@ -299,7 +308,7 @@ fn run_one(net: &Net, system: &str, case: &Case, secs: f64, one_host: bool) -> R
                 count: topics,
                 hz,
                 // The mixed workload's 1 Hz topic has no second to spare for a warm-up.
-                warm: if mixed { 0 } else { warm_up(hz) },
+                warm: if mixed { 0 } else { warm_up(hz, warm_secs) },
                 mix: if mixed { MIXED.to_vec() } else { Vec::new() },
                 ..base.clone()
             };
@@ -562,14 +571,10 @@ fn ratio_rows(case: &Case, by_system: &[(&str, Vec<Run>)]) -> Vec<Row> {
 pub fn run_suite(opts: &NetworkArgs, one_host: bool) -> Result<()> {
     let args = &opts.suite;
     let machine = Machine::detect();
-    // One host has twice the systems per channel case: shorter quick cases keep `all` within
-    // its budget.
-    let quick_secs = if one_host { 2.0 } else { 3.0 };
-    let (secs, rounds) = if args.quick {
-        (quick_secs, 1)
-    } else {
-        (10.0, 2)
-    };
+    // Quick: 2 s per case and system after half a second of warm-up, so that `all --quick`
+    // stays within its 15 minutes (the full run's 10 s and 1 s are the figures that count).
+    let (secs, rounds) = if args.quick { (2.0, 1) } else { (10.0, 2) };
+    let warm_secs = if args.quick { 0.5 } else { 1.0 };
     let (secs, rounds) = (opts.secs.unwrap_or(secs), opts.rounds.unwrap_or(rounds));
     let net = Net::new(2, 'n').map_err(|why| {
         anyhow!("the network benchmark needs two network namespaces and cannot make them: {why}")
@@ -586,7 +591,7 @@ pub fn run_suite(opts: &NetworkArgs, one_host: bool) -> Result<()> {
         {
             continue;
         }
-        let mut by_system: Vec<(&str, Vec<Run>)> = systems(&case, one_host)
+        let mut by_system: Vec<(&str, Vec<Run>)> = systems(&case, one_host, args.quick)
             .iter()
             .filter(|s| opts.systems.is_empty() || opts.systems.iter().any(|o| o == *s))
             .map(|s| (*s, Vec::new()))
@@ -600,7 +605,7 @@ pub fn run_suite(opts: &NetworkArgs, one_host: bool) -> Result<()> {
                     case.size,
                     round + 1
                 );
-                let run = run_one(&net, system, &case, secs, one_host);
+                let run = run_one(&net, system, &case, (secs, warm_secs), one_host);
                 rows.extend(rows_of(suite, system, &case, round, &run));
                 if let Ok(r) = run {
                     runs.push(r);
