@@ -137,7 +137,8 @@ def b_pyipc(R: list[Row]) -> list[str]:
                      beaten(value(R, system="nerve", **{**f, "metric": "ratio_p50_vs_horus"}))])
     return table(["message", "nerve p50", "nerve p99", "nerve p99.9", "HORUS p50",
                   "nerve/HORUS (per round)"], body) + [
-        "", "Python to Python across processes, busy-poll, one-way = round trip / 2."]
+        "", ("Python to Python across processes, one-way = round trip / 2, both systems "
+        "polling (HORUS's Python Topic has no blocking receive).")]
 
 
 def b_zerocopy(R: list[Row]) -> list[str]:
@@ -146,18 +147,24 @@ def b_zerocopy(R: list[Row]) -> list[str]:
     body = []
     for c in cases:
         f = {"suite": "python", "table": "zero_copy", "message": c}
-        body.append([c, cell(R, "ns", system="nerve", metric="view_ns", **f),
-                     cell(R, "ns", system="nerve", metric="dlpack_ns", **f),
+        body.append([c, cell(R, "ns", system="nerve", metric="build_view_ns", **f),
+                     cell(R, "ns", system="horus", metric="build_view_ns", **f),
+                     beaten(value(R, system="nerve", metric="ratio_build_view_ns_vs_horus",
+                                  **f)),
                      cell(R, "ns", system="nerve", metric="copy_ns", **f),
-                     cell(R, "ns", system="horus", metric="view_ns", **f),
                      cell(R, "ns", system="horus", metric="copy_ns", **f),
-                     beaten(value(R, system="nerve", metric="ratio_view_ns_vs_horus", **f))])
-    return table(["data", "nerve .data", "nerve np.from_dlpack", "nerve np.copy",
-                  "HORUS to_numpy()", "HORUS np.copy", "view nerve/HORUS"], body) + [
-        "", ("In one process, median of batch means. nerve's `.data` is the array made when the "
-        "message was received (its cost is in the receive); `np.from_dlpack` makes a new one. "
-        "nerve's point clouds are structured (x, y, z) arrays, slower to `np.copy` than "
-        "HORUS's (N, 3) float32.")]
+                     cell(R, "ns", system="nerve", metric="data_attr_ns", **f)])
+    return table(["data", "nerve new view", "HORUS to_numpy()", "new view nerve/HORUS",
+                  "nerve np.copy", "HORUS np.copy", "nerve .data (attribute read)"], body) + [
+        "", ("In one process, median of batch means. Build against build: nerve's new view is "
+        "`np.from_dlpack(sample)`, HORUS's is `to_numpy()` (of a received message); both make "
+        "a new array over the message's memory. nerve's point clouds, which DLPack cannot "
+        "describe, only have `sample.data.view()` (numpy's view of the array built in the "
+        "receive): not like for like, so no ratio. nerve's `.data` is an attribute read of "
+        "the array nerve built "
+        "while receiving (its cost is in the receive), shown on its own and compared with "
+        "nothing. nerve's point clouds are structured (x, y, z) arrays, slower to `np.copy` "
+        "than HORUS's (N, 3) float32.")]
 
 
 def b_overhead(R: list[Row]) -> list[str]:
@@ -241,8 +248,12 @@ def b_throughput(R: list[Row]) -> list[str]:
         for mode in ("poll", "blocking"):
             f = {"suite": "ipc", "transport": transport, "mode": mode, "payload_bytes": 16,
                  "message": "bytes", "metric": "msgs_per_s", "topology": "1:1"}
-            body.append([f"{transport} {mode}"] + [
-                cell(R, "rate", system=s, **f) for s in ("nerve", "iceoryx2", "raw-shm", "udp")])
+            # Blocking: nerve futex-only, as the peers sleep at once (one row, never a blend
+            # with nerve's spin-then-futex default).
+            sleeps = {"variant": lambda v: "futex-only" in str(v)} if mode == "blocking" else {}
+            body.append([f"{transport} {mode}" + (" (nerve futex-only)" if sleeps else "")] + [
+                cell(R, "rate", system=s, **f, **(sleeps if s == "nerve" else {}))
+                for s in ("nerve", "iceoryx2", "raw-shm", "udp")])
     for b in (64, 256, 1024, 4096, 16384):
         f = {"suite": "ipc", "transport": "cross-process", "mode": "poll", "payload_bytes": b,
              "metric": "msgs_per_s", "topology": "1:1"}
@@ -284,11 +295,16 @@ def b_rt(R: list[Row]) -> list[str]:
         ["1 kHz RT node start lateness p99", cell(
             R, "ns", "p99", suite="sched", message="rt-floor-nerve",
             metric="start_lateness_ns")],
-        ["cyclictest-style loop p99 (same core, same run)", cell(
+        [("the same loop spinning 200 µs before each deadline, as nerve's lane does, p99 "
+          "(same core, same run)"), cell(R, "ns", "p99", suite="sched", message="rt-floor-spin",
+                                         metric="start_lateness_ns")],
+        ["nerve p99 / the spinning loop's p99 (median of rounds; target ≤ 1.2)", cell(
+            R, "x", suite="sched", metric="ratio_p99_vs_spin")],
+        ["nerve p99 / the spinning loop's p99, worst round", cell(
+            R, "x", "max", suite="sched", metric="ratio_p99_vs_spin")],
+        ["a bare clock_nanosleep loop (cyclictest-style, no spin) p99, for reference", cell(
             R, "ns", "p99", suite="sched", message="rt-floor-cyclictest",
             metric="start_lateness_ns")],
-        ["nerve p99 / cyclictest p99 (per round; target ≤ 1.2)", cell(
-            R, "x", suite="sched", metric="ratio_p99_vs_cyclictest")],
     ]
     return table(["figure", "p50 (unless said)"], body)
 
@@ -377,6 +393,19 @@ def b_logger(R: list[Row]) -> list[str]:
                   "Python logging (file) p50", "nerve/tracing (per round)"], body)
 
 
+def verdict(R: list[Row], suite: str, key: dict[str, Any], system: str) -> str:
+    """nerve/this for one channel row: the per-round ratio row the suite wrote for that peer
+    (`local`: every peer; `network`: raw Zenoh), '–' for nerve itself or a peer without one."""
+    if system.startswith("nerve"):
+        return "–"
+    nerve = {**key, "system": "nerve"}
+    if suite == "network":
+        if system != "zenoh":
+            return "–"
+        return beaten(value(R, "max", **nerve, metric="target_latency_vs_zenoh"))
+    return cell(R, "x", **nerve, metric=f"ratio_mean_vs_{system}")
+
+
 def b_channel(suite: str) -> Callable[[list[Row]], list[str]]:
     """AimRT's channel grid from the `local` (one host) or `network` (two namespaces) rows."""
     def build(R: list[Row]) -> list[str]:
@@ -392,12 +421,12 @@ def b_channel(suite: str) -> Callable[[list[Row]], list[str]]:
                          cell(R, "pct", metric="loss_rate", **key),
                          cell(R, "pct", metric="cpu_pct_sender", **key),
                          cell(R, "pct", metric="cpu_pct_receiver", **key),
-                         cell(R, "x", **{**key, "system": "nerve"},
-                              metric=f"ratio_mean_vs_{r['system']}")
-                         if r["system"] != "nerve" and suite == "local" else "–"])
+                         verdict(R, suite, key, r["system"])])
         where = ("one host (every process in one network namespace; nerve on shared memory, "
                  "no bridge)" if suite == "local" else
-                 "two network namespaces on one machine (one clock)")
+                 "two network namespaces on one machine (one clock); nerve/this is computed "
+                 "per round against raw Zenoh only (`target_latency_vs_zenoh`: the worst "
+                 "round's ratio of the means)")
         return table(["system", "bytes", "topics", "rate", "avg", "max", "loss", "CPU sender",
                       "CPU receiver", "nerve/this (mean, per round)"], body) + [
             "", (f"{where}; fixed rate. Loss is a fraction (0–1) shown as %. 2 cores here; "
@@ -407,10 +436,12 @@ def b_channel(suite: str) -> Callable[[list[Row]], list[str]]:
 
 def b_rpc(R: list[Row]) -> list[str]:
     body = []
-    for r in rows_where(R, suite="rpc", metric="rtt_ns"):
+    # One table row per measured row: the key holds every field that tells rows apart, so no
+    # cell is the median of two different measurements (the topic ping-pong beside the service
+    # has its own table in the rpc section and is left out here).
+    for r in rows_where(R, suite="rpc", metric="rtt_ns", what=lambda w: w is None):
         key = {k: r.get(k) for k in ("system", "api", "transport", "payload_bytes",
-                                     "topology")}
-        key["variant"] = r.get("variant")
+                                     "topology", "variant", "server", "parallelism", "what")}
         body.append([r["system"], r.get("api", ""), r.get("transport", ""),
                      str(r.get("payload_bytes")), str(r.get("parallelism", "")),
                      cell(R, "ns", "mean", suite="rpc", metric="rtt_ns", **key)
@@ -463,12 +494,18 @@ def b_sleep(R: list[Row]) -> list[str]:
             ("sleep-thread", "sleep-callback", "sleep-coroutine", "sleep-tokio")] + [
             cell(R, "ns", "mean", system=sy, message=f"{ms} ms {w}", **py)
             for sy, w in (("nerve", "callback"), ("nerve", "coroutine"), ("ros2", "thread"),
-                          ("ros2", "callback"))])
+                          ("ros2", "callback"), ("ros2", "coroutine"))])
     return table(["duration", "Rust std::thread::sleep", "Rust scheduler callback",
                   "Rust aio coroutine", "Rust tokio::time::sleep", "Python nerve node callback",
-                  "Python asyncio.sleep", "rclpy time.sleep", "rclpy timer callback"], body) + [
-        "", ("Mean of measured − requested. The seed's rclcpp column has no wheel here; rclpy "
-        "(PyPI) stands in for ROS 2.")]
+                  "Python plain asyncio.sleep (no nerve code)", "rclpy time.sleep",
+                  "rclpy timer callback", "rclpy coroutine (timer future)"], body) + [
+        "", ("Mean of measured − requested (Python callbacks: a timer at 1/d Hz, each call's "
+        "start − its planned start as nerve's scheduler and rclpy's TimerInfo stamp them). "
+        "The seed's rclcpp column has no wheel here; rclpy "
+        "(PyPI) stands in for ROS 2, on the better of its two executors per row (rows' "
+        "`executor`). nerve's Python "
+        "API has no sleep of its own: its coroutine column is plain asyncio, to which nerve "
+        "adds nothing; rclpy's coroutine awaits a future that a one-shot timer completes.")]
 
 
 def b_pubsub(R: list[Row]) -> list[str]:
@@ -479,14 +516,17 @@ def b_pubsub(R: list[Row]) -> list[str]:
                      cell(R, "ns", "min", **f), cell(R, "ns", "max", **f)])
     for sy, m, label in (("nerve", "blocking", "Python nerve recv"),
                          ("nerve", "coroutine", "Python nerve await recv_async"),
-                         ("ros2", "callback", "rclpy subscription callback")):
+                         ("ros2", "callback", "rclpy subscription callback"),
+                         ("ros2", "coroutine", "rclpy async subscription callback")):
         f = {"suite": "python", "table": "pubsub", "system": sy, "message": m,
              "metric": "one_way_ns"}
         body.append([label, cell(R, "ns", "mean", **f), cell(R, "ns", "min", **f),
                      cell(R, "ns", "max", **f)])
     return table(["method", "mean", "min", "max"], body) + [
         "", ("Rust: published every 1 ms from another thread. Python: published and received in "
-        "one thread.")]
+        "one thread; nerve's coroutine is its async API (`recv_async`), rclpy's an `async` "
+        "callback its executor awaits (the better of EventsExecutor and SingleThreadedExecutor "
+        "per row; Fast DDS's large-message profile: rows' `executor`, `dds_profile`).")]
 
 
 def b_service(R: list[Row]) -> list[str]:
@@ -503,7 +543,10 @@ def b_service(R: list[Row]) -> list[str]:
              "metric": "rtt_ns"}
         body.append([label, cell(R, "ns", "mean", **f), cell(R, "ns", "min", **f),
                      cell(R, "ns", "max", **f)])
-    return table(["method", "mean", "min", "max"], body)
+    return table(["method", "mean", "min", "max"], body) + [
+        "", ("Python: client and server in one process; nerve's coroutine is its async API "
+        "(`call_async`), rclpy's an executor task awaiting `call_async` (its better executor per "
+        "row: `executor`).")]
 
 
 def b_tasks(repeats: int) -> Callable[[list[Row]], list[str]]:
@@ -515,13 +558,19 @@ def b_tasks(repeats: int) -> Callable[[list[Row]], list[str]]:
                      "repeats": repeats}
                 a = cell(R, "ns", message="async-sleep", **f)
                 b = cell(R, "ns", message="async-sleep-tokio-timer", **f)
-                c = cell(R, "ns", suite="python", table="tasks", system="nerve",
-                         message=f"{n} tasks {ms} ms x{repeats}", metric="tasks_wall_ns")
+                py = {"suite": "python", "table": "tasks",
+                      "message": f"{n} tasks {ms} ms x{repeats}", "metric": "tasks_wall_ns"}
+                c = cell(R, "ns", system="nerve", **py)
+                d = cell(R, "ns", system="ros2", **py)
                 if a == "–" and b == "–":
                     continue
-                body.append([str(n), f"{ms} ms", a, b, c])
+                body.append([str(n), f"{ms} ms", a, b, c, d])
         return table(["tasks", "sleep", "nerve aio::sleep", "tokio::time::sleep",
-                      "Python asyncio (nerve's async API)"], body)
+                      "Python plain asyncio (no nerve code)", "rclpy coroutine tasks"], body) + [
+            "", ("Wall time of all N tasks. nerve's Python API has no sleep: the Python column "
+            "is plain asyncio (nerve adds nothing to it). rclpy: N tasks on its "
+            "SingleThreadedExecutor (its EventsExecutor did not finish 1000 such tasks here), "
+            "each awaiting a future that a one-shot timer completes.")]
     return build
 
 
@@ -673,63 +722,3 @@ def section(R: list[Row]) -> list[str]:
             out += [("<details><summary>The seed's published figures (their machine, lines "
                     f"{fig['lines']})</summary>"), "", reflow(fig["text"]), "", "</details>", ""]
     return out
-
-
-def own_targets(R: list[Row]) -> list[str]:
-    """nerve's own targets that the seed tables do not carry, each computed from this run."""
-    body: list[list[str]] = []
-
-    def add(what: str, got: float | None, limit: float, le: bool, how: str,
-            trade_off: str = "") -> None:
-        """One target's row; `trade_off`: where the issue accepted a documented trade-off
-        instead of the limit (then a value over it says so rather than "missed")."""
-        if got is None:
-            body.append([what, "–", f"{'≤' if le else '≥'} {limit:g}", "not measured", how])
-            return
-        ok = got <= limit if le else got >= limit
-        verdict = ("met" if ok else f"over: documented trade-off ({trade_off})" if trade_off
-                   else "**missed**")
-        body.append([what, f"{got:.3g}", f"{'≤' if le else '≥'} {limit:g}", verdict, how])
-
-    big = value(R, **ipc(R, system="nerve", payload_bytes=6 << 20,
-                         message="bytes-chunk"))
-    small = value(R, **ipc(R, system="nerve", payload_bytes=16, message="bytes"))
-    add("zero-copy: 6 MB hop / 16 B hop (nerve, cross-process, poll)",
-        big / small if big and small else None, 1.5, True,
-        "median one-way of each scenario in this run")
-    for name, limit, le in [("cmdvel_vs_horus", 0.7, True), ("speedup_vs_rclpy_16B", 200, False),
-                            ("1080p_vs_16B", 2.0, True)]:
-        for mode in ("poll", "blocking"):
-            v = value(R, suite="python", metric=f"target_{name}", mode=mode)
-            if v is not None:
-                add(f"Python {name} ({mode})", v, limit, le,
-                    "the python suite's target row (median of per-round ratios)")
-    add("1 kHz RT node p99 / cyclictest-style loop p99 (same core)",
-        value(R, suite="sched", metric="ratio_p99_vs_cyclictest"), 1.2, True,
-        "median of per-round ratios")
-    for transport in ("cross-thread", "cross-process"):
-        for b in (512, 2048, 8192):
-            add(f"service round trip / topic round trip, {transport} {b} B",
-                value(R, suite="rpc", system="nerve", metric="ratio_service_vs_topic_rtt",
-                      transport=transport, payload_bytes=b), 3.0, True,
-                "rpc suite: a topic ping-pong of the same payload beside the service, same "
-                "rounds; median of per-round ratios of the p50 round trips")
-    # The compute pool shares cores: a node due at the same instant as another's work waits
-    # for it when no core is free, and without `compute_spin` a lane sleeps in the kernel
-    # until its start (the issue: "within 50 µs at p50 or document the trade-off").
-    pool = "docs/design/scheduler.md, compute_spin"
-    for hz in (100.0, 10.0):
-        add(f"compute-pool node at {hz:g} Hz: start lateness p50 (µs)",
-            (v / 1e3) if (v := value(R, suite="sched", message="mixed-rates",
-                                     metric="start_lateness_ns", rate_hz=hz)) else None,
-            50, True, "sched mixed (default: no compute spin), other core busy", pool)
-        for spin in (0, 100):
-            add(f"compute-pool node at {hz:g} Hz, compute_spin {spin} µs: start lateness p50 "
-                "(µs)",
-                (v / 1e3) if (v := value(R, suite="sched", message="compute-spin",
-                                         metric="start_lateness_ns", rate_hz=hz,
-                                         compute_spin_us=spin)) else None,
-                50, True, "sched compute-spin: beside the other node, other core busy", pool)
-    return ["## nerve's own targets in this run", "",
-            "The targets of nerve's issues that the seeds' tables do not carry.", ""] + table(
-        ["target", "value", "limit", "result", "how"], body) + [""]

@@ -9,20 +9,41 @@ bytes) at ``hz`` per topic, a subscriber computing receive time − send stamp. 
 ``rcl_interfaces/srv/GetParameters`` carrying a ``size``-character string both ways (the only
 service type rclpy from PyPI ships that carries free data, as in ``rpc_pingpong.py``), called
 in a closed loop (``hz`` 0) or at ``hz`` calls per second in all. Runs in the ros2 peer's venv
-(``setup_peers.sh ros2``)."""
+(``setup_peers.sh ros2``).
+
+Fast DDS (``ros2_env.py``): between the two hosts, UDP only; on one host (the ``local`` suite:
+the peer's address is this namespace's own), the large-message / shared-memory profile, as
+nerve's processes there meet in shared memory. rclpy's fastest executor spins every role.
+``RESULT`` also carries ``dds_profile`` and ``executor``."""
 
 from __future__ import annotations
 
 import json
 import os
 import resource
+import socket
 import sys
 import threading
 import time
 
-os.environ.setdefault("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp")
-# UDP only: two processes on one machine would otherwise meet in shared memory.
-os.environ.setdefault("FASTDDS_BUILTIN_TRANSPORTS", "UDPv4")
+import ros2_env
+
+
+def own_address(ip: str) -> bool:
+    """True when ``ip`` is an address of this network namespace (one host)."""
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.bind((ip, 0))
+        return True
+    except OSError:
+        return False
+
+
+SPEC = json.loads(sys.argv[sys.argv.index("--spec") + 1]) if "--spec" in sys.argv else {}
+# Two hosts: UDP only (two namespaces of one machine would otherwise meet in shared memory).
+# One host: the shared-memory profile, as every ROS 2 process of the benchmarks.
+ONE_HOST = own_address(SPEC.get("peer", "127.0.0.1"))
+ros2_env.configure(udp_only=not ONE_HOST)
 os.environ.pop("ROS_LOCALHOST_ONLY", None)
 os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "SUBNET")
 
@@ -43,15 +64,21 @@ def wait_for(word: str) -> None:
     raise SystemExit(f"stdin closed before {word}")
 
 
+HOW: dict = {}
+
+
 def result(**kw: object) -> None:
-    print("RESULT " + json.dumps(kw), flush=True)
+    print("RESULT " + json.dumps({**kw, **HOW}), flush=True)
 
 
 def main() -> None:
-    spec = json.loads(sys.argv[sys.argv.index("--spec") + 1])
+    spec = SPEC
     os.environ["ROS_STATIC_PEERS"] = spec["peer"]
     rclpy.init()
     node = rclpy.create_node(f"netbench_{spec['role']}_{os.getpid()}")
+    ex, name = ros2_env.executor()
+    ex.add_node(node)
+    HOW.update(ros2_env.fields(name))
     qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
     topics = [f"net/t{k}" for k in range(spec["count"])]
     hz, secs, size = spec["hz"], spec["secs"], max(spec["size"], 16)
@@ -106,12 +133,12 @@ def main() -> None:
         wait_for("GO")
         warm_end = time.monotonic() + warm / hz
         while time.monotonic() < warm_end:
-            rclpy.spin_once(node, timeout_sec=0.01)
+            ex.spin_once(timeout_sec=0.01)
         c0, t0 = cpu_s(), time.monotonic()
         expected = int(hz * secs) * len(subs)
         end = t0 + secs + 3
         while len(lat) < expected and time.monotonic() < end:
-            rclpy.spin_once(node, timeout_sec=0.05)
+            ex.spin_once(timeout_sec=0.05)
         result(count=len(lat), expected=expected, latencies_us=lat, cpu_s=cpu_s() - c0,
                wall_s=time.monotonic() - t0)
     elif spec["role"] == "server":
@@ -128,7 +155,7 @@ def main() -> None:
 
         def spin() -> None:
             while not stop.is_set():
-                rclpy.spin_once(node, timeout_sec=0.05)
+                ex.spin_once(timeout_sec=0.05)
 
         spinner = threading.Thread(target=spin)
         spinner.start()
@@ -141,14 +168,14 @@ def main() -> None:
         result(count=0, expected=0, latencies_us=[], cpu_s=cpu_s() - c0,
                wall_s=time.monotonic() - t0)
     elif spec["role"] == "client":
-        call_ros2(node, spec)
+        call_ros2(node, ex, spec)
     else:
         raise SystemExit(f"no ros2 {spec['role']} role")
     node.destroy_node()
     rclpy.shutdown()
 
 
-def call_ros2(node: rclpy.node.Node, spec: dict) -> None:
+def call_ros2(node: rclpy.node.Node, ex, spec: dict) -> None:  # noqa: ANN001
     """Calls ``/net/echo`` for ``secs``: one at a time (``hz`` 0), or paced at ``hz`` in all
     with the answers collected as they come."""
     from rcl_interfaces.srv import GetParameters
@@ -158,11 +185,11 @@ def call_ros2(node: rclpy.node.Node, spec: dict) -> None:
     while not client.service_is_ready():
         if time.monotonic() > deadline:
             raise SystemExit("the service never matched")
-        rclpy.spin_once(node, timeout_sec=0.05)
+        ex.spin_once(timeout_sec=0.05)
     req = GetParameters.Request()
     req.names = ["x" * max(spec["size"], 1)]
     warm = client.call_async(req)
-    rclpy.spin_until_future_complete(node, warm, timeout_sec=10)
+    ex.spin_until_future_complete(warm, timeout_sec=10)
     print("READY", flush=True)
     wait_for("GO")
     c0, t0 = cpu_s(), time.monotonic()
@@ -173,7 +200,7 @@ def call_ros2(node: rclpy.node.Node, spec: dict) -> None:
         while time.monotonic() < end:
             t = time.perf_counter()
             fut = client.call_async(req)
-            rclpy.spin_until_future_complete(node, fut, timeout_sec=5)
+            ex.spin_until_future_complete(fut, timeout_sec=5)
             if fut.done():
                 lat.append((time.perf_counter() - t) * 1e6)
     else:
@@ -186,7 +213,7 @@ def call_ros2(node: rclpy.node.Node, spec: dict) -> None:
                 client.call_async(req).add_done_callback(
                     lambda f, t=t: lat.append((time.perf_counter() - t) * 1e6))
                 sent += 1
-            rclpy.spin_once(node, timeout_sec=0.0005)
+            ex.spin_once(timeout_sec=0.0005)
     result(count=len(lat), expected=int(hz * secs), latencies_us=lat, cpu_s=cpu_s() - c0,
            wall_s=time.monotonic() - t0)
 

@@ -32,7 +32,9 @@ whole CmdVel hop of nerve's in Python and measured the check more than the hop.
 Each adapter's ``Endpoint`` may bind ``send``/``recv`` per scenario when it is made (nerve and
 HORUS do for their sub-microsecond rows), so that the timed loop runs the system's calls and
 not a chain of scenario tests; each system builds its messages with its fastest constructor
-(positional values for nerve's and HORUS's CmdVel).
+(positional values for nerve's and HORUS's CmdVel). An ``Endpoint`` may set ``fields``, extra
+row fields that say how it ran (nerve: ``wait``; ROS 2: ``dds_profile`` and ``executor``,
+from ``ros2_env.py``); each round's answer carries them.
 """
 
 from __future__ import annotations
@@ -282,6 +284,7 @@ class Ping:
             raise RuntimeError(line[6:] if line.startswith("error ") else line)
         return {"samples_ns": out, "message": ep.message, "payload_bytes": ep.payload_bytes,
                 "variant": getattr(ep, "variant", ""), "check": ep.check,
+                "fields": getattr(ep, "fields", {}),
                 "round_s": round(time.perf_counter() - t_setup, 3)}
 
     def close(self) -> None:
@@ -373,7 +376,8 @@ def main() -> None:
         try:
             r = ping.round(a.scenario, a.mode, a.samples, a.warmup)
             row.update(message=r["message"], payload_bytes=r["payload_bytes"],
-                       **percentiles(r["samples_ns"]), variant=r["variant"], check=r["check"])
+                       **percentiles(r["samples_ns"]), variant=r["variant"], check=r["check"],
+                       **r["fields"])
         except Exception as e:  # noqa: BLE001
             row.update(message=a.scenario, payload_bytes=0, error=err_text(e))
         finally:

@@ -7,7 +7,9 @@ the same workload as nerve's.
     record_ros2.py pub --case sensors --secs 10    # prints SENT n
 
 The message definitions (``ros2msg`` schemas) are read from nerve-bag's generated table, the
-same text ``nerve record`` writes."""
+same text ``nerve record`` writes. Both processes run Fast DDS with the large-message /
+shared-memory profile (``ros2_env.py``; with the default one a 1080p frame goes over UDP), and
+the recorder spins rclpy's fastest executor (``EventsExecutor``); ``READY`` names both."""
 
 import argparse
 import re
@@ -16,12 +18,16 @@ import sys
 import time
 from pathlib import Path
 
-import rclpy
-from geometry_msgs.msg import Twist
-from mcap.writer import CompressionType, Writer
-from rclpy.node import Node
-from rclpy.qos import QoSProfile, ReliabilityPolicy
-from sensor_msgs.msg import Image, Imu, LaserScan
+import ros2_env
+
+ros2_env.configure()
+
+import rclpy  # noqa: E402
+from geometry_msgs.msg import Twist  # noqa: E402
+from mcap.writer import CompressionType, Writer  # noqa: E402
+from rclpy.node import Node  # noqa: E402
+from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
+from sensor_msgs.msg import Image, Imu, LaserScan  # noqa: E402
 
 MANY = 1000
 DEFS = Path(__file__).resolve().parents[2] / "crates/nerve-bag/src/ros2/defs.rs"
@@ -72,9 +78,11 @@ def rec(case: str, out: str) -> None:
         subs.append(node.create_subscription(cls, topic, write, QOS, raw=True))
     stop = [False]
     signal.signal(signal.SIGINT, lambda *_: stop.__setitem__(0, True))
-    print("READY", flush=True)
+    ex, name = ros2_env.executor()
+    ex.add_node(node)
+    print(f"READY {name}; {ros2_env.profile()}", flush=True)
     while not stop[0]:
-        rclpy.spin_once(node, timeout_sec=0.05)
+        ex.spin_once(timeout_sec=0.05)
     w.finish()
     f.close()
     print(f"RECORDED {count[0]} {count[1]} 0", flush=True)

@@ -15,7 +15,8 @@ Systems (each in its own venv, like ``pingpong.py``'s):
     name of N ASCII characters, the response one ``string_value`` of the same N characters.
     Its ``byte[]`` fields would be Python lists of 1-byte ``bytes``, far slower, so strings are
     the fair choice. Client and server spin an ``EventsExecutor`` (``PYBENCH_VARIANT=single``:
-    the default ``SingleThreadedExecutor``);
+    the default ``SingleThreadedExecutor``), Fast DDS with the large-message profile
+    (``ros2_env.py``);
   * ``zenoh``: a queryable answering with the query's payload, the client ``Session.get`` with
     no consolidation (the first reply ends the call); two peers on loopback TCP.
 
@@ -86,6 +87,11 @@ class Nerve:
         self.clients: dict = {}
         server = "Rust echo server" if self.rust_domain is not None else "Python server"
         self.variant = f"nerve.Service client, {server} (MessagePack bin)"
+        # Not like for like, and why: nerve's services spin before they sleep (the default
+        # ServiceConfig::spin, which nerve's Python API does not let a caller change).
+        self.fields = {"wait": "client and server spin up to 50 µs for a frame, then sleep "
+                               "(nerve's default ServiceConfig::spin; not settable from "
+                               "Python); rclpy and Zenoh sleep at once"}
 
     @property
     def own_server(self) -> bool:
@@ -127,6 +133,7 @@ class Ros2:
         self.string_type = ParameterType.PARAMETER_STRING
         self.name = "/" + service_name(tag)
         self.variant = f"rcl_interfaces/srv/GetParameters, N-char strings, {self.ctx.exec_name}"
+        self.fields = {**self.ctx.fields, "wait": "executor wait set (sleeps)"}
 
     def serve(self) -> None:
         def echo(req, resp):
@@ -209,6 +216,7 @@ class Zenoh:
         self.ctx = sys_zenoh.Context("ping" if role == "client" else "echo")
         self.key = service_name(tag)
         self.variant = "queryable + Session.get (no consolidation), peers on tcp loopback"
+        self.fields = {"wait": "blocking reply channel (sleeps)"}
 
     def serve(self) -> None:
         queryable = self.ctx.session.declare_queryable(self.key)
@@ -305,7 +313,7 @@ class Client:
         self.seq = seq
         return {"samples_ns": out, "calls": len(out) + errors, "errors": errors,
                 "elapsed_s": (now() - start) / 1e9, "payload_bytes": payload,
-                "variant": self.sys.variant}
+                "variant": self.sys.variant, "fields": self.sys.fields}
 
     def parallel_round(self, payload: int, max_s: float, warmup: int, timeout_s: float,
                        parallelism: int) -> dict:
@@ -318,7 +326,7 @@ class Client:
                                                       timeout_s)
             return {"samples_ns": out, "calls": len(out) + errors, "errors": errors,
                     "elapsed_s": (now() - start) / 1e9, "payload_bytes": payload,
-                    "variant": self.sys.variant}
+                    "variant": self.sys.variant, "fields": self.sys.fields}
         results: list = [None] * parallelism
         barrier = threading.Barrier(parallelism)
         base = self.seq
@@ -360,7 +368,7 @@ class Client:
         errors = sum(r[1] for r in done)
         return {"samples_ns": out, "calls": len(out) + errors, "errors": errors,
                 "elapsed_s": max(r[2] for r in done), "payload_bytes": payload,
-                "variant": self.sys.variant}
+                "variant": self.sys.variant, "fields": self.sys.fields}
 
     def close(self) -> None:
         if self.server is None:
@@ -380,7 +388,7 @@ def serve(system: str) -> None:
         print(json.dumps({"fatal": err_text(e)}), flush=True)
         return
     print(json.dumps({"hello": system, "python": sys.version.split()[0],
-                      "version": client.sys.version}), flush=True)
+                      "version": client.sys.version, "fields": client.sys.fields}), flush=True)
     for line in sys.stdin:
         if not line.strip():
             continue

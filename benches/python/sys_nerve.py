@@ -115,6 +115,15 @@ class Endpoint:
             kw["chunks"] = 8
         self.pub = nerve.Topic(f"{base}/{out}", typ, **kw).publisher()
         self.sub = nerve.Topic(f"{base}/{inp}", typ, **kw).subscriber()
+        if self.blocking:
+            # Like for like: the peers' blocking receives (iceoryx2's Listener, Zenoh's recv,
+            # rclpy's spin_once with a timeout) sleep at once; nerve's recv would first spin
+            # up to 20 µs, about a whole Python hop here, and so measure a spinning receive.
+            self.sub.set_spin(0.0)
+            self.fields = {"wait": "recv(timeout) futex only (set_spin(0)): sleeps at once, "
+                                   "as the peers' blocking receives do"}
+        else:
+            self.fields = {"wait": "try_recv in a loop (spinning), as the peers' poll rows"}
         if not scenario.startswith("Tensor"):
             self.variant = "loan_image" if typ is nerve.Image else ""
         self._imu = None

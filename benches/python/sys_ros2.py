@@ -3,7 +3,9 @@ equivalent, sensor_msgs/Imu, std_msgs/UInt8MultiArray carrying MessagePack for d
 sensor_msgs/Image for images; default QoS (reliable, keep last 10). Receive through an executor:
 ``PYBENCH_VARIANT=events`` (rclpy.experimental.EventsExecutor) or ``single`` (the default
 SingleThreadedExecutor); poll = ``spin_once(timeout_sec=0)`` in a loop, blocking =
-``spin_once(timeout_sec=…)``. Runs in its own venv (the ROS .pth re-executes interpreters)."""
+``spin_once(timeout_sec=…)``. Fast DDS runs with the large-message / shared-memory profile
+(``ros2_env.py``), in every rclpy process alike; rows say which profile and executor ran. Runs
+in its own venv (the ROS .pth re-executes interpreters)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,9 @@ import array
 import os
 import time
 
-os.environ.setdefault("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp")
+import ros2_env
+
+ros2_env.configure()
 os.environ.setdefault("ROS_LOCALHOST_ONLY", "1")
 os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
 
@@ -39,17 +43,9 @@ class Context:
         self.kind = os.environ.get("PYBENCH_VARIANT", "events") or "events"
         rclpy.init()
         self.node = rclpy.create_node(f"pybench_{role}_{os.getpid()}")
-        if self.kind == "events":
-            from rclpy.experimental import EventsExecutor
-
-            self.executor = EventsExecutor()
-            self.exec_name = "EventsExecutor"
-        else:
-            from rclpy.executors import SingleThreadedExecutor
-
-            self.executor = SingleThreadedExecutor()
-            self.exec_name = "SingleThreadedExecutor"
+        self.executor, self.exec_name = ros2_env.executor(self.kind)
         self.executor.add_node(self.node)
+        self.fields = ros2_env.fields(self.exec_name)
 
     def close(self) -> None:
         try:
@@ -97,6 +93,7 @@ class Endpoint:
             self._buf = array.array("B", bytes(self.n))
             self._view = np.frombuffer(self._buf, dtype=np.uint8)
         self.variant += f", {ctx.exec_name}"
+        self.fields = ctx.fields
         self.type = t
         self.pub = ctx.node.create_publisher(t, f"{base}/{out}", 10)
         self.got: list = []

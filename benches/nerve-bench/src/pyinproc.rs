@@ -4,6 +4,8 @@
 //! (`benches/python/async_tables.py`: sleep overhead, pub/sub and service as callbacks and as
 //! coroutines, concurrent tasks; nerve's Python API against rclpy). The two systems' runs
 //! alternate; samples are pooled per system, and nerve / peer ratios are taken per round.
+//! Every script runs with Fast DDS's large-message profile
+//! (`benches/python/fastdds_large_messages.xml`) for whatever rclpy process it starts.
 
 use crate::python::interpreter;
 use crate::report::Row;
@@ -59,16 +61,29 @@ struct Pooled {
     error: Option<String>,
     payload_bytes: usize,
     note: String,
+    /// Row fields the case reports (ROS 2: `dds_profile`, `executor`; `python_api`: what ran).
+    fields: serde_json::Map<String, Value>,
+    /// The case runs none of nerve's code (`"ratio": false`: a plain asyncio sleep): no
+    /// nerve / peer ratio row.
+    no_ratio: bool,
 }
 
 type Key = (String, String, String);
 
 /// One run of `inproc.py` in `python`: its cases, or why there are none.
 fn run_once(python: &Path, script: &Path, system: &str, quick: bool) -> Result<Vec<Value>, String> {
-    let out = Command::new(python)
-        .arg(script)
+    let mut cmd = Command::new(python);
+    cmd.arg(script)
         .arg(system)
-        .arg(if quick { "1" } else { "0" })
+        .arg(if quick { "1" } else { "0" });
+    let named = |v: &str| std::env::var_os(v).is_some();
+    if !named("FASTDDS_DEFAULT_PROFILES_FILE") && !named("FASTRTPS_DEFAULT_PROFILES_FILE") {
+        // Like for like: every rclpy process with Fast DDS's large-message / shared-memory
+        // profile (the scripts set it too; wrapyfi.py's ROS 2 processes inherit it from here).
+        let xml = script.with_file_name("fastdds_large_messages.xml");
+        cmd.env("FASTDDS_DEFAULT_PROFILES_FILE", xml);
+    }
+    let out = cmd
         .output()
         .map_err(|e| format!("starting {}: {e}", python.display()))?;
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -143,6 +158,10 @@ pub fn rows(
                 let p = pooled[i].entry(key).or_default();
                 p.payload_bytes = c["payload_bytes"].as_u64().unwrap_or(0) as usize;
                 p.note = text("note");
+                if let Some(f) = c["fields"].as_object() {
+                    p.fields = f.clone();
+                }
+                p.no_ratio = c["ratio"] == Value::Bool(false);
                 if let Some(e) = c.get("error").and_then(Value::as_str) {
                     p.error = Some(e.to_string());
                     p.round_p50.push(None);
@@ -183,6 +202,9 @@ pub fn rows(
             if !p.note.is_empty() {
                 r = r.field("note", p.note.as_str());
             }
+            for (k, v) in &p.fields {
+                r = r.field(k, v.clone());
+            }
             out.push(match (&p.error, p.value) {
                 (Some(e), _) => r.error(e.clone()),
                 (None, Some(v)) => r.summary_opt(Summary::of(&mut [v])),
@@ -206,6 +228,9 @@ pub fn rows(
         else {
             continue;
         };
+        if n.no_ratio {
+            continue;
+        }
         let mut ratios: Vec<f64> = n
             .round_p50
             .iter()

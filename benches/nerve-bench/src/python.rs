@@ -8,6 +8,8 @@
 //! the samples and computes per-round ratios. A system that cannot be installed, started or
 //! run becomes rows with `error`, never a silent gap.
 
+mod targets;
+
 use crate::machine::Machine;
 use crate::report::{self, Row};
 use crate::stats::{self, Summary};
@@ -44,9 +46,10 @@ pub struct PythonArgs {
     /// Alternating rounds per scenario (default: 3 with --quick, 10 otherwise).
     #[arg(long)]
     pub rounds: Option<usize>,
-    /// Only scenarios whose description (e.g. `CmdVel poll`) contains this text.
-    #[arg(long)]
-    pub only: Option<String>,
+    /// Only scenarios whose description (e.g. `CmdVel poll`) contains one of these texts
+    /// (comma-separated); the in-process tables (`inproc`, `async`, `wrapyfi`) by name.
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<String>,
     /// Do not run `benches/python/setup_peers.sh` for missing peer venvs; just report them.
     #[arg(long)]
     pub no_setup: bool,
@@ -253,6 +256,8 @@ struct Run {
     payload_bytes: usize,
     variant: String,
     check: String,
+    /// Row fields the adapter reports (ROS 2: `dds_profile`, `executor`; nerve: `wait`).
+    fields: serde_json::Map<String, Value>,
 }
 
 /// `benches/python` (or `dir`) and the repository root.
@@ -414,9 +419,8 @@ pub fn run_suite(args: &PythonArgs) -> Result<()> {
         .iter()
         .flat_map(|(s, k)| MODES.iter().map(move |m| (*s, *m, *k)))
         .filter(|(s, m, _)| {
-            args.only
-                .as_deref()
-                .is_none_or(|o| format!("{s} {m}").contains(o))
+            let what = format!("{s} {m}");
+            args.only.is_empty() || args.only.iter().any(|o| what.contains(o.as_str()))
         })
         .collect();
     for (i, (scenario, mode, kind)) in plan.iter().enumerate() {
@@ -482,6 +486,9 @@ pub fn run_suite(args: &PythonArgs) -> Result<()> {
                         run.payload_bytes = v["payload_bytes"].as_u64().unwrap_or(0) as usize;
                         run.variant = v["variant"].as_str().unwrap_or("").to_string();
                         run.check = v["check"].as_str().unwrap_or("").to_string();
+                        if let Some(f) = v["fields"].as_object() {
+                            run.fields = f.clone();
+                        }
                     }
                 }
             }
@@ -517,10 +524,11 @@ pub fn run_suite(args: &PythonArgs) -> Result<()> {
             "200x200 tensors of every framework over nerve, Zenoh, ZeroMQ",
         ),
     ] {
-        if args
-            .only
-            .as_deref()
-            .is_some_and(|o| !name.contains(o) && !o.contains(name))
+        if !args.only.is_empty()
+            && !args
+                .only
+                .iter()
+                .any(|o| name.contains(o.as_str()) || o.contains(name))
         {
             continue;
         }
@@ -541,7 +549,7 @@ pub fn run_suite(args: &PythonArgs) -> Result<()> {
         loadavg()
     );
 
-    let targets = target_rows(&rows);
+    let targets = targets::target_rows(&rows);
     rows.extend(targets);
     println!("machine: {}", machine.summary());
     println!("busy-poll and blocking receive; one_way_ns = RTT/2 (ns); ratios: nerve p50 / peer p50 per round, median");
@@ -614,6 +622,9 @@ fn scenario_rows(
         }
         if !r.version.is_empty() {
             row = row.field("version", r.version.clone());
+        }
+        for (k, v) in &run.fields {
+            row = row.field(k, v.clone());
         }
         match (&run.error, Summary::of(&mut run.samples)) {
             (Some(e), _) => rows.push(row.error(e.clone())),
@@ -691,102 +702,6 @@ fn scenario_rows(
         }
     }
     rows
-}
-
-/// Issue 3's targets, computed from the rows of this run.
-fn target_rows(rows: &[Row]) -> Vec<Row> {
-    let find = |system: &str, scenario: &str, mode: &str, metric: &str| -> Option<f64> {
-        rows.iter()
-            .find(|r| {
-                r.system == system
-                    && r.mode == mode
-                    && r.metric == metric
-                    && r.extra.get("scenario").and_then(Value::as_str) == Some(scenario)
-            })
-            .and_then(|r| r.summary.map(|s| s.p50))
-    };
-    let mut out = Vec::new();
-    let mut push = |name: &str, mode: &str, value: Option<f64>, limit: f64, le: bool, how: &str| {
-        let row = new_row("nerve", mode, "-", 0, &format!("target_{name}"))
-            .field("threshold", limit)
-            .field("how", how);
-        match value {
-            None => out.push(row.error("not measured in this run")),
-            Some(v) => {
-                let pass = if le { v <= limit } else { v >= limit };
-                let s = Summary {
-                    min: v,
-                    p50: v,
-                    p90: v,
-                    p99: v,
-                    p999: v,
-                    max: v,
-                    mean: Some(v),
-                    n: 1,
-                };
-                out.push(row.summary(s).field("pass", pass));
-            }
-        }
-    };
-    // HORUS's Python Topic has no blocking receive: its targets are poll-mode ones.
-    {
-        let mode = "poll";
-        push(
-            "cmdvel_vs_horus",
-            mode,
-            find("nerve", "CmdVel", mode, "ratio_p50_vs_horus"),
-            0.7,
-            true,
-            "typed CmdVel: nerve p50 / HORUS p50 ≤ 0.7",
-        );
-        push(
-            "dict_vs_horus",
-            mode,
-            find("nerve", "dict-small", mode, "ratio_p50_vs_horus"),
-            0.5,
-            true,
-            "small dict: nerve p50 / HORUS dict p50 ≤ 0.5",
-        );
-    }
-    for mode in MODES {
-        push(
-            "speedup_vs_rclpy_16B",
-            mode,
-            find("nerve", "CmdVel", mode, "ratio_p50_vs_ros2").map(|r| 1.0 / r),
-            200.0,
-            false,
-            "rclpy p50 / nerve p50 at CmdVel ≥ 200",
-        );
-        push(
-            "speedup_vs_rclpy_1080p",
-            mode,
-            find("nerve", "Image-1920x1080", mode, "ratio_p50_vs_ros2").map(|r| 1.0 / r),
-            1000.0,
-            false,
-            "rclpy p50 / nerve p50 at 1920x1080 ≥ 1000",
-        );
-        let tensor = find("nerve", "Tensor-200x200", mode, "one_way_ns");
-        let packed = find("nerve", "Tensor-200x200-msgpack", mode, "one_way_ns");
-        push(
-            "tensor_vs_msgpack_200x200",
-            mode,
-            tensor.zip(packed).map(|(t, p)| t / p),
-            0.1,
-            true,
-            "nerve 200x200 float32 Tensor p50 / the same array as MessagePack bytes p50 ≤ 0.1 (same run)",
-        );
-        let img = find("nerve", "Image-1920x1080", mode, "one_way_ns");
-        let small = find("nerve", "CmdVel", mode, "one_way_ns");
-        push(
-            "1080p_vs_16B",
-            mode,
-            img.zip(small).map(|(a, b)| a / b),
-            2.0,
-            true,
-            "nerve 1080p image p50 / nerve CmdVel p50 ≤ 2",
-        );
-    }
-    out
 }
 
 /// `/proc/loadavg`'s first three fields.

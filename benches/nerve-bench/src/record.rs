@@ -101,6 +101,9 @@ fn run_nerve(case: &str, secs: u64, dir: &Path) -> Result<Outcome> {
     outcome
 }
 
+/// The Fast DDS profile of every ROS 2 process here (in `benches/python`).
+const ROS2_PROFILE: &str = "fastdds_large_messages.xml";
+
 /// ROS 2: `benches/python/record_ros2.py` in the ros2 peer's venv (rclpy + mcap).
 fn run_ros2(case: &str, secs: u64, dir: &Path) -> Result<Outcome> {
     let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("../python");
@@ -116,6 +119,10 @@ fn run_ros2(case: &str, secs: u64, dir: &Path) -> Result<Outcome> {
             .arg(&script)
             .args(args)
             .env("ROS_DOMAIN_ID", &domain_id)
+            // Like for like: Fast DDS's large-message / shared-memory profile, in both ROS 2
+            // processes (with the default one a 1080p frame goes over UDP).
+            .env("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp")
+            .env("FASTDDS_DEFAULT_PROFILES_FILE", here.join(ROS2_PROFILE))
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -192,7 +199,12 @@ pub fn run_suite(args: &SuiteArgs) -> Result<()> {
         let nerve = run_nerve(case, secs, &dir);
         let ros2 = run_ros2(case, secs, &dir);
         rows.extend(rows_of("nerve", case, &nerve));
-        rows.extend(rows_of("ros2", case, &ros2));
+        rows.extend(rows_of("ros2", case, &ros2).into_iter().map(|r| {
+            r.field("dds_profile", ROS2_PROFILE).field(
+                "executor",
+                "EventsExecutor (record_ros2.py's READY line says)",
+            )
+        }));
         let target = Row::new(
             "record",
             "nerve",

@@ -1,16 +1,23 @@
 //! The Python systems of `nerve-bench rpc`: one `benches/python/rpc_pingpong.py --serve`
 //! process per system and variant, driven round by round, and their rows.
 
+use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use super::measured::Measured;
 use crate::python::PyProc;
 use crate::report::Row;
 use crate::stats;
+
+/// The row fields each runner's process reported in its hello line (how it waits; ROS 2:
+/// its Fast DDS profile and executor), by runner label. Kept here rather than in
+/// [`PyRunner`], whose fields the suite spells out where it makes the runners.
+static FIELDS: Mutex<BTreeMap<String, Map<String, Value>>> = Mutex::new(BTreeMap::new());
 
 /// One Python system (and variant) driven by `rpc_pingpong.py --serve`.
 pub struct PyRunner {
@@ -38,6 +45,9 @@ impl PyRunner {
                 bail!("{}", f.as_str().unwrap_or("start-up failed"));
             }
             self.version = hello["version"].as_str().unwrap_or("").to_string();
+            if let Some(f) = hello["fields"].as_object() {
+                nerve::sys::lock(&FIELDS).insert(self.label(), f.clone());
+            }
             self.proc = Some(p);
             Ok(())
         })();
@@ -133,11 +143,17 @@ pub fn python_rows(r: &PyRunner, payload: usize, parallelism: usize, s: &Series)
         .field("errors", s.measured.errors)
         .field("variant", s.variant.clone())
         .field("version", r.version.clone());
-        if r.variant.starts_with("rust-server") {
+        let mut row = if r.variant.starts_with("rust-server") {
             row.field("server", "rust echo (nerve-bench __rpc-echo)")
         } else {
             row
+        };
+        if let Some(f) = nerve::sys::lock(&FIELDS).get(&r.label()) {
+            for (k, v) in f {
+                row = row.field(k, v.clone());
+            }
         }
+        row
     };
     if let Some(e) = &s.error {
         return vec![
