@@ -438,6 +438,13 @@ fn rows_of(suite: &str, system: &str, case: &Case, round: usize, run: &Result<Ru
         Ok(r) => r,
     };
     let o = &r.measured;
+    // An rclpy role says how it ran (Fast DDS profile, executor): every row of the run carries it.
+    let mut base = base;
+    for (k, v) in [("dds_profile", &o.dds_profile), ("executor", &o.executor)] {
+        if let Some(v) = v {
+            base = base.field(k, v.clone());
+        }
+    }
     let wall = o.wall_s.max(1e-9);
     let mut lat = o.latencies_us.clone();
     let mut rows = Vec::new();

@@ -75,6 +75,12 @@ pub struct Outcome {
     pub cpu_s: f64,
     /// Wall seconds between GO and the end.
     pub wall_s: f64,
+    /// How an rclpy role's Fast DDS was configured (`benches/python/ros2_env.py`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dds_profile: Option<String>,
+    /// The rclpy executor that spun the role.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executor: Option<String>,
 }
 
 fn now_ns() -> u64 {
@@ -439,6 +445,7 @@ fn subscribe(spec: &Spec) -> Result<Outcome> {
         latencies_us: latencies,
         cpu_s: cpu_s() - cpu0,
         wall_s: t0.elapsed().as_secs_f64(),
+        ..Outcome::default()
     })
 }
 
@@ -573,6 +580,7 @@ fn call(spec: &Spec) -> Result<Outcome> {
         latencies_us: latencies,
         cpu_s: cpu_s() - cpu0,
         wall_s: t0.elapsed().as_secs_f64(),
+        ..Outcome::default()
     })
 }
 
