@@ -12,8 +12,9 @@
 # Usage: benches/python/setup_peers.sh [peer ...]     (default: all; peers: horus iceoryx2 zenoh ros2 plot;
 #        torch: PyPI's torch for nerve's .venv (cached once per machine, seen through a .pth);
 #        frameworks: numpy, pandas, PIL, pyzmq, Zenoh and each of JAX, TensorFlow, PaddlePaddle,
-#        PyTorch, rclpy (and MXNet in a venv of its own: it needs numpy < 1.24) for the Wrapyfi table, on demand
-#        only: a framework that does not install is listed in .venvs/frameworks.missing)
+#        PyTorch (torch's cache, seen through a .pth), rclpy (and MXNet in a venv of its own: it
+#        needs numpy < 1.24) for the Wrapyfi table and the framework tests of the test command:
+#        a framework that does not install is listed in .venvs/frameworks.missing)
 #        FORCE=1 to rebuild existing venvs.
 # nerve itself is measured from the repository's .venv (bindings/python/dev.sh builds it).
 set -uo pipefail
@@ -85,18 +86,31 @@ for peer in "${peers[@]}"; do
         dir="$cache/frameworks"
         root="$(cd "$here/../.." && pwd)"
         missing="$venvs/frameworks.missing"
+        # Whether venv $1 has module $2, without importing it (TensorFlow takes seconds): each
+        # was imported once when it was installed.
+        has() { "$1/bin/python" -c "import importlib.util as u, sys; sys.exit(u.find_spec('$2') is None)" >/dev/null 2>&1; }
         if [ ! -x "$dir/bin/python" ] || ! "$dir/bin/python" -c "import pandas, PIL, zmq, zenoh" >/dev/null 2>&1; then
             rm -rf "$dir"
             "$py" -m venv "$dir" && "$dir/bin/python" -m pip install -q numpy msgpack pandas pillow pyzmq eclipse-zenoh \
                 || { echo "frameworks: FAILED (numpy, pandas, pillow, pyzmq, eclipse-zenoh)" >&2; status=1; continue; }
         fi
         : >"$missing"
-        # PyTorch: PyPI's Linux wheel with the CUDA libraries it depends on (~3 GB, once per
-        # machine; CPU tensors only here). rclpy: the ROS 2 column (std_msgs arrays).
-        for fw in "jax:jax[cpu]" "tensorflow:tensorflow-cpu" "paddle:paddlepaddle" "torch:torch" \
+        # PyTorch: the torch cache above (PyPI's wheel with its CUDA libraries, ~4 GB, once per
+        # machine for both venvs), seen through a .pth as from .venv; the same interpreter.
+        fsp="$("$dir/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+        if ! has "$dir" torch; then
+            echo "$cache/torch-site" >"$fsp/nerve-torch.pth"
+            if ! { bash "$here/setup_peers.sh" torch >"$venvs/frameworks-torch.log" 2>&1 \
+                    && "$dir/bin/python" -c "import torch; torch.zeros(1)" >>"$venvs/frameworks-torch.log" 2>&1; }; then
+                rm -f "$fsp/nerve-torch.pth"
+                echo "torch: $(grep -E 'ERROR|Error|FAILED' "$venvs/frameworks-torch.log" | tail -n 1)" >>"$missing"
+            fi
+        fi
+        # rclpy: the ROS 2 column (std_msgs arrays).
+        for fw in "jax:jax[cpu]" "tensorflow:tensorflow-cpu" "paddle:paddlepaddle" \
                   "rclpy:ros-rclpy ros-rmw-fastrtps-cpp ros-std-msgs"; do
             mod="${fw%%:*}"; pkgs="${fw#*:}"
-            "$dir/bin/python" -c "import $mod" >/dev/null 2>&1 && continue
+            has "$dir" "$mod" && continue
             # shellcheck disable=SC2086 # pkgs is a list of package names
             if ! "$dir/bin/python" -m pip install -q $pkgs >"$venvs/frameworks-$mod.log" 2>&1 \
                     || ! "$dir/bin/python" -c "import $mod" >>"$venvs/frameworks-$mod.log" 2>&1; then
@@ -104,17 +118,20 @@ for peer in "${peers[@]}"; do
             fi
         done
         mx="$cache/mxnet"
-        if [ ! -x "$mx/bin/python" ] || ! "$mx/bin/python" -c "import mxnet" >/dev/null 2>&1; then
+        if [ ! -x "$mx/bin/python" ] || ! has "$mx" mxnet; then
             rm -rf "$mx"
             if ! { "$py" -m venv "$mx" && "$mx/bin/python" -m pip install -q "numpy<1.24" msgpack pyzmq eclipse-zenoh mxnet >"$venvs/frameworks-mxnet.log" 2>&1 \
                     && "$mx/bin/python" -c "import mxnet" >>"$venvs/frameworks-mxnet.log" 2>&1; }; then
                 echo "mxnet: $(grep -E 'ERROR|Error' "$venvs/frameworks-mxnet.log" | tail -n 1)" >>"$missing"
             fi
         fi
-        # nerve itself, from the repository's .venv (its compiled package), in both venvs.
+        # nerve itself, from the repository's .venv (its compiled package), in both venvs; before
+        # it is built (bindings/python/dev.sh setup), the package's folder, where `maturin
+        # develop` puts the extension.
+        nsp="$("$root/.venv/bin/python" -c 'import nerve, os; print(os.path.dirname(os.path.dirname(nerve.__file__)))' 2>/dev/null)" \
+            || nsp="$root/bindings/python/python"
         for v in "$dir" "$mx"; do
             sp="$("$v/bin/python" -c 'import site; print(site.getsitepackages()[0])' 2>/dev/null)" || continue
-            nsp="$("$root/.venv/bin/python" -c 'import nerve, os; print(os.path.dirname(os.path.dirname(nerve.__file__)))' 2>/dev/null)" || continue
             ln -sfn "$nsp/nerve" "$sp/nerve"
         done
         ln -sfn "$dir" "$venvs/frameworks"

@@ -16,9 +16,12 @@ with a small header (dtype, shape, stamp), decoded with `np.frombuffer` and conv
 
 Every middleware's listener runs at once; the publisher alternates between them in rounds
 (the order turning each round), so a slow moment of the machine lands on all of them, and
-nerve / peer is taken per round (each round's median), median over rounds. A framework or
-middleware that cannot be imported is a row with the reason, never a silent gap. Prints one
-`inproc {json}` line like `inproc.py`.
+nerve / peer is taken per round (each round's median), median over rounds. A listener starts
+waiting for messages when the publisher says so (`GO` on its stdin, once every listener is
+ready), and waits at most as long as the other middlewares' turns last. A framework or
+middleware that cannot be imported, and a listener that fails, is a row with the reason (the
+end of the listener's stderr), never a silent gap. Prints one `inproc {json}` line like
+`inproc.py`.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import statistics
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 import warnings
@@ -148,11 +152,12 @@ class Link:
             else:
                 self.end = self.session.declare_subscriber(k)
         elif mw == "ros2":
-            os.environ.setdefault("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp")
+            import ros2_env  # benches/python: Fast DDS's large-message profile, the executor
+
+            ros2_env.configure()
             os.environ.setdefault("ROS_LOCALHOST_ONLY", "1")
             os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
             import rclpy
-            from rclpy.executors import SingleThreadedExecutor
             from rclpy.qos import QoSProfile, ReliabilityPolicy
             from std_msgs.msg import UInt8MultiArray
 
@@ -168,7 +173,7 @@ class Link:
                 self.inbox: list = []
                 self.end = self.node.create_subscription(UInt8MultiArray, name,
                                                          self.inbox.append, qos)
-                self.executor = SingleThreadedExecutor()
+                self.executor, _ = ros2_env.executor()
                 self.executor.add_node(self.node)
         elif mw == "zeromq":
             import zmq
@@ -185,9 +190,7 @@ class Link:
 
     def send(self, fw: str, obj, stamp: int) -> None:
         if self.mw == "nerve":
-            if fw in ("paddle", "mxnet"):
-                obj = to_numpy(fw, obj)
-            # frame_id carries the framework's index.
+            # frame_id carries the framework's name.
             self.end.send_tensor(obj, stamp_ns=stamp, frame_id=fw)
             return
         a = np.ascontiguousarray(to_numpy(fw, obj))
@@ -204,12 +207,12 @@ class Link:
         else:
             self.end.send(data, copy=False)
 
-    def recv(self):
-        """(framework, stamp, the framework's object), blocking."""
+    def recv(self, wait: float):
+        """(framework, stamp, the framework's object), blocking up to `wait` seconds."""
         if self.mw == "nerve":
-            m = self.end.recv(10.0)
+            m = self.end.recv(wait)
             if m is None:
-                raise TimeoutError("nerve: no tensor within 10 s")
+                raise TimeoutError(f"nerve: no tensor within {wait:g} s")
             fw = m.header.header.frame_id
             stamp = m.header.header.stamp_ns
             if fw in NERVE_AS:
@@ -218,10 +221,10 @@ class Link:
         if self.mw == "zenoh":
             b = self.end.recv().payload.to_bytes()
         elif self.mw == "ros2":
-            deadline = time.monotonic() + 10.0
+            deadline = time.monotonic() + wait
             while not self.inbox:
                 if time.monotonic() > deadline:
-                    raise TimeoutError("ros2: no tensor within 10 s")
+                    raise TimeoutError(f"ros2: no tensor within {wait:g} s")
                 self.executor.spin_once(timeout_sec=1.0)
             b = self.inbox.pop(0).data
         else:
@@ -239,16 +242,20 @@ class Link:
         return fw, stamp, from_numpy(fw, a)
 
 
-def listen(mw: str, key: str, total: int, fws: list[str]) -> None:
+def listen(mw: str, key: str, total: int, fws: list[str], wait: float) -> None:
     link = Link(mw, "sub", key)
     # Each framework imported and its conversion run once before the first message: a first
     # use (an import, a lazy initialisation) would otherwise land in the first latency.
     for fw in fws:
         from_numpy(fw, to_numpy(fw, make(fw)))
     print("READY", flush=True)
+    # The publisher starts once every middleware's listener is ready (each imports the
+    # framework: seconds for TensorFlow or PyTorch), then says GO; EOF: it is gone.
+    if sys.stdin.readline().strip() != "GO":
+        return
     lat: dict[str, list[float]] = {}
     for _ in range(total):
-        fw, stamp, _obj = link.recv()
+        fw, stamp, _obj = link.recv(wait)
         if stamp:
             lat.setdefault(fw, []).append(time.time_ns() - stamp)
     print("RESULT " + json.dumps(lat), flush=True)
@@ -296,9 +303,31 @@ def rounds_of(trials: int, rounds: int) -> list[int]:
     return [trials // rounds + (1 if i < trials % rounds else 0) for i in range(rounds)]
 
 
-def start(mws: list[str], fws: list[str], trials: int) -> tuple[dict, dict, dict[str, str]]:
-    """A listener process and a publisher per importable middleware, all ready."""
+class Listener(subprocess.Popen):
+    """A listener process, its stderr kept in a file for the row of a listener that fails."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self.log = tempfile.TemporaryFile()
+        super().__init__(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
+                         text=True)
+
+
+def listener_error(mw: str, child: Listener, what: str) -> str:
+    """Why `mw`'s listener gave no result: `what`, and the last lines of its stderr."""
+    child.log.seek(0)
+    lines = [x for x in child.log.read().decode(errors="replace").splitlines() if x.strip()]
+    tail = " | ".join(lines[-2:])[-300:]
+    return f"{mw}: the listener {what}" + (f": {tail}" if tail else "")
+
+
+def start(mws: list[str], fws: list[str], trials: int,
+          wait: float) -> tuple[dict, dict, dict[str, str]]:
+    """A listener process and a publisher per importable middleware, all ready; then each
+    listener is told to start receiving (`wait`: the longest it waits for a message)."""
     children, pubs, why = {}, {}, {}
+    started: dict[str, tuple[str, Listener]] = {}
+    # Every listener starts at once (each imports its framework, seconds for TensorFlow),
+    # then each is waited for: the imports overlap instead of adding up.
     for mw in mws:
         try:
             __import__(MODULE[mw])
@@ -306,13 +335,14 @@ def start(mws: list[str], fws: list[str], trials: int) -> tuple[dict, dict, dict
             why[mw] = f"{mw} not importable here: {type(e).__name__}: {str(e)[:120]}"
             continue
         key = f"{mw}-{os.getpid()}"
-        child = subprocess.Popen([sys.executable, __file__, "listen", mw, key,
-                                  str((trials + WARM) * len(fws)), ",".join(fws)],
-                                 stdout=subprocess.PIPE, text=True)
+        started[mw] = (key, Listener([sys.executable, __file__, "listen", mw, key,
+                                      str((trials + WARM) * len(fws)), ",".join(fws),
+                                      str(wait)]))
+    for mw, (key, child) in started.items():
         assert child.stdout is not None
         if child.stdout.readline().strip() != "READY":
             child.kill()
-            why[mw] = f"{mw}: the listener did not start (status {child.wait()})"
+            why[mw] = listener_error(mw, child, f"did not start (status {child.wait()})")
             continue
         children[mw], pubs[mw] = child, Link(mw, "pub", key)
     deadline = time.monotonic() + 10.0
@@ -324,14 +354,21 @@ def start(mws: list[str], fws: list[str], trials: int) -> tuple[dict, dict, dict
             break
         time.sleep(0.01)
     time.sleep(0.5)  # declarations settle (Zenoh's subscriber reaches the publisher)
+    for child in children.values():
+        assert child.stdin is not None
+        child.stdin.write("GO\n")
+        child.stdin.flush()
     return children, pubs, why
 
 
 def run(a: argparse.Namespace) -> int:
     fws, missing = available(a.frameworks)
-    children, pubs, why = start(a.middlewares, fws, a.trials) if fws else ({}, {}, {})
     split = rounds_of(a.trials, a.rounds)
     period = 1.0 / a.hz
+    # A listener waits while the others take their turns of a round (and their warm-up
+    # messages), with 10 s to spare.
+    wait = 10.0 + len(a.middlewares) * max(max(split) * period, WARM * 0.01)
+    children, pubs, why = start(a.middlewares, fws, a.trials, wait) if fws else ({}, {}, {})
     for fw in fws:
         obj = make(fw)
         to_numpy(fw, obj)  # first use outside the measurement, as on the listener's side
@@ -356,7 +393,8 @@ def run(a: argparse.Namespace) -> int:
         line = child.stdout.readline()
         child.wait(timeout=30)
         if not line.startswith("RESULT "):
-            why[mw] = f"{mw}: the listener ended with status {child.returncode} and no result"
+            why[mw] = listener_error(mw, child,
+                                     f"ended with status {child.returncode} and no result")
             continue
         lat[mw] = json.loads(line.removeprefix("RESULT "))
     cases = []
@@ -406,7 +444,8 @@ def main() -> int:
                                            trials=50 if quick else 2000,
                                            rounds=5 if quick else 10, hz=100.0, json=None))
     if len(sys.argv) > 1 and sys.argv[1] == "listen":
-        listen(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5].split(","))
+        listen(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5].split(","),
+               float(sys.argv[6]))
         return 0
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("cmd", choices=["run"])

@@ -34,13 +34,17 @@ setup() {
       || echo "dev.sh: Debian's chromium did not install; the page test of nerve view will skip"
   fi
   # ROS 2's Python (rclpy and the Fast DDS RMW from PyPI, ~300 MB) for the ROS 2 bridge's tests,
-  # and PyTorch (PyPI's wheel with its CUDA libraries, ~4 GB) for the tensor test: each
+  # PyTorch (PyPI's wheel with its CUDA libraries, ~4 GB) for the tensor tests, and the
+  # frameworks' venvs (TensorFlow, PaddlePaddle, JAX, rclpy, ~3 GB, torch's cache seen through a
+  # .pth; MXNet in a venv of its own) for tests/test_frameworks.py and the Wrapyfi table: each
   # installed once per machine into a cache outside the clone (~/.cache/nerve/peers; later runs
   # reuse it). If one cannot install, its tests skip with the installer's reason.
   bash "$root/benches/python/setup_peers.sh" ros2 \
     || echo "dev.sh: ROS 2's wheels did not install; the ROS 2 bridge tests will skip (see benches/python/.venvs/ros2.error)"
   bash "$root/benches/python/setup_peers.sh" torch \
     || echo "dev.sh: PyTorch did not install; its tensor test will skip (see benches/python/.venvs/torch.log)"
+  bash "$root/benches/python/setup_peers.sh" frameworks \
+    || echo "dev.sh: the frameworks' venv did not install; their tests will skip (see benches/python/.venvs/frameworks.missing)"
   # The ROS 2 definitions nerve-bag carries are generated from that rosbags: still current?
   "$py" "$root/crates/nerve-bag/ros2/gen_defs.py" --check
 }

@@ -2,13 +2,15 @@
 
 Out (``subscriber.recv(as_=...)``): a received message's data is a read-only numpy view of
 shared memory; ``as_`` hands it to a framework through DLPack or the buffer protocol (no copy
-where the framework can share host memory): ``"numpy"``, ``"torch"``, ``"jax"``,
-``"tensorflow"``, ``"pandas"``, ``"pil"``, or ``"dict"`` (``nerve.to_dict``).
+where the framework can share host memory read-only): ``"numpy"``, ``"torch"``, ``"jax"``,
+``"tensorflow"``, ``"pandas"``, ``"pil"``, or ``"dict"`` (``nerve.to_dict``). PyTorch gets a
+copy: it has no read-only tensors (``torch.from_dlpack(msg)`` shares the chunk, writable, for
+a program that never writes to it).
 
 In (``publisher.send(obj)`` on a Tensor or Image topic): numpy arrays, anything exporting
-``__dlpack__`` (PyTorch, JAX, TensorFlow, PaddlePaddle, CuPy tensors on the host), pandas
-DataFrames and Series, PIL images and anything ``numpy.asarray`` takes become a numpy view
-(no copy), which is copied once into the loaned chunk.
+``__dlpack__`` (PyTorch, JAX, TensorFlow, PaddlePaddle, CuPy tensors on the host), MXNet
+NDArrays, pandas DataFrames and Series, PIL images and anything ``numpy.asarray`` takes become
+a numpy view (no copy), which is copied once into the loaned chunk.
 """
 
 from __future__ import annotations
@@ -43,6 +45,20 @@ def tensor_code(dtype: Any) -> int:
     return code
 
 
+class _Capsule:
+    """A bare DLPack capsule (MXNet's ``to_dlpack_for_read()``) as the object
+    ``np.from_dlpack`` takes."""
+
+    def __init__(self, capsule: Any) -> None:
+        self._capsule = capsule
+
+    def __dlpack__(self, **_: Any) -> Any:
+        return self._capsule
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (1, 0)  # the host: only host arrays are wrapped
+
+
 def to_numpy(obj: Any) -> np.ndarray:
     """A numpy view of ``obj``'s data without a copy where its framework allows one."""
     if isinstance(obj, np.ndarray):
@@ -52,6 +68,13 @@ def to_numpy(obj: Any) -> np.ndarray:
         return np.asarray(obj.to_numpy())
     if top == "PIL":
         return np.asarray(obj)
+    if top == "mxnet" and hasattr(obj, "asnumpy"):
+        # An NDArray has no __dlpack__ (MXNet 1.9), and numpy.asarray makes an object array
+        # of one-element NDArrays of it: its DLPack capsule (waiting for pending writes) on
+        # the host, a copy from any other device.
+        if getattr(obj.context, "device_type", "") == "cpu":
+            return np.from_dlpack(_Capsule(obj.to_dlpack_for_read()))
+        return np.asarray(obj.asnumpy())
     if hasattr(obj, "__dlpack__"):
         try:
             return np.from_dlpack(obj)
@@ -104,12 +127,11 @@ def convert(msg: Any, as_: str) -> Any:
         return arr
     if as_ == "torch":
         torch = importlib.import_module("torch")
-        try:
-            return torch.from_dlpack(arr)  # read-only flag carried (DLPack 1.x): no copy
-        except (BufferError, RuntimeError, TypeError):
-            # A torch that cannot import a read-only view: a copy, never a writable tensor
-            # over memory other subscribers read.
-            return torch.from_numpy(arr.copy())
+        # A copy, never a writable tensor over memory other subscribers read: torch has no
+        # read-only tensors, and its DLPack import takes the read-only flag of DLPack 1.x
+        # without keeping to it (torch 2.15: `add_()` on the shared tensor changed what every
+        # subscriber of the chunk read).
+        return torch.from_numpy(arr.copy())
     if as_ == "jax":
         jnp = importlib.import_module("jax.numpy")
         try:
