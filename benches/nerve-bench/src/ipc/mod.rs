@@ -39,6 +39,7 @@ pub mod nerve;
 pub mod payload;
 pub mod raw_shm;
 mod runner;
+mod shape;
 pub mod udp;
 
 use anyhow::{bail, Result};
@@ -211,6 +212,9 @@ pub trait EchoSide {
 
 /// Whether `system` can run `spec`; the reason when not (reported as the row's `error`).
 pub fn supports(spec: &Spec) -> Result<(), String> {
+    if spec.check == Check::Untouched && spec.system != SystemKind::Iceoryx2 {
+        return Err("an untouched payload is only the iceoryx2 diagnostic row".into());
+    }
     match spec.system {
         SystemKind::Nerve | SystemKind::NerveFutex => nerve::supports(spec),
         SystemKind::Iceoryx2 => iceoryx2::supports(spec),

@@ -10,6 +10,8 @@
 //!   whatever the buffer held: this measures the transport, not a memset.
 //! - [`Check::ReadAll`] (`message` = `bytes-readall`): the sender writes every byte and the
 //!   receiver reads and verifies every byte.
+//! - [`Check::Untouched`]: nothing written, nothing read. Only for the diagnostic row that runs
+//!   iceoryx2's own benchmark loop exactly (`shape.rs`); never compared with anything.
 
 use serde::{Deserialize, Serialize};
 
@@ -26,6 +28,8 @@ pub enum Check {
     Edges,
     /// Every byte.
     ReadAll,
+    /// No byte: the sender writes nothing and the receiver never looks at the payload.
+    Untouched,
 }
 
 fn key(seq: u64, publisher: u32) -> u64 {
@@ -46,6 +50,7 @@ fn byte(key: u64, i: usize) -> u8 {
 fn ranges(len: usize, check: Check) -> [std::ops::Range<usize>; 2] {
     match check {
         Check::ReadAll => [HEADER..len, len..len],
+        Check::Untouched => [len..len, len..len],
         Check::Edges => {
             let head_end = EDGE.min(len).max(HEADER);
             let tail_start = len.saturating_sub(EDGE).max(head_end);
@@ -67,6 +72,9 @@ pub fn write_at(buf: &mut [u8], at: usize, total: usize, seq: u64, publisher: u3
         total >= HEADER,
         "benchmark messages are at least {HEADER} bytes"
     );
+    if check == Check::Untouched {
+        return;
+    }
     let end = at + buf.len();
     if at < HEADER {
         assert!(
@@ -136,6 +144,9 @@ pub fn verify(buf: &[u8], check: Check) -> Result<(u64, u32), String> {
 
 /// Verifies a message that lives in several pieces, in order; the first holds the header.
 pub fn verify_parts(parts: &[&[u8]], check: Check) -> Result<(u64, u32), String> {
+    if check == Check::Untouched {
+        return Err("Check::Untouched: nothing was written, nothing can be verified".into());
+    }
     let (seq, publisher, len) = header(parts.first().copied().unwrap_or(&[]))?;
     let total: usize = parts.iter().map(|p| p.len()).sum();
     if len != total {

@@ -951,6 +951,7 @@ pub fn run_suite(args: &IpcArgs) -> Result<()> {
         );
         rows.extend(new_rows);
     }
+    rows.extend(super::shape::rows(args, &systems, (ping_core, echo_core)));
     if systems.contains(&SystemKind::Nerve) {
         rows.extend(crate::ffi::rows(
             args.quick,
