@@ -34,12 +34,13 @@ pub const HORUS: Tables = Tables {
     quick_rounds: None,
 };
 
-/// rclcpp_async's tables in Python.
+/// rclcpp_async's tables in Python. Quick: one round per system (rclpy's side runs every case
+/// on both of its executors and thousands of coroutine tasks: ~30 s a round here).
 pub const ASYNC: Tables = Tables {
     script: "async_tables.py",
     systems: ["nerve", "ros2"],
     ratios: true,
-    quick_rounds: None,
+    quick_rounds: Some(1),
 };
 
 /// Wrapyfi's Fig. 1: every framework over nerve, Zenoh, ZeroMQ and ROS 2 (rclpy), in the

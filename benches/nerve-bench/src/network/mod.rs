@@ -44,7 +44,7 @@ pub struct NetworkArgs {
     /// Systems to run, comma separated, in round order (default: every system of each case).
     #[arg(long, value_delimiter = ',')]
     pub systems: Vec<String>,
-    /// Seconds per case and system (default: 2 with --quick, 10 otherwise).
+    /// Seconds per case and system (default: 1.5 with --quick, 10 otherwise).
     #[arg(long)]
     pub secs: Option<f64>,
     /// Interleaved rounds per case (default: 1 with --quick, 2 otherwise).
@@ -578,9 +578,9 @@ fn ratio_rows(case: &Case, by_system: &[(&str, Vec<Run>)]) -> Vec<Row> {
 pub fn run_suite(opts: &NetworkArgs, one_host: bool) -> Result<()> {
     let args = &opts.suite;
     let machine = Machine::detect();
-    // Quick: 2 s per case and system after half a second of warm-up, so that `all --quick`
+    // Quick: 1.5 s per case and system after half a second of warm-up, so that `all --quick`
     // stays within its 15 minutes (the full run's 10 s and 1 s are the figures that count).
-    let (secs, rounds) = if args.quick { (2.0, 1) } else { (10.0, 2) };
+    let (secs, rounds) = if args.quick { (1.5, 1) } else { (10.0, 2) };
     let warm_secs = if args.quick { 0.5 } else { 1.0 };
     let (secs, rounds) = (opts.secs.unwrap_or(secs), opts.rounds.unwrap_or(rounds));
     let net = Net::new(2, 'n').map_err(|why| {
