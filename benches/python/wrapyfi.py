@@ -441,7 +441,7 @@ def main() -> int:
         fws = ["mxnet"] if sys.argv[1] == "mxnet" else [f for f in FRAMEWORKS if f != "mxnet"]
         quick = sys.argv[2] == "1"
         return run_each(argparse.Namespace(frameworks=fws, middlewares=MIDDLEWARES,
-                                           trials=50 if quick else 2000,
+                                           trials=30 if quick else 2000,
                                            rounds=5 if quick else 10, hz=100.0, json=None))
     if len(sys.argv) > 1 and sys.argv[1] == "listen":
         listen(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5].split(","),
