@@ -756,8 +756,7 @@ pub fn rows(quick: bool, rounds: usize, only: &[String], cores: (usize, usize)) 
                 continue;
             }
             let ratios: Vec<f64> = p50s[i].iter().zip(&p50s[0]).map(|(a, b)| a / b).collect();
-            if let Some(mut s) = Summary::of(&mut ratios.clone()) {
-                s.p50 = stats::median(&ratios).unwrap_or(s.p50);
+            if let Some(s) = Summary::of_rounds(&ratios) {
                 let mut r = case
                     .row(api, "ratio_p50_vs_rust")
                     .field("rounds", ratios.len())

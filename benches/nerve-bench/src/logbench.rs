@@ -16,7 +16,7 @@ use nerve::log::{Level, Logger};
 use crate::ipc::nerve::BENCH_DOMAIN;
 use crate::machine::Machine;
 use crate::report::{self, Row, SuiteArgs};
-use crate::stats::{self, Summary};
+use crate::stats::Summary;
 
 const SIZES: [usize; 9] = [32, 64, 128, 256, 512, 1024, 2048, 4096, 8192];
 /// nerve's target: its log call at most this many times tracing's file writer's.
@@ -229,8 +229,7 @@ pub fn run_suite(args: &SuiteArgs) -> Result<()> {
             .zip(&tracing_[i])
             .map(|(a, b)| a / b)
             .collect();
-        if let Some(mut s) = Summary::of(&mut ratios.clone()) {
-            s.p50 = stats::median(&ratios).unwrap_or(s.p50);
+        if let Some(s) = Summary::of_rounds(&ratios) {
             rows.push(
                 row("nerve", "rust")
                     .with_metric("ratio_vs_tracing_file")

@@ -238,8 +238,7 @@ pub fn rows(
             .zip(&h.round_p50)
             .filter_map(|(a, b)| Some((*a)? / (*b)?))
             .collect();
-        if let Some(mut s) = Summary::of(&mut ratios.clone()) {
-            s.p50 = stats::median(&ratios).unwrap_or(s.p50);
+        if let Some(s) = Summary::of_rounds(&ratios) {
             ratios.clear();
             out.push(
                 row(

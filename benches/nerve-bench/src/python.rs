@@ -690,9 +690,8 @@ fn scenario_rows(
                 }
             }
         }
-        match Summary::of(&mut ratios.clone()) {
-            Some(mut s) => {
-                s.p50 = stats::median(&ratios).unwrap_or(s.p50);
+        match Summary::of_rounds(&ratios) {
+            Some(s) => {
                 rows.push(
                     base.summary(s)
                         .field("rounds", ratios.len())

@@ -43,6 +43,14 @@ impl Summary {
             n: samples.len(),
         })
     }
+
+    /// Summarises one value per round (a per-round ratio): the percentiles of `of`, with `p50`
+    /// the true median of the rounds (an even count averages the middle two).
+    pub fn of_rounds(per_round: &[f64]) -> Option<Self> {
+        let mut s = Self::of(&mut per_round.to_vec())?;
+        s.p50 = median(per_round).unwrap_or(s.p50);
+        Some(s)
+    }
 }
 
 /// Nearest-rank percentile of sorted, non-empty samples.

@@ -826,8 +826,7 @@ fn rows_for(sc: &Scenario, runs: &mut [SystemRun]) -> Vec<Row> {
                 .zip(&peer.round_p50)
                 .map(|(a, b)| a / b)
                 .collect();
-            if let Some(mut s) = Summary::of(&mut ratios.clone()) {
-                s.p50 = stats::median(&ratios).unwrap_or(s.p50);
+            if let Some(s) = Summary::of_rounds(&ratios) {
                 let name = if sc.throughput.is_some() {
                     "ratio_msgs_per_s_vs_"
                 } else {

@@ -288,10 +288,9 @@ fn rows_for(runs: &[Run], n: u64) -> Vec<Row> {
                 .zip(&peer.means)
                 .map(|(a, b)| a / b)
                 .collect();
-            let Some(mut s) = Summary::of(&mut ratios.clone()) else {
+            let Some(s) = Summary::of_rounds(&ratios) else {
                 continue;
             };
-            s.p50 = stats::median(&ratios).unwrap_or(s.p50);
             let metric = format!("ratio_mean_vs_{}", peer.entry.system.name());
             rows.push(
                 base_row(nerve.entry, &metric, n)

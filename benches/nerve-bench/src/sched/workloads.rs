@@ -11,7 +11,7 @@ use nerve_exec::{Context, ExecClass, FailurePolicy, HangPolicy, Node, Scheduler}
 
 use super::{error_row, row, with_node_stat, with_samples, Timed};
 use crate::report::Row;
-use crate::stats::{self, Summary};
+use crate::stats::Summary;
 
 /// The RT core: cpu 1 where there are two.
 fn rt_cpu() -> Option<usize> {
@@ -148,8 +148,7 @@ pub(super) fn rt_floor(quick: bool) -> Vec<Row> {
             .zip(&p99s[k])
             .map(|(n, f)| n / f.max(1.0))
             .collect();
-        if let Some(mut s) = Summary::of(&mut ratios.clone()) {
-            s.p50 = stats::median(&ratios).unwrap_or(s.p50);
+        if let Some(s) = Summary::of_rounds(&ratios) {
             ratios.clear();
             let mut r = row(
                 "rt-floor-nerve",
