@@ -5,7 +5,7 @@ the receiver holding the framework's object again (encoding and decoding include
 
     wrapyfi.py run [--trials N] [--hz HZ] [--rounds R] [--json FILE] [--frameworks a,b]
                    [--middlewares a,b]
-    wrapyfi.py frameworks|mxnet <quick 0|1>     (as nerve-bench python runs it: 50 or 2000 trials)
+    wrapyfi.py frameworks|mxnet <quick 0|1>     (as nerve-bench python runs it: 30 or 300 trials)
 
 Runs in the frameworks venv (`benches/python/setup_peers.sh frameworks`; MXNet in its own,
 `.venvs/mxnet`, with `--frameworks mxnet`). Middlewares: nerve (a Tensor topic: `send(obj)`
@@ -441,8 +441,8 @@ def main() -> int:
         fws = ["mxnet"] if sys.argv[1] == "mxnet" else [f for f in FRAMEWORKS if f != "mxnet"]
         quick = sys.argv[2] == "1"
         return run_each(argparse.Namespace(frameworks=fws, middlewares=MIDDLEWARES,
-                                           trials=30 if quick else 2000,
-                                           rounds=5 if quick else 10, hz=100.0, json=None))
+                                           trials=30 if quick else 300,
+                                           rounds=5 if quick else 6, hz=100.0, json=None))
     if len(sys.argv) > 1 and sys.argv[1] == "listen":
         listen(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5].split(","),
                float(sys.argv[6]))

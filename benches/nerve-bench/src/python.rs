@@ -105,11 +105,13 @@ impl Budget {
                 warmup: 100,
             }
         } else {
+            // Sized so two full `all` runs fit a working session on a 2-core machine
+            // (docs/BENCHMARKS.md, "Quick and full runs"); `--rounds` asks for more.
             Budget {
                 rounds: 10,
                 small_samples: 10_000,
-                image_samples: 2_000,
-                max_s: 2.5,
+                image_samples: 500,
+                max_s: 0.25,
                 warmup: 1_000,
             }
         };

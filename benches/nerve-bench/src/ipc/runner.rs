@@ -70,9 +70,11 @@ impl Budget {
                 timer_samples: 10_000,
             }
         } else {
+            // Sized so two full `all` runs fit a working session on a 2-core machine
+            // (docs/BENCHMARKS.md, "Quick and full runs"); `--rounds` asks for more.
             Budget {
                 rounds: 10,
-                round_time: Duration::from_millis(2_500),
+                round_time: Duration::from_millis(500),
                 min_steps: 50,
                 max_steps: 10_000,
                 calibrate_steps: 1_000,

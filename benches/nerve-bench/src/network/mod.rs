@@ -587,8 +587,8 @@ pub fn run_suite(opts: &NetworkArgs, one_host: bool) -> Result<()> {
     let machine = Machine::detect();
     // Quick: 1.5 s per case and system after half a second of warm-up, so that `all --quick`
     // stays within its 15 minutes (the full run's 10 s and 1 s are the figures that count).
-    let (secs, rounds) = if args.quick { (1.5, 1) } else { (10.0, 2) };
-    let warm_secs = if args.quick { 0.5 } else { 1.0 };
+    let (secs, rounds) = if args.quick { (1.5, 1) } else { (3.0, 2) };
+    let warm_secs = 0.5;
     let (secs, rounds) = (opts.secs.unwrap_or(secs), opts.rounds.unwrap_or(rounds));
     let net = Net::new(2, 'n').map_err(|why| {
         anyhow!("the network benchmark needs two network namespaces and cannot make them: {why}")

@@ -65,7 +65,7 @@ fn run_only(quick: bool, only: &[&str]) -> Vec<Row> {
     let want = |s: &str| only.is_empty() || only.contains(&s);
     let mut rows = Vec::new();
     if want("mixed") {
-        rows.extend(mixed::mixed_rates(if quick { 5 } else { 60 }));
+        rows.extend(mixed::mixed_rates(if quick { 5 } else { 30 }));
     }
     if want("overhead") {
         rows.extend(overhead::tick_overhead(quick));

@@ -98,7 +98,7 @@ fn nerve_round(ticks: usize, cpu: Option<usize>, spin: Duration) -> Result<Vec<f
 /// nerve's spin, and nerve's RT node; p99 ratios per round.
 pub(super) fn rt_floor(quick: bool) -> Vec<Row> {
     let metric = "start_lateness_ns";
-    let (rounds, ticks) = if quick { (3, 1000) } else { (10, 5000) };
+    let (rounds, ticks) = if quick { (3, 1000) } else { (6, 3000) };
     let spin = Duration::from_micros(200);
     let cpu = rt_cpu();
     let names = ["rt-floor-cyclictest", "rt-floor-spin", "rt-floor-nerve"];

@@ -100,7 +100,7 @@ const WORKLOADS: [(&str, Kind, bool, usize, usize, f64, f64); 5] = [
 fn workloads(args: &SoakArgs, domain: u32) -> Vec<Plan> {
     let total = args
         .messages
-        .unwrap_or(if args.quick { 2_000_000 } else { 100_000_000 });
+        .unwrap_or(if args.quick { 2_000_000 } else { 20_000_000 });
     let chosen: Vec<_> = WORKLOADS
         .iter()
         .filter(|w| args.only.is_empty() || args.only.iter().any(|o| w.0.contains(o.as_str())))
@@ -124,7 +124,7 @@ fn workloads(args: &SoakArgs, domain: u32) -> Vec<Plan> {
                 publishers,
                 subscribers,
                 quota: ((total as f64 * share / msg_sum) as u64).max(1),
-                min_kills: args.min_kills.unwrap_or(if args.quick { 1 } else { 50 }),
+                min_kills: args.min_kills.unwrap_or(if args.quick { 1 } else { 20 }),
                 time_limit: args
                     .duration
                     .map(|d| Duration::from_secs_f64(d * time / time_sum)),
