@@ -74,7 +74,7 @@ impl Budget {
             // (docs/BENCHMARKS.md, "Quick and full runs"); `--rounds` asks for more.
             Budget {
                 rounds: 10,
-                round_time: Duration::from_millis(500),
+                round_time: Duration::from_millis(200),
                 min_steps: 50,
                 max_steps: 10_000,
                 calibrate_steps: 1_000,
