@@ -21,15 +21,17 @@ def machine(run: tg.Run) -> str:
             f"{m.get('rustc', '?')}, Python {m.get('python', '?')}")
 
 
-def run_line(run: tg.Run) -> str:
+def run_line(run: tg.Run, own_machine: bool = False) -> str:
+    """A run's line; `own_machine`: the runs were on different machines, so each names its."""
     m = run.machine
     quick = {v.get("quick") for v in run.timing.values() if isinstance(v, dict)}
     kind = {frozenset({True}): "quick", frozenset({False}): "full"}.get(
         frozenset(quick), "quick or full: not recorded")
     mins = sum(v.get("seconds", 0) for v in run.timing.values() if isinstance(v, dict)) / 60
+    where = f" on {machine(run)}" if own_machine else ""
     return (f"{run.name}: `nerve-bench all{' --quick' if kind == 'quick' else ''}` ({kind}, "
             f"{mins:.1f} min of suites) on commit `{m.get('commit', '?')}`, "
-            f"{m.get('date', '?')}")
+            f"{m.get('date', '?')}{where}")
 
 
 def value(v: float | None, err: str, unit: str) -> str:
@@ -69,10 +71,18 @@ def block(runs: list[tg.Run], sources: list[str], path: Path = tg.TARGETS) -> li
     can write it again from the same runs and compare."""
     ls = tg.lines(tg.load(path), runs)
     bad = tg.missed(ls)
-    out = [BEGIN, f"{FROM} {' '.join(sources)} -->", "",
-           f"Measured on {machine(runs[0])}, nothing else running, peers in interleaved rounds:",
-           ""]
-    out += [f"- {run_line(r)}" for r in runs]
+    out = [BEGIN, f"{FROM} {' '.join(sources)} -->", ""]
+    # Runs on different machines (a session's machine is drawn anew) each name their own: a
+    # ratio holds within its run, an absolute figure only beside the others of its run.
+    same = len({machine(r) for r in runs}) == 1
+    if same:
+        out += [(f"Measured on {machine(runs[0])}, nothing else running, peers in "
+                 "interleaved rounds:"), ""]
+    else:
+        out += [("Measured on two machines (each run names its own; compare a figure with "
+                 "the others of its run, not across runs), nothing else running, peers in "
+                 "interleaved rounds:"), ""]
+    out += [f"- {run_line(r, not same)}" for r in runs]
     out += ["", "Cells read " + " / ".join(r.name for r in runs) + ".", ""]
     out += figure_rows(runs, path)
     out += ["", (f"**Targets: {len(ls) - len(bad)} of {len(ls)} met in every run** "

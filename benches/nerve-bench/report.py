@@ -193,8 +193,8 @@ def targets_section(runs: list[tg.Run]) -> list[str]:
     """Every target of targets.toml in every run given, met or missed."""
     ls = tg.lines(tg.load(), runs)
     bad = tg.missed(ls)
-    names = ", ".join(f"{r.name} (`{r.machine.get('commit', '?')}`, {r.machine.get('date', '?')})"
-                      for r in runs)
+    names = ", ".join(f"{r.name} (`{r.machine.get('commit', '?')}`, {r.machine.get('date', '?')}, "
+                      f"{r.machine.get('cpu', '?')})" for r in runs)
     return ["## Every target, met or missed", "",
             (f"{len(ls) - len(bad)} of {len(ls)} met in every run; **{len(bad)} missed**. "
              f"Runs: {names}. The list and how each value is computed: "
