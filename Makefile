@@ -9,7 +9,7 @@ DURATION ?=
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo build test test-rust test-miri test-python lint fmt structure clippy rust-build rust-tests rust-no-solo nightly bench bench-all bench-check bench-build bench-ipc bench-sched bench-rpc bench-python bench-plots clean-shm
+.PHONY: ros2-env demo build test test-rust test-miri test-python lint fmt structure clippy rust-build rust-tests rust-no-solo nightly bench bench-all bench-check bench-build bench-ipc bench-sched bench-rpc bench-python bench-plots clean-shm
 
 # The 1 kHz Imu node asks for a real-time lane (--rt): SCHED_FIFO + pinning; where that is not
 # permitted the demo runs anyway and the scheduler says what it could not do.
@@ -29,12 +29,16 @@ lint: fmt structure clippy
 fmt:
 	$(CARGO) fmt --all -- --check
 
-# House rules beyond the linters (ci/check_structure.py): no product file over 800 lines, no
-# import circle between files, every atomic ordering names its partner; ci/unify.py --check: one
-# feature set per third-party crate in every build (each compiles once; it reads nightly cargo's
-# unit graph).
+# House rules beyond the linters (ci/check_structure.py): no file of the product or its benches
+# over 800 lines, no import circle between files (every form of `use`), every atomic ordering
+# names its partner; ci/check_docs.py: every path a doc names exists, every workspace member is
+# on the map, no two files differ only in case; ci/check_api.py: docs/api.md's table of the Rust,
+# Python and C fronts agrees with their code; ci/unify.py --check: one feature set per
+# third-party crate in every build (each compiles once; it reads nightly cargo's unit graph).
 structure: nightly
 	python3 ci/check_structure.py
+	python3 ci/check_docs.py
+	python3 ci/check_api.py
 	python3 ci/unify.py --check
 
 # Release profile: the build scripts and macros clippy compiles are the ones the build uses. The
@@ -119,6 +123,11 @@ bench-plots:
 
 # Every suite, quick: `make bench QUICK=` for the full runs.
 bench: bench-ipc bench-sched bench-rpc bench-python bench-plots
+
+# The Python `nerve bridge ros2` runs: rclpy from PyPI in a cached venv with nerve's package
+# linked into it (bindings/python/ros2_env.sh); the bridge finds it by itself.
+ros2-env:
+	bash bindings/python/ros2_env.sh
 
 clean-shm:
 	./target/release/nerve clean

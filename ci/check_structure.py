@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """The house rules a linter cannot check, checked on every `make lint`:
 
-1. no source file of the product (crates/, bindings/, cli/, bridges/; tests, benches and
-   generated code aside) over 800 lines;
-2. no import circle between the files of one crate (`use crate::a`, `crate::a::b` paths,
-   `super::` from a submodule), so each file can be read knowing only the files below it;
+1. no source file of the product or its benchmarks (crates/, bindings/, cli/, bridges/,
+   benches/; tests and generated code aside) over 800 lines;
+2. no import circle between the files of one crate, whatever the form of the path: every `use`
+   (nested trees, `pub use self::…` re-exports, `super::`, a child module's own name, renames)
+   and every inline `crate::`, `self::`, `super::` path; so each file can be read knowing only
+   the files below it;
 3. every atomic ordering stronger than Relaxed (Acquire, Release, AcqRel, SeqCst, and fences)
    names the access it pairs with: a comment with "pairs with" (for SeqCst, a comment that
    names SeqCst and says why) on its line or in the comment block just above its statement
@@ -17,8 +19,8 @@ import sys
 from pathlib import Path
 
 MAX_LINES = 800
-PRODUCT = ["crates", "bindings", "cli", "bridges"]
-SKIP_PARTS = {"tests", "benches", "examples", "target", "generated", ".venv"}
+PRODUCT = ["crates", "bindings", "cli", "bridges", "benches"]
+SKIP_PARTS = {"tests", "examples", "target", "generated", ".venv"}
 ORDERING = re.compile(r"\b(Acquire|Release|AcqRel|SeqCst)\b")
 PARTNER = re.compile(r"pairs with|paired with", re.IGNORECASE)
 SEQCST_REASON = re.compile(r"//.*SeqCst")
@@ -50,25 +52,74 @@ def crate_root(path):
     return src, tuple(mod)
 
 
-def strip_comments(text):
-    text = re.sub(r"/\*.*?\*/", "", text, flags=re.DOTALL)
-    return "\n".join(line.split("//", 1)[0] for line in text.splitlines())
+# Comments, strings (raw ones too) and char literals, removed in one pass so that neither
+# hides or invents the other (`"http://…"`, `// "quoted"`).
+NOT_CODE = re.compile(r"""//[^\n]*|/\*.*?\*/|r(#*)"(?:.|\n)*?"\1|b?"(?:[^"\\]|\\.)*"|b?'(?:[^'\\\n]|\\[^\n]{1,9}?)'""",
+                      re.DOTALL)
 
 
-def references(text, module):
-    """Module paths this file names: crate::a::b, super::x, use crate::{a, b::c}."""
-    code = strip_comments(text)
-    refs = set()
-    for m in re.finditer(r"\bcrate::((?:\w+::)*\w+)", code):
-        refs.add(tuple(m.group(1).split("::")))
-    for m in re.finditer(r"\bcrate::\{([^}]*)\}", code):
-        for item in m.group(1).split(","):
-            item = item.strip().split(" as ")[0]
+def strip_code(text):
+    return NOT_CODE.sub(lambda m: '""' if m.group(0).endswith(('"', "#")) else " ", text)
+
+
+def use_paths(tree):
+    """Every path a use tree names: `a::{b, c::{d as e, self}}` -> a::b, a::c::d, a::c."""
+    tree = re.sub(r"\s+", "", re.sub(r"\s+as\s+\w+", "", tree))
+    if "{" not in tree:
+        return [tuple(p for p in tree.split("::") if p and p != "*")]
+    head, _, rest = tree.partition("{")
+    body = rest[: rest.rindex("}")]
+    prefix = tuple(p for p in head.split("::") if p)
+    paths, depth, item = [], 0, ""
+    for ch in body + ",":
+        if ch == "," and depth == 0:
             if item:
-                refs.add(tuple(item.split("::")))
-    for m in re.finditer(r"\bsuper::((?:\w+::)*\w+)", code):
-        parent = module[:-1]
-        refs.add(parent + tuple(m.group(1).split("::")))
+                for sub in use_paths(item):
+                    if sub == ("self",):
+                        paths.append(prefix)
+                    else:
+                        paths.append(prefix + tuple(p for p in sub if p != "self"))
+            item = ""
+            continue
+        depth += ch == "{"
+        depth -= ch == "}"
+        item += ch
+    return paths
+
+
+def resolve(path, module, modules):
+    """The module path inside the crate that a `crate::`, `self::`, `super::` (or a child
+    module's own name) path starts from; None for another crate's path."""
+    if not path:
+        return None
+    if path[0] == "crate":
+        return path[1:]
+    if path[0] in ("self", "super"):
+        base = module
+        while path and path[0] in ("self", "super"):
+            if path[0] == "super":
+                base = base[:-1]
+            path = path[1:]
+        return base + path
+    if module + path[:1] in modules:
+        return module + path
+    return None
+
+
+def references(text, module, modules=()):
+    """Module paths this file names: every `use` (nested trees, `self::`, `super::`, a child
+    module's own name, ` as ` renames) and every inline `crate::`, `self::`, `super::` path."""
+    code = strip_code(text)
+    refs = set()
+    for m in re.finditer(r"(?m)^\s*(?:pub(?:\([^)]*\))?\s+)?use\s+([^;]+);", code):
+        for path in use_paths(m.group(1)):
+            target = resolve(path, module, modules)
+            if target is not None:
+                refs.add(target)
+    for m in re.finditer(r"\b((?:crate|self|super)(?:::(?:self|super))*::\w+(?:::\w+)*)", code):
+        target = resolve(tuple(m.group(1).split("::")), module, modules)
+        if target is not None:
+            refs.add(target)
     return refs
 
 
@@ -82,7 +133,7 @@ def check_cycles(files, root, out):
         graph = {}
         for module, path in modules.items():
             deps = set()
-            for ref in references(path.read_text(), module):
+            for ref in references(path.read_text(), module, modules):
                 # The longest prefix of the path that is a file of this crate.
                 for n in range(len(ref), 0, -1):
                     if ref[:n] in modules:

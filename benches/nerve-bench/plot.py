@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Draws PNG plots from a `nerve-bench ipc --json FILE` report (format: BENCHMARKS.md).
+"""Draws PNG plots from a `nerve-bench ipc --json FILE` report (format: docs/benchmarking.md).
 
     python benches/nerve-bench/plot.py ipc.json --out plots/
 

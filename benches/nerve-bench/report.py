@@ -216,7 +216,7 @@ def render(folder: Path, plots: bool = True, also: list[Path] | None = None) -> 
         "",
         ("Written by `benches/nerve-bench/report.py` from the JSON files of one "
          "`nerve-bench all` run (the targets' table: of every run it names); not edited by hand. Every figure was measured on the machine "
-         "named in its section, in interleaved rounds with its peers (`../shared/BENCHMARKS.md`)."),
+         "named in its section, in interleaved rounds with its peers (`docs/benchmarking.md`)."),
         ("What each row measures: `benches/nerve-bench/README.md`; which published tables "
          "they reproduce: `docs/design/benchmark-suite.md`."),
         "",

@@ -650,7 +650,7 @@ SPECS: list[Spec] = [
     ("a-channel", "Channel backends, single machine (1 kHz; size, topics)",
      b_channel("local"), ""),
     ("a-rpc", "RPC backends, single machine (latency, QPS, parallelism)", b_local_rpc,
-     "gRPC, HTTP and MQTT are not nerve peers (docs/BENCHMARKS.md)."),
+     "gRPC, HTTP and MQTT are not nerve peers (docs/benchmarking.md)."),
     ("a-multi", "Multi-machine channel and RPC", b_multi, ""),
     ("r-sleep", "Sleep overhead", b_sleep, ""),
     ("r-pubsub", "Pub/sub latency (callback vs coroutine)", b_pubsub, ""),

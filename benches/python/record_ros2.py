@@ -30,7 +30,7 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
 from sensor_msgs.msg import Image, Imu, LaserScan  # noqa: E402
 
 MANY = 1000
-DEFS = Path(__file__).resolve().parents[2] / "crates/nerve-bag/src/ros2/defs.rs"
+DEFS = Path(__file__).resolve().parents[2] / "bridges/ros2/src/defs.rs"
 
 
 def topics(case: str) -> list[tuple[str, type, str]]:

@@ -46,7 +46,7 @@ setup() {
   bash "$root/benches/python/setup_peers.sh" frameworks \
     || echo "dev.sh: the frameworks' venv did not install; their tests will skip (see benches/python/.venvs/frameworks.missing)"
   # The ROS 2 definitions nerve-bag carries are generated from that rosbags: still current?
-  "$py" "$root/crates/nerve-bag/ros2/gen_defs.py" --check
+  "$py" "$root/bridges/ros2/gen/gen_defs.py" --check
 }
 
 build() {
@@ -61,7 +61,7 @@ run_tests() {
 
 check() {
   (cd "$here" && "$py" -m mypy.stubtest nerve._nerve nerve.msgs --allowlist stubtest-allowlist.txt)
-  "$root/.venv/bin/ruff" check "$here" "$root/examples/python" "$root/benches" "$root/crates/nerve-bag/ros2" "$root/ci"
+  "$root/.venv/bin/ruff" check "$here" "$root/examples/python" "$root/benches" "$root/bridges/ros2/gen" "$root/ci"
 }
 
 case "${1:-all}" in

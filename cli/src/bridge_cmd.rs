@@ -17,8 +17,9 @@ pub enum BridgeCommand {
     /// `nerve bridge zenoh --config bridge.json5` (mode, TLS, access control: see docs/bridges.md)
     Zenoh(ZenohArgs),
     /// Carry topics and services both ways between this domain and a ROS 2 graph, until
-    /// Ctrl-C: runs `python3 -m nerve.ros2_bridge` (rclpy) in a Python that has both nerve
-    /// and ROS 2 ($NERVE_ROS2_PYTHON, default `python3`). Its options follow (`--help`).
+    /// Ctrl-C: runs `python -m nerve.ros2_bridge` (rclpy) in a Python that has both nerve
+    /// and ROS 2: $NERVE_ROS2_PYTHON, else `python3` if it has rclpy, else the one
+    /// `make ros2-env` made. Its options follow (`--help`, which needs no rclpy).
     ///
     /// Example: `nerve bridge ros2`, `nerve bridge ros2 --export 'robot/**' --import /scan`,
     /// `nerve bridge ros2 --service arm/home=std_srvs/srv/Trigger`, `nerve bridge ros2
@@ -136,15 +137,74 @@ fn counters(stats: &[nerve_zenoh::TopicStats]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `nerve bridge status`: the Zenoh bridge's view and the ROS 2 bridge's, whichever run.
+/// `--json`: the Zenoh bridge's view object, with the ROS 2 bridge's under `ros2`.
 fn status_cmd(domain: u32, json: bool) -> anyhow::Result<()> {
-    let Some(v) = nerve_zenoh::view::read(domain) else {
+    let zenoh = nerve_zenoh::view::read(domain);
+    let ros2 = nerve_ros2::view::read(domain);
+    if zenoh.is_none() && ros2.is_none() {
         anyhow::bail!(
-            "no Zenoh bridge runs on this host in domain {domain}; start one with `nerve bridge zenoh`"
+            "no bridge runs on this host in domain {domain}: start one with `nerve bridge zenoh` \
+             (other machines) or `nerve bridge ros2` (a ROS 2 graph)"
         );
-    };
-    if json {
-        return outln!("{}", serde_json::to_string(&v)?);
     }
+    if json {
+        let mut v = match &zenoh {
+            Some(z) => serde_json::to_value(z)?,
+            None => serde_json::json!({}),
+        };
+        if let Some((r, alive)) = &ros2 {
+            v["ros2"] = serde_json::json!({"alive": alive, "view": r});
+        }
+        return outln!("{v}");
+    }
+    if let Some((r, alive)) = &ros2 {
+        ros2_status(r, *alive)?;
+    }
+    match zenoh {
+        Some(v) => zenoh_status(domain, &v),
+        None => Ok(()),
+    }
+}
+
+/// The ROS 2 bridge's part of `nerve bridge status`.
+fn ros2_status(r: &nerve_ros2::view::Ros2View, alive: bool) -> anyhow::Result<()> {
+    let state = if alive { "runs" } else { "stopped" };
+    outln!("ROS 2 bridge (pid {}) {state}, domain {}", r.pid, r.domain)?;
+    for (name, c) in &r.exports {
+        outln!(
+            "  nerve → ROS 2  {name} → {} [{}]  sent {}, failed {}",
+            c.ros,
+            c.type_name,
+            c.sent,
+            c.failed
+        )?;
+    }
+    for (name, c) in &r.imports {
+        outln!(
+            "  ROS 2 → nerve  {name} → {} [{}]  received {}, failed {}",
+            c.nerve,
+            c.type_name,
+            c.received,
+            c.failed
+        )?;
+    }
+    for (name, c) in r.ros_services.iter().chain(&r.nerve_services) {
+        outln!(
+            "  service        {name} [{}]  calls {}, failed {}",
+            c.type_name,
+            c.calls,
+            c.failed
+        )?;
+    }
+    for (what, why) in &r.skipped {
+        outln!("  skipped        {what}: {why}")?;
+    }
+    Ok(())
+}
+
+/// The Zenoh bridge's part of `nerve bridge status`.
+fn zenoh_status(domain: u32, v: &nerve_zenoh::view::BridgeView) -> anyhow::Result<()> {
     outln!(
         "bridge {} on host {} (pid {}), domain {domain}",
         v.bridge,
@@ -249,40 +309,68 @@ fn config(domain: u32, a: &ZenohArgs) -> anyhow::Result<BridgeConfig> {
     Ok(c)
 }
 
-/// `nerve bridge ros2`: the bridge is Python on rclpy (ROS 2's own client library); this
-/// checks that the chosen Python has both halves, then becomes it.
+/// Why `python` cannot import `module` (its last line of error), or None when it can.
+fn lacks(python: &str, module: &str) -> Option<String> {
+    match std::process::Command::new(python)
+        .args(["-c", &format!("import {module}")])
+        .output()
+    {
+        Ok(o) if o.status.success() => None,
+        Ok(o) => Some(
+            String::from_utf8_lossy(&o.stderr)
+                .lines()
+                .last()
+                .unwrap_or("")
+                .to_owned(),
+        ),
+        Err(e) => Some(e.to_string()),
+    }
+}
+
+/// Where `make ros2-env` (`bindings/python/ros2_env.sh`) puts the bridge's Python: rclpy from
+/// PyPI in a cached venv, nerve's package linked into it.
+fn cached_ros2_python() -> Option<String> {
+    let cache = std::env::var_os("NERVE_PEER_CACHE")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("XDG_CACHE_HOME").map(|c| std::path::Path::new(&c).join("nerve/peers"))
+        })
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cache/nerve/peers"))
+        })?;
+    let py = cache.join("ros2/bin/python");
+    py.exists().then(|| py.to_string_lossy().into_owned())
+}
+
+/// What to do when no Python has both rclpy and nerve.
+const ROS2_ENV_HELP: &str = "From nerve's repository, `make ros2-env` makes one (rclpy and its \
+     message packages from PyPI into a cached venv, nerve's package linked into it), which \
+     `nerve bridge ros2` then finds by itself; or use your ROS 2 install's Python (source \
+     /opt/ros/<distro>/setup.bash) with nerve's package built into it (nerve is not on PyPI: \
+     `pip install <nerve's repository>/bindings/python`, built with maturin), and set \
+     NERVE_ROS2_PYTHON to that interpreter";
+
+/// `nerve bridge ros2`: the bridge is Python on rclpy (ROS 2's own client library). The Python
+/// is `$NERVE_ROS2_PYTHON`, else `python3` when it has rclpy, else the one `make ros2-env`
+/// made. This checks that it has both halves (`--help` needs nerve only), then becomes it.
 fn ros2(domain: u32, args: &[String]) -> anyhow::Result<()> {
     use std::os::unix::process::CommandExt;
-    let python = std::env::var("NERVE_ROS2_PYTHON").unwrap_or_else(|_| "python3".into());
-    let lacks = |module: &str| -> Option<String> {
-        match std::process::Command::new(&python)
-            .args(["-c", &format!("import {module}")])
-            .output()
-        {
-            Ok(o) if o.status.success() => None,
-            Ok(o) => Some(
-                String::from_utf8_lossy(&o.stderr)
-                    .lines()
-                    .last()
-                    .unwrap_or("")
-                    .to_owned(),
-            ),
-            Err(e) => Some(e.to_string()),
-        }
+    let help = args.iter().any(|a| a == "--help" || a == "-h");
+    let python = match std::env::var("NERVE_ROS2_PYTHON") {
+        Ok(p) => p,
+        Err(_) if lacks("python3", "rclpy").is_none() => "python3".into(),
+        Err(_) => cached_ros2_python().unwrap_or_else(|| "python3".into()),
     };
-    if let Some(why) = lacks("rclpy") {
-        anyhow::bail!(
-            "{python} cannot import rclpy ({why}). The ROS 2 bridge runs on ROS 2's Python client \
-             library: source your ROS 2 install (source /opt/ros/<distro>/setup.bash), or \
-             install rclpy from PyPI (pip install ros-rclpy ros-rmw-fastrtps-cpp ros-std-msgs \
-             ros-sensor-msgs ros-geometry-msgs), and set NERVE_ROS2_PYTHON to that interpreter"
-        );
+    if let Some(why) = lacks(&python, "nerve.ros2_bridge") {
+        anyhow::bail!("{python} cannot import nerve's ROS 2 bridge ({why}). {ROS2_ENV_HELP}");
     }
-    if let Some(why) = lacks("nerve.ros2_bridge") {
-        anyhow::bail!(
-            "{python} has rclpy but cannot import nerve ({why}): install nerve's Python package \
-             into it (pip install nerve), or set NERVE_ROS2_PYTHON to a Python that has both"
-        );
+    if !help {
+        if let Some(why) = lacks(&python, "rclpy") {
+            anyhow::bail!(
+                "{python} cannot import rclpy ({why}): the ROS 2 bridge runs on ROS 2's Python \
+                 client library. {ROS2_ENV_HELP}"
+            );
+        }
     }
     let err = std::process::Command::new(&python)
         .args(["-m", "nerve.ros2_bridge"])

@@ -203,12 +203,74 @@ fn segments(domain: u32) -> Vec<Finding> {
     out
 }
 
+/// The ROS 2 bridge of this host, if one runs or ran: what it carries, what failed, what it
+/// skipped.
+fn ros2_bridge(domain: u32) -> Vec<Finding> {
+    let Some((v, alive)) = nerve_ros2::view::read(domain) else {
+        return vec![fine(
+            "no ROS 2 bridge on this host (a ROS 2 graph: `nerve bridge ros2`)".into(),
+        )];
+    };
+    if !alive {
+        return vec![problem(
+            format!(
+                "the ROS 2 bridge of this host stopped or died (pid {})",
+                v.pid
+            ),
+            "start it again: `nerve bridge ros2 [--config <file>]`; ROS 2 sees none of this \
+             domain's topics meanwhile",
+        )];
+    }
+    let mut out = vec![fine(format!(
+        "ROS 2 bridge (pid {}): {} topics to ROS 2, {} from ROS 2, {} services",
+        v.pid,
+        v.exports.len(),
+        v.imports.len(),
+        v.ros_services.len() + v.nerve_services.len()
+    ))];
+    let failed: Vec<String> = v
+        .exports
+        .iter()
+        .chain(&v.imports)
+        .chain(&v.ros_services)
+        .chain(&v.nerve_services)
+        .filter(|(_, c)| c.failed > 0)
+        .take(5)
+        .map(|(n, c)| format!("{n} ({} failed)", c.failed))
+        .collect();
+    if !failed.is_empty() {
+        out.push(problem(
+            format!(
+                "the ROS 2 bridge failed messages or calls: {}",
+                failed.join(", ")
+            ),
+            "its log says why (a message that does not convert, a full topic, a dead server)",
+        ));
+    }
+    if !v.skipped.is_empty() {
+        let some: Vec<String> = v
+            .skipped
+            .iter()
+            .take(5)
+            .map(|(w, why)| format!("{w}: {why}"))
+            .collect();
+        // A type with no counterpart on the other side is skipped by design: said, not a fault.
+        out.push(fine(format!(
+            "the ROS 2 bridge skips {} topic(s) or service(s) (`nerve bridge status` lists \
+             all): {}",
+            v.skipped.len(),
+            some.join("; ")
+        )));
+    }
+    out
+}
+
 /// The Zenoh bridge of this host, if one runs or ran: the hosts it sees and what it lost or
 /// refused.
 fn bridge(domain: u32) -> Vec<Finding> {
     let view_topic = registry::list(domain)
         .into_iter()
-        .find(|t| t.name == nerve_zenoh::view::VIEW_TOPIC);
+        .find(|t| t.name == nerve::plumbing::ZENOH_VIEW_TOPIC);
     let Some(topic) = view_topic else {
         return vec![fine(
             "no Zenoh bridge on this host (other machines: `nerve bridge zenoh`)".into(),
@@ -294,6 +356,7 @@ pub fn doctor(domain: u32) -> anyhow::Result<()> {
     findings.extend(containers());
     findings.extend(segments(domain));
     findings.extend(bridge(domain));
+    findings.extend(ros2_bridge(domain));
     let problems = findings.iter().filter(|f| !f.ok).count();
     for f in &findings {
         if f.ok {

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use clap::Subcommand;
 use nerve::exec::announce::{self, NodeRecord};
+use nerve::plumbing::TopicKind;
 use nerve::registry;
 use nerve::rpc::discovery;
 use nerve::rpc::{ParamClient, ParamValue};
@@ -171,7 +172,7 @@ fn info(domain: u32, name: &str) -> anyhow::Result<()> {
     outln!("topics of its process:")?;
     for t in registry::list(domain)
         .iter()
-        .filter(|t| !discovery::is_plumbing(t) && !t.name.starts_with(announce::NODE_TOPIC_PREFIX))
+        .filter(|t| !TopicKind::of_info(t).is_plumbing())
     {
         for e in t
             .endpoints

@@ -212,11 +212,9 @@ fn list(domain: u32, types: bool, verbose: bool, all: bool) -> anyhow::Result<()
     Ok(())
 }
 
-/// nerve's own topics, left out of `topic list` unless `-a`.
+/// nerve's plumbing, left out of `topic list` unless `-a` (the log and the e-stop are listed).
 fn hidden(t: &TopicInfo) -> bool {
-    nerve::rpc::discovery::is_plumbing(t)
-        || t.name.starts_with(nerve::exec::announce::NODE_TOPIC_PREFIX)
-        || t.name == nerve_zenoh::view::VIEW_TOPIC
+    nerve::plumbing::TopicKind::of_info(t).is_plumbing()
 }
 
 fn info(domain: u32, name: &str) -> anyhow::Result<()> {

@@ -8,6 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use common::{assert_fails, ok, NERVE};
+use nerve::msgs::CmdVel;
 use nerve::prelude::*;
 use nerve_testing::{domain, process};
 

@@ -19,6 +19,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use nerve::msgs::{CmdVel, Image};
 use nerve::prelude::*;
 use net::{BridgeNet, Net};
 

@@ -17,6 +17,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use nerve::msgs::{CmdVel, Image};
 use nerve::prelude::*;
 use net::{BridgeNet, Net};
 

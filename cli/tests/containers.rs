@@ -14,7 +14,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{assert_fails, ok, NERVE};
-use nerve::exec::prelude::*;
+use nerve::exec::{Context, Node, Scheduler};
+use nerve::msgs::CmdVel;
 use nerve::prelude::*;
 use nerve::registry::Event;
 use nerve_testing::{container, domain, process};

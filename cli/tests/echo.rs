@@ -6,6 +6,7 @@ mod common;
 use std::time::Duration;
 
 use common::{assert_fails, nerve, ok};
+use nerve::msgs::{CmdVel, Imu};
 use nerve::prelude::*;
 use nerve_testing::{domain, process};
 

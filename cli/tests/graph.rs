@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use common::{assert_fails, ok};
 use nerve::exec::{Context, Node, Scheduler};
+use nerve::msgs::CmdVel;
 use nerve::prelude::*;
 use nerve_testing::{domain, process};
 

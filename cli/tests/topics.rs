@@ -8,6 +8,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{assert_fails, nerve, ok, NERVE};
+use nerve::msgs::{
+    CmdVel, Encoding, Header, Image, ImageHeader, Imu, PointCloud, PointCloudHeader, PointFormat,
+};
 use nerve::prelude::*;
 use nerve_testing::{domain, process};
 

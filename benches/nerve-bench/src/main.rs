@@ -10,12 +10,14 @@ mod all;
 mod check;
 mod child;
 mod ffi;
+mod hopcount;
 mod ipc;
 mod logbench;
 mod machine;
 mod network;
 mod open;
 mod pin;
+mod pyenv;
 mod pyinproc;
 mod python;
 mod record;
@@ -146,6 +148,13 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Internal: one send + receive at a time in one thread, for `instructions.py`.
+    #[command(name = "__hop-count", hide = true)]
+    HopCount {
+        /// <case> <hops> [<core>]
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Internal: the echo side of a cross-process `ipc` benchmark.
     #[command(name = "__ipc-echo", hide = true)]
     IpcEcho {
@@ -187,6 +196,7 @@ fn main() -> Result<()> {
         Command::SoakChild { spec } => return soak::child_main(&spec),
         Command::IpcEcho { spec, core } => return ipc::echo_child_main(&spec, core),
         Command::FfiPingpong { args } => return ffi::role_main(&args),
+        Command::HopCount { args } => return hopcount::role_main(&args),
         Command::RpcEcho { domain, core } => return rpc::echo_child_main(domain, core),
     };
     // Every suite says how long it took, end to end (set-up, rounds, writing the files).

@@ -11,6 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
+use nerve::msgs::CmdVel;
 use nerve::prelude::*;
 
 use crate::pin;

@@ -7,7 +7,7 @@
 //! Every script runs with Fast DDS's large-message profile
 //! (`benches/python/fastdds_large_messages.xml`) for whatever rclpy process it starts.
 
-use crate::python::interpreter;
+use crate::pyenv::interpreter;
 use crate::report::Row;
 use crate::stats::{self, Summary};
 use serde_json::Value;

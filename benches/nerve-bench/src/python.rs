@@ -11,6 +11,7 @@
 mod targets;
 
 use crate::machine::Machine;
+use crate::pyenv::{interpreter, repo_dirs};
 use crate::report::{self, Row};
 use crate::stats::{self, Summary};
 use anyhow::{bail, Context, Result};
@@ -106,7 +107,7 @@ impl Budget {
             }
         } else {
             // Sized so two full `all` runs fit a working session on a 2-core machine
-            // (docs/BENCHMARKS.md, "Quick and full runs"); `--rounds` asks for more.
+            // (docs/benchmarking.md, "Quick and full runs"); `--rounds` asks for more.
             Budget {
                 rounds: 10,
                 small_samples: 10_000,
@@ -261,71 +262,6 @@ struct Run {
     check: String,
     /// Row fields the adapter reports (ROS 2: `dds_profile`, `executor`; nerve: `wait`).
     fields: serde_json::Map<String, Value>,
-}
-
-/// `benches/python` (or `dir`) and the repository root.
-pub(crate) fn repo_dirs(dir: Option<&Path>) -> (PathBuf, PathBuf) {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let dir = dir
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| manifest.join("..").join("python"));
-    let root = manifest.join("..").join("..");
-    (
-        dir.canonicalize().unwrap_or(dir),
-        root.canonicalize().unwrap_or(root),
-    )
-}
-
-/// The interpreter of a system, or why there is none.
-pub(crate) fn interpreter(
-    system: &str,
-    dir: &Path,
-    root: &Path,
-    setup: bool,
-) -> Result<PathBuf, String> {
-    if system == "nerve" {
-        let py = root.join(".venv/bin/python");
-        if !py.exists() {
-            return Err(format!(
-                "{} missing: build nerve's Python package first (bash bindings/python/dev.sh)",
-                py.display()
-            ));
-        }
-        let ok = Command::new(&py)
-            .args(["-c", "import nerve"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .map(|s| s.success())
-            .unwrap_or(false);
-        return if ok {
-            Ok(py)
-        } else {
-            Err("`import nerve` fails in .venv: run bash bindings/python/dev.sh".into())
-        };
-    }
-    let venv = dir.join(".venvs").join(system);
-    let py = venv.join("bin/python");
-    let err = dir.join(".venvs").join(format!("{system}.error"));
-    if setup && (!py.exists() || err.exists()) {
-        eprintln!("python: setting up peer {system} (benches/python/setup_peers.sh {system}) ...");
-        let _ = Command::new("bash")
-            .arg(dir.join("setup_peers.sh"))
-            .arg(system)
-            .stdout(Stdio::inherit())
-            .stderr(Stdio::inherit())
-            .status();
-    }
-    if let Ok(e) = std::fs::read_to_string(&err) {
-        return Err(format!("peer set-up failed: {}", e.trim()));
-    }
-    if !py.exists() {
-        return Err(format!(
-            "{} missing: run benches/python/setup_peers.sh {system}",
-            py.display()
-        ));
-    }
-    Ok(py)
 }
 
 fn new_row(system: &str, mode: &str, message: &str, payload: usize, metric: &str) -> Row {

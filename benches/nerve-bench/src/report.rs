@@ -1,4 +1,4 @@
-//! The row every suite emits, and the JSON / CSV / table writers (contract: BENCHMARKS.md).
+//! The row every suite emits, and the JSON / CSV / table writers (contract: docs/benchmarking.md).
 
 use crate::machine::Machine;
 use crate::stats::Summary;

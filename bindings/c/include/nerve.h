@@ -320,6 +320,11 @@ typedef struct nerve_topic_options {
   uint32_t max_endpoints;
   // Largest chunked message in bytes; 0: the default.
   uint64_t max_message_bytes;
+  // Chunks in a chunked topic's pool; 0: the default.
+  uint32_t chunks;
+  // 1: the topic lives on this process's heap, for its threads only (no shared memory);
+  // 0: shared memory.
+  uint32_t in_process;
 } nerve_topic_options;
 
 // A subscriber's counters.
@@ -330,6 +335,8 @@ typedef struct nerve_subscriber_stats {
   uint64_t lost;
   // Messages skipped because a publisher died while writing them.
   uint64_t dropped;
+  // Slots whose content was damaged (a hostile or broken writer), skipped.
+  uint64_t corrupt;
 } nerve_subscriber_stats;
 
 // One change in a domain.

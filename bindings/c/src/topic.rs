@@ -70,6 +70,11 @@ pub struct nerve_topic_options {
     pub max_endpoints: u32,
     /// Largest chunked message in bytes; 0: the default.
     pub max_message_bytes: u64,
+    /// Chunks in a chunked topic's pool; 0: the default.
+    pub chunks: u32,
+    /// 1: the topic lives on this process's heap, for its threads only (no shared memory);
+    /// 0: shared memory.
+    pub in_process: u32,
 }
 
 /// A subscriber's counters.
@@ -83,6 +88,8 @@ pub struct nerve_subscriber_stats {
     pub lost: u64,
     /// Messages skipped because a publisher died while writing them.
     pub dropped: u64,
+    /// Slots whose content was damaged (a hostile or broken writer), skipped.
+    pub corrupt: u64,
 }
 
 /// An open topic (opaque: C holds pointers to it only).
@@ -197,6 +204,8 @@ pub extern "C" fn nerve_topic_options_default() -> nerve_topic_options {
         reliability: NERVE_BEST_EFFORT,
         max_endpoints: 0,
         max_message_bytes: 0,
+        chunks: 0,
+        in_process: 0,
     }
 }
 
@@ -269,6 +278,19 @@ pub unsafe extern "C" fn nerve_topic_open(
                 )
             })?;
             b = b.max_message_bytes(bytes);
+        }
+        if options.chunks != 0 {
+            b = b.chunks(options.chunks);
+        }
+        match options.in_process {
+            0 => {}
+            1 => b = b.in_process(),
+            other => {
+                return Err(fail(
+                    NERVE_E_INVALID_ARGUMENT,
+                    format!("{WHAT}: topic '{name}': in_process is {other}, not 0 or 1"),
+                ))
+            }
         }
         let topic = b.open()?;
         let h = Handle::open(TOPIC_TAG, "topic", topic);
@@ -572,6 +594,7 @@ pub unsafe extern "C" fn nerve_subscriber_get_stats(
             received: st.received,
             lost: st.lost,
             dropped: st.dropped,
+            corrupt: st.corrupt,
         };
         // SAFETY: the caller's promise for `out`.
         unsafe { put(out, stats, WHAT) }?;

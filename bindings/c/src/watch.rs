@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use nerve::exec::{trigger_remote_estop, EStopMsg, ESTOP_TOPIC};
 use nerve::registry::{self, Event, Watch};
-use nerve::topic::{Subscriber, Topic};
+use nerve::{Subscriber, Topic};
 
 use crate::handle::{self, Handle, ESTOP_TAG, WATCH_TAG};
 use crate::status::{fail, guard, NERVE_EMPTY, NERVE_E_IO, NERVE_OK};

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use nerve::msgs::declare::{Declaration, DeclareError, DeclaredKind, FieldSpec};
 use nerve::msgs::described::{KindDoc, TypeDoc, TypeRef};
-use nerve::topic::MAX_FIXED_BYTES;
+use nerve::MAX_FIXED_BYTES;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple, PyType};

@@ -1,7 +1,7 @@
 //! nerve's standard types in ROS 2's wire form, for bridges written in Python on rclpy:
 //! `Ros2Reader` gives a nerve topic's messages as the CDR bytes ROS 2 publishes (what
 //! `Publisher.publish(bytes)` sends), `Ros2Writer` publishes CDR bytes (what a raw rclpy
-//! subscription receives) as nerve messages. Both convert with nerve-bag's table of standard
+//! subscription receives) as nerve messages. Both convert with nerve-ros2's table of standard
 //! types, the one recordings use; a camera frame is copied once each way (from the chunk into
 //! the bytes rclpy publishes; from the bytes rclpy received into the loaned chunk).
 //!
@@ -15,7 +15,7 @@ use nerve::echo::{self, EchoFilter as Filter};
 use nerve::msgs::described::TypeDoc;
 use nerve::raw::{RawMessage, RawPublisher, RawSample, RawSubscriber, RawTopic};
 use nerve::OpenError;
-use nerve_bag::ros2::{Ros2Type, TopicForm};
+use nerve_ros2::{Ros2Type, TopicForm};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;

@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use nerve::echo::{self, EchoFilter as Filter};
 use nerve::raw::RawMessage;
-use nerve_bag::ros2::TopicForm;
+use nerve_ros2::TopicForm;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 

@@ -493,7 +493,20 @@ fn stats_dict<'py>(py: Python<'py>, n: &NodeStats) -> PyResult<Bound<'py, PyDict
 }
 
 /// Adds the scheduler's classes to the module.
+/// Triggers the e-stop of every scheduler listening on `nerve/estop` in `domain` (default
+/// `$NERVE_DOMAIN`), from any process: Rust's `trigger_remote_estop`, C's
+/// `nerve_estop_trigger`. `reason` is cut to 48 bytes.
+#[pyfunction]
+#[pyo3(signature = (reason, domain=None))]
+fn trigger_remote_estop(py: Python<'_>, reason: &str, domain: Option<u32>) -> PyResult<()> {
+    guard("trigger_remote_estop", || {
+        py.detach(|| nerve::exec::trigger_remote_estop(domain, reason))
+            .map_err(crate::errors::open_err)
+    })
+}
+
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(trigger_remote_estop, m)?)?;
     m.add_class::<Scheduler>()?;
     m.add_class::<TickContext>()?;
     m.add("SchedulerError", m.py().get_type::<SchedulerError>())?;

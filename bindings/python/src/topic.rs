@@ -13,10 +13,6 @@ use crate::errors::{guard, open_err, InvalidConfig};
 use crate::publisher::Publisher;
 use crate::subscriber::Subscriber;
 
-/// The largest `depth` asked for that a ring's `u32` capacity can round up to (the
-/// transport's own limit is lower, and refused by `open()` as `InvalidConfig`).
-const MAX_DEPTH: u64 = 1 << 31;
-
 /// The largest `max_message_bytes` asked for: more than any address space maps (2^47 bytes),
 /// and far from overflowing the transport's size arithmetic.
 const MAX_BYTES: u64 = 1 << 47;
@@ -86,7 +82,8 @@ impl Topic {
                     }
                 })
             };
-            let depth = config("depth", depth, 1, MAX_DEPTH)?;
+            // The transport's own limit, so the error names the real range.
+            let depth = config("depth", depth, 1, u64::from(nerve::MAX_DEPTH))?;
             let domain = config("domain", domain, 0, u64::from(u32::MAX))?;
             let max_message_bytes = config("max_message_bytes", max_message_bytes, 0, MAX_BYTES)?;
             let chunks = config("chunks", chunks, 1, u64::from(u32::MAX))?;
@@ -254,6 +251,9 @@ pub(crate) fn topics<'py>(
                 let d = PyDict::new(py);
                 d.set_item("name", &t.name)?;
                 d.set_item("type_name", &t.type_name)?;
+                let kind = nerve::plumbing::TopicKind::of_info(&t);
+                d.set_item("kind", kind.name())?;
+                d.set_item("plumbing", kind.is_plumbing())?;
                 d.set_item("path", path_str(&t.path))?;
                 d.set_item("reliability", reliability_name(t.reliability))?;
                 d.set_item("depth", t.depth)?;

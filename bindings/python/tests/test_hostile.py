@@ -167,6 +167,15 @@ def test_set_spin_clamps_and_refuses(domain):
     assert s.recv(timeout=1).stamp_ns == 3
 
 
+def test_a_spin_of_forever_still_ends_at_the_timeout(domain):
+    s = nerve.Topic("h/spin_forever", nerve.CmdVel).subscriber()
+    s.set_spin(math.inf)
+    start = time.monotonic()
+    assert s.recv(timeout=0.02) is None  # nothing is sent: the timeout ends the spin
+    took = time.monotonic() - start
+    assert 0.02 <= took < 2, f"a 20 ms receive with a spin of forever took {took:.3f} s"
+
+
 def test_service_timeouts(domain):
     svc = nerve.Service("h/svc", domain=domain)
     with svc.server(lambda req: req + 1):
@@ -228,10 +237,10 @@ def test_spin_checks_its_rate_and_duration():
 
 
 @pytest.mark.parametrize(("arg", "value", "expect"), [
-    ("depth", 0, "depth must be an integer from 1 to 2147483648, got 0"),
-    ("depth", -1, "depth must be an integer from 1 to 2147483648, got -1"),
-    ("depth", 2**32, "depth must be an integer from 1 to 2147483648, got 4294967296"),
-    ("depth", 2**200, "depth must be an integer from 1 to 2147483648"),
+    ("depth", 0, "depth must be an integer from 1 to 1048576, got 0"),
+    ("depth", -1, "depth must be an integer from 1 to 1048576, got -1"),
+    ("depth", 2**32, "depth must be an integer from 1 to 1048576, got 4294967296"),
+    ("depth", 2**200, "depth must be an integer from 1 to 1048576"),
     ("max_message_bytes", -1, "max_message_bytes must be an integer from 0 to 140737488355328"),
     ("max_message_bytes", 2**64 - 1, "max_message_bytes must be an integer from 0 to"),
     ("chunks", 0, "chunks must be an integer from 1 to 4294967295, got 0"),

@@ -216,6 +216,13 @@ def test_latest_only_history_and_topics(domain):
     names = {x["name"]: x for x in nerve.topics()}
     assert names["q/hist"]["type_name"] == "nerve/CmdVel"
     assert names["q/hist"]["publishers"] == 1
+    # What each topic is to nerve, from the one classifier (nerve::plumbing::TopicKind).
+    assert (names["q/hist"]["kind"], names["q/hist"]["plumbing"]) == ("user", False)
+    svc = nerve.Service("q/svc")
+    with svc.server(lambda req: req):
+        kinds = {x["name"]: (x["kind"], x["plumbing"]) for x in nerve.topics()}
+    assert kinds["q/svc/request"] == ("service_frame", True)
+    assert kinds["q/svc/server"] == ("server_record", True)
 
 
 def test_spin_runs_a_node_at_its_rate():

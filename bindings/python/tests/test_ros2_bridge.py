@@ -371,6 +371,52 @@ def test_the_cli_says_what_to_do_without_rclpy(nerve_cli: str) -> None:
     assert "cannot import rclpy" in r.stderr and "NERVE_ROS2_PYTHON" in r.stderr
 
 
+def test_the_cli_helps_without_rclpy_and_says_how_to_get_nerve(nerve_cli: str) -> None:
+    import sys
+
+    env = dict(os.environ, NERVE_ROS2_PYTHON=sys.executable)
+    r = subprocess.run([nerve_cli, "bridge", "ros2", "--help"], env=env, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "--export" in r.stdout and "--import" in r.stdout
+    # A Python without nerve: the error says nerve is not on PyPI and what to run instead.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["NERVE_ROS2_PYTHON"] = "/usr/bin/python3"
+    r = subprocess.run([nerve_cli, "bridge", "ros2"], env=env, capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode != 0
+    assert "not on PyPI" in r.stderr and "make ros2-env" in r.stderr, r.stderr
+
+
+def test_bridge_status_and_doctor_show_the_ros2_bridge(ros: Ros, nerve_cli: str) -> None:
+    t = nerve.Topic("st/imu", nerve.Imu)
+    pub = t.publisher()
+    pub.send(nerve.Imu())
+    ros.bridge()
+    ros.wait_status(lambda s: "st/imu" in s.get("exports", {}), 30, "the export")
+    env = dict(ros.env)
+    end = time.monotonic() + 10
+    while True:
+        r = subprocess.run([nerve_cli, "bridge", "status", "--json"], env=env,
+                           capture_output=True, text=True, timeout=60)
+        view = json.loads(r.stdout)["ros2"] if r.returncode == 0 else {}
+        if "st/imu" in view.get("view", {}).get("exports", {}) or time.monotonic() > end:
+            break
+        time.sleep(0.2)
+    assert view["alive"] and "st/imu" in view["view"]["exports"], (r.stdout, r.stderr)
+    text = subprocess.run([nerve_cli, "bridge", "status"], env=env, capture_output=True,
+                          text=True, timeout=60).stdout
+    assert "ROS 2 bridge" in text and "st/imu" in text, text
+    doctor = subprocess.run([nerve_cli, "doctor"], env=env, capture_output=True, text=True,
+                            timeout=120).stdout
+    assert "ROS 2 bridge (pid" in doctor, doctor
+    # Not a topic of the user's: `topic list` leaves it out, `topic list -a` shows it.
+    listed = subprocess.run([nerve_cli, "topic", "list"], env=env, capture_output=True,
+                            text=True, timeout=60).stdout
+    assert "nerve/bridge/ros2" not in listed and "st/imu" in listed, listed
+    del pub
+
+
 def test_latched_and_best_effort_publishers_keep_their_qos_in_nerve(ros: Ros) -> None:
     """A TRANSIENT_LOCAL publisher's messages, sent before the bridge started, reach a nerve
     subscriber joining after them (from the topic's history); a BEST_EFFORT publisher makes

@@ -166,6 +166,36 @@ def test_the_estop_puts_every_node_in_its_safe_state(domain: int) -> None:
     assert m.safe == 1
 
 
+def test_an_estop_triggered_from_outside_reaches_the_scheduler(domain: int) -> None:
+    """`nerve.trigger_remote_estop` (Rust's `trigger_remote_estop`, C's `nerve_estop_trigger`)
+    from another process: the scheduler on `nerve/estop` puts its node in its safe state."""
+    import subprocess
+    import sys
+
+    code = f"import nerve; nerve.trigger_remote_estop('operator', domain={domain})"
+
+    class Motor(nerve.Node):
+        def __init__(self) -> None:
+            self.safe = 0
+            self.child: subprocess.Popen | None = None
+
+        def tick(self, ctx: nerve.TickContext) -> None:
+            if ctx.tick == 5:
+                self.child = subprocess.Popen([sys.executable, "-c", code])
+
+        def on_safe_state(self, ctx: nerve.TickContext) -> None:
+            self.safe += 1
+
+    s = nerve.Scheduler(domain=domain, estop_topic=True)
+    m = Motor()
+    s.add(m, rate=100.0)
+    s.run(3.0)
+    assert m.child is not None and m.child.wait(timeout=30) == 0
+    assert m.safe == 1
+    with pytest.raises(TypeError):
+        nerve.trigger_remote_estop(3)  # type: ignore[arg-type]
+
+
 def test_bad_arguments_are_refused_clearly(domain: int) -> None:
     s = nerve.Scheduler()
     with pytest.raises(TypeError, match="has none"):

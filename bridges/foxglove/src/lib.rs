@@ -348,7 +348,9 @@ fn follow_topics(
     refused: &mut BTreeSet<String>,
 ) {
     let shown = |t: &&nerve::registry::TopicInfo| {
-        t.error.is_none() && t.owner.is_none() && !nerve_bag::record::plumbing(&t.name)
+        t.error.is_none()
+            && t.owner.is_none()
+            && !nerve::plumbing::TopicKind::of_info(t).is_plumbing()
     };
     let now: BTreeMap<&str, _> = infos
         .iter()

@@ -2,7 +2,7 @@
 //! protobuf), made from the ROS 2 value of a message ([`TopicForm::ros_value`]): a camera
 //! frame's or a cloud's bytes go from the chunk into the message with one copy.
 //!
-//! [`TopicForm::ros_value`]: nerve_bag::ros2::TopicForm::ros_value
+//! [`TopicForm::ros_value`]: nerve_ros2::TopicForm::ros_value
 
 use foxglove::bytes::Bytes;
 use foxglove::messages::packed_element_field::NumericType;

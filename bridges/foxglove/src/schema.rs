@@ -35,15 +35,15 @@ pub fn of(doc: &TypeDoc) -> Json {
     schema
 }
 
-/// Deepest nesting written out; deeper structs are any object (a description is at most 32
-/// deep, and a hostile one is cut here rather than recursed through).
-const MAX_DEPTH: u32 = 32;
+/// Deepest nesting written out (a description's own limit); deeper structs are any object (a
+/// hostile description is cut here rather than recursed through).
+use nerve::msgs::described::MAX_NESTING;
 
 fn object(doc: &TypeDoc, index: u32, depth: u32) -> Json {
     let Some(s) = doc.structs.get(index as usize) else {
         return json!({ "type": "object" });
     };
-    if depth > MAX_DEPTH {
+    if depth > MAX_NESTING {
         return json!({ "type": "object" });
     }
     let mut props = Map::new();

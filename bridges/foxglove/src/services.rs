@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use foxglove::websocket::service::{Request, Service as FgService, ServiceSchema};
 use foxglove::websocket::ConnectionGraph;
+use nerve::plumbing::TopicKind;
 use nerve::registry::TopicInfo;
 use nerve::rpc::discovery::{self, ServiceInfo};
 use nerve::rpc::Service;
@@ -85,7 +86,7 @@ pub(crate) fn graph(
     let mut text = String::new();
     for t in topics
         .iter()
-        .filter(|t| !nerve_bag::record::plumbing(&t.name))
+        .filter(|t| !TopicKind::of_info(t).is_plumbing())
     {
         let ends = |publisher: bool| -> BTreeSet<String> {
             t.endpoints

@@ -23,7 +23,7 @@ use foxglove::{Channel, ChannelBuilder, ChannelId, Context, RawChannel, Schema};
 use nerve::log::{Level, LogRecord, LOG_TOPIC};
 use nerve::raw::{RawMessage, RawTopic};
 use nerve::values::ValueCodec;
-use nerve_bag::ros2::TopicForm;
+use nerve_ros2::TopicForm;
 
 use crate::native::Native;
 
@@ -125,9 +125,12 @@ impl Bridged {
                     (Form::Native(f, n), Out::Raw(c), schema_name)
                 }
                 None => {
-                    let schema =
-                        Schema::new(r.name, nerve_bag::ROS2_SCHEMA_ENCODING, r.schema.as_bytes());
-                    let c = raw(ctx, name, nerve_bag::CDR, Some(schema), &type_name)?;
+                    let schema = Schema::new(
+                        r.name,
+                        nerve_ros2::ROS2_SCHEMA_ENCODING,
+                        r.schema.as_bytes(),
+                    );
+                    let c = raw(ctx, name, nerve_ros2::CDR, Some(schema), &type_name)?;
                     let schema_name = r.name.to_owned();
                     (Form::Ros2(f), Out::Raw(c), schema_name)
                 }

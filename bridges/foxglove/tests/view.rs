@@ -111,7 +111,7 @@ async fn topics_are_advertised_sent_and_unadvertised_as_they_come_and_go() {
             }
         }
     };
-    let ros2 = nerve_bag::ros2::Ros2Type::of("nerve/CmdVel").unwrap();
+    let ros2 = nerve_ros2::Ros2Type::of("nerve/CmdVel").unwrap();
     let v = ros2.decode(&payload).unwrap();
     assert_eq!(v.path("linear.x").and_then(|v| v.as_f64()), Some(0.5));
     assert_eq!(v.path("angular.z").and_then(|v| v.as_f64()), Some(-0.25));

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
+use nerve::plumbing::TopicKind;
 use nerve::raw::{RawMessage, RawSubscriber, RawTopic, TopicMeta};
 use nerve::registry::{Event, TopicInfo, Watch};
 use nerve::Reliability;
@@ -150,12 +151,10 @@ pub(crate) fn watch_local(inner: &Arc<Inner>, mut watch: Watch) {
 }
 
 /// Exported: selected by the configuration, on shared memory (an in-process topic cannot be
-/// joined), and not nerve's own plumbing (node records, service frames).
+/// joined), and a user's topic (none of nerve's own: node records travel as liveliness
+/// tokens, services as queryables, the e-stop and the log on their own paths).
 fn wanted(inner: &Inner, info: &TopicInfo) -> bool {
-    info.owner.is_none()
-        && !info.name.starts_with("nerve/")
-        && !nerve::rpc::discovery::is_plumbing(info)
-        && inner.config.exports(&info.name)
+    info.owner.is_none() && !TopicKind::of_info(info).is_nerve() && inner.config.exports(&info.name)
 }
 
 fn start(inner: &Arc<Inner>, name: &str) {

@@ -210,7 +210,7 @@ impl Sequences {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nerve::prelude::*;
+    use nerve::msgs::Image;
     use nerve::raw::{stored_type, StoredType};
 
     fn blob(size: u32, depth: u64) -> TopicMeta {

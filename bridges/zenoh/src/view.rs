@@ -6,12 +6,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use nerve::plumbing::ZENOH_VIEW_TOPIC;
 use nerve::{Msgpack, Publisher, Topic};
 
 use crate::TopicStats;
-
-/// The local topic a bridge's view is published on.
-pub const VIEW_TOPIC: &str = "nerve/bridge/zenoh";
 
 /// A topic another host exports.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,7 +73,7 @@ pub struct BridgeView {
 }
 
 fn open(domain: u32) -> Result<Topic<Msgpack<BridgeView>>, nerve::OpenError> {
-    Topic::<Msgpack<BridgeView>>::builder(VIEW_TOPIC)
+    Topic::<Msgpack<BridgeView>>::builder(ZENOH_VIEW_TOPIC)
         .domain(domain)
         .latest_only()
         .depth(2)
@@ -92,7 +90,7 @@ pub(crate) fn publisher(domain: u32) -> Result<Publisher<Msgpack<BridgeView>>, n
 pub fn read(domain: u32) -> Option<BridgeView> {
     let info = nerve::registry::list(domain)
         .into_iter()
-        .find(|t| t.name == VIEW_TOPIC)?;
+        .find(|t| t.name == ZENOH_VIEW_TOPIC)?;
     if info.publishers() == 0 {
         return None;
     }

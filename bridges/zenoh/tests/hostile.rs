@@ -9,6 +9,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::{att, cmd, stats_of, wait_until, wire_meta, Rogue};
+use nerve::msgs::{CmdVel, Imu};
 use nerve::prelude::*;
 use nerve::raw::stored_type;
 use nerve_testing::domain;

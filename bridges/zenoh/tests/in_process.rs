@@ -7,6 +7,7 @@ use std::net::TcpListener;
 use std::sync::mpsc;
 use std::time::Duration;
 
+use nerve::msgs::CmdVel;
 use nerve::prelude::*;
 use nerve_testing::domain;
 use nerve_zenoh::wire::{self, Attachment};

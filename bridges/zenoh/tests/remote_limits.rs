@@ -11,6 +11,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::{att, blob_meta, cmd, image_meta, stats_of, wait_until, wire_meta, Rogue};
+use nerve::msgs::CmdVel;
 use nerve::prelude::*;
 use nerve::raw::stored_type;
 use nerve_testing::domain;

@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use nerve::exec::prelude::*;
+use nerve::exec::{Context, ExecClass, FailurePolicy, MissPolicy, Node, Scheduler};
 use nerve::exec::{Inbox, TopicSource};
 use nerve::msgs::{CmdVel, Encoding, Header, Image, ImageHeader, Imu, LaserScan, LaserScanHeader};
 use nerve::rpc::{ParamDescriptor, Parameters};

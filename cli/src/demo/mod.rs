@@ -143,8 +143,9 @@ fn watch(
 fn list_topics(domain: u32) -> anyhow::Result<()> {
     outln!("\ndemo topics at shutdown:")?;
     for t in nerve::registry::list(domain) {
-        let ours = t.name.starts_with("demo/") || t.name.starts_with("nerve/");
-        if !ours || t.name.starts_with(nerve::exec::announce::NODE_TOPIC_PREFIX) {
+        // The demo's own and the robot's story (the log, level changes, the e-stop).
+        let kind = nerve::plumbing::TopicKind::of_info(&t);
+        if !(t.name.starts_with("demo/") || kind.is_nerve() && !kind.is_plumbing()) {
             continue;
         }
         let path = if matches!(t.path, TransportPath::Shm(_)) {

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use nerve::exec::{announce, EStopMsg, ESTOP_TOPIC};
 use nerve::log::{LogRecord, LOG_TOPIC};
 use nerve::msgs::dynamic::Value;
+use nerve::plumbing::TopicKind;
 use nerve::raw::{RawMessage, RawSubscriber, RawTopic};
 use nerve::registry::{self, TopicInfo};
 use nerve::values::ValueCodec;
@@ -154,9 +155,11 @@ pub struct Monitor {
     infos: Vec<TopicInfo>,
 }
 
-/// nerve's own topics the page leaves out (the log and the e-stop are shown apart).
-fn hidden(name: &str) -> bool {
-    nerve_bag::record::plumbing(name) || name == nerve::log::LOG_LEVEL_TOPIC
+/// nerve's own topics the page leaves out: its plumbing and log level changes (the log and
+/// the e-stop are shown apart).
+fn hidden(t: &TopicInfo) -> bool {
+    let kind = TopicKind::of_info(t);
+    kind.is_plumbing() || kind == TopicKind::LogLevel
 }
 
 impl Monitor {
@@ -178,7 +181,7 @@ impl Monitor {
         let own = nerve::sys::ProcessId::current().token;
         let mut live = BTreeMap::new();
         for t in &self.infos {
-            if t.error.is_some() || t.owner.is_some() || hidden(&t.name) {
+            if t.error.is_some() || t.owner.is_some() || hidden(t) {
                 continue;
             }
             let others = t
@@ -208,7 +211,7 @@ impl Monitor {
         let label = |pid: u32| labels.get(&pid).cloned().unwrap_or_else(|| process(pid));
         let mut topics = Vec::new();
         for t in &self.infos {
-            if t.error.is_some() || hidden(&t.name) {
+            if t.error.is_some() || hidden(t) {
                 continue;
             }
             let before = self.counters.insert(t.name.clone(), t.published);

@@ -13,8 +13,8 @@ use nerve::msgs::described::TypeDoc;
 use nerve::msgs::MessageKind;
 use nerve::raw::chunk_data_offset;
 
-use crate::ros2::Ros2Type;
-use crate::{mcap_err, BagError, TopicMeta, CDR, MESSAGE_ENCODING, PROFILE, SCHEMA_ENCODING};
+use crate::{mcap_err, BagError, TopicMeta, MESSAGE_ENCODING, PROFILE, SCHEMA_ENCODING};
+use nerve_ros2::{Ros2Type, CDR};
 
 /// One message of a recording, in nerve's layout.
 #[derive(Clone, Debug, PartialEq)]

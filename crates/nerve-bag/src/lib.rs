@@ -9,7 +9,7 @@
 //! [`MESSAGE_ENCODING`]: a fixed message's bytes; a chunked message as it lies in its chunk,
 //! header, zero padding to the next multiple of 64, payload (written straight from shared
 //! memory). Standard types are written as their ROS 2 counterparts instead (`ros2msg` schema,
-//! CDR payload: [`ros2`]), unless asked for nerve's own encoding, so other tools decode them;
+//! CDR payload: the `nerve-ros2` crate), unless asked for nerve's own encoding, so other tools decode them;
 //! the channel metadata still says which nerve type they are.
 //!
 //! Files: `record.rs` ([`record::Recorder`]), `play.rs` ([`play::Player`]), `inspect.rs`
@@ -24,7 +24,6 @@ pub mod inspect;
 pub mod play;
 pub mod reader;
 pub mod record;
-pub mod ros2;
 pub mod sim;
 
 /// Chunk compression of a recording (zstd, lz4; `None`: none).
@@ -36,10 +35,6 @@ use std::path::{Path, PathBuf};
 pub const SCHEMA_ENCODING: &str = "nerve.description";
 /// The message encoding of a nerve channel (see the crate docs).
 pub const MESSAGE_ENCODING: &str = "nerve";
-/// The schema encoding of a standard type written as ROS 2 (`ros2msg`, well known to MCAP).
-pub const ROS2_SCHEMA_ENCODING: &str = "ros2msg";
-/// The message encoding of a standard type written as ROS 2.
-pub const CDR: &str = "cdr";
 /// The MCAP profile nerve writes.
 pub const PROFILE: &str = "nerve";
 /// The metadata record that holds, per topic, the messages the recorder lost.
@@ -95,10 +90,15 @@ pub(crate) fn add_channel<W: std::io::Write + std::io::Seek>(
     topic: &str,
     meta: &TopicMeta,
     description: &[u8],
-    ros2: Option<&ros2::Ros2Type>,
+    ros2: Option<&nerve_ros2::Ros2Type>,
 ) -> mcap::McapResult<u16> {
     let (name, encoding, data, message_encoding) = match ros2 {
-        Some(r) => (r.name, ROS2_SCHEMA_ENCODING, r.schema.as_bytes(), CDR),
+        Some(r) => (
+            r.name,
+            nerve_ros2::ROS2_SCHEMA_ENCODING,
+            r.schema.as_bytes(),
+            nerve_ros2::CDR,
+        ),
         None => (
             meta.stored_type.name.as_str(),
             SCHEMA_ENCODING,

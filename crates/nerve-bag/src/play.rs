@@ -12,9 +12,9 @@ use nerve::msgs::Clock;
 use nerve::raw::RawPublisher;
 use nerve::Topic;
 
-use crate::ros2::Ros2Type;
-use crate::{mcap_err, BagError, TopicMeta, CDR, MESSAGE_ENCODING, SCHEMA_ENCODING};
+use crate::{mcap_err, BagError, TopicMeta, MESSAGE_ENCODING, SCHEMA_ENCODING};
 use nerve::msgs::described::TypeDoc;
+use nerve_ros2::{Ros2Type, CDR};
 
 /// How to play.
 #[derive(Clone, Debug)]

@@ -27,12 +27,12 @@ use mcap::Message;
 use crate::BagError;
 
 /// The longest record a reader accepts, and the most bytes one chunk may decompress to: one of
-/// nerve's largest messages ([`nerve::topic::MAX_MESSAGE_BYTES`], 1 GiB, what the recorder
+/// nerve's largest messages ([`nerve::MAX_MESSAGE_BYTES`], 1 GiB, what the recorder
 /// writes in a chunk of its own) with 64 MiB to spare for the chunk's other records, a ROS 2
 /// encoding's framing and compression's worst case. Not the file's size: a compressed chunk may
 /// hold more than its whole file (a zero image compresses a thousandfold), so a chunk that
 /// decompresses to this much from a few bytes is read, into the size it declares and no more.
-pub const RECORD_LIMIT: u64 = nerve::topic::MAX_MESSAGE_BYTES as u64 + (64 << 20);
+pub const RECORD_LIMIT: u64 = nerve::MAX_MESSAGE_BYTES as u64 + (64 << 20);
 
 /// An opcode and a length open every record.
 const RECORD_HEAD: u64 = 1 + 8;

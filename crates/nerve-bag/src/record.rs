@@ -13,16 +13,18 @@ use mcap::write::NoSeek;
 use mcap::{Compression, WriteOptions, Writer};
 
 use crate::direct::DirectFile;
+use nerve::plumbing::TopicKind;
 use nerve::raw::{RawMessage, RawSubscriber, RawTopic};
-use nerve::registry::{self, Event, Watch};
+use nerve::registry::{self, Event, TopicInfo, Watch};
 
-use crate::ros2::TopicForm;
 use crate::{mcap_err, BagError, TopicMeta, LOSS_METADATA, PROFILE};
+use nerve_ros2::TopicForm;
 
 /// Which topics to record.
 #[derive(Clone, Debug)]
 pub enum Selection {
-    /// Every topic of the domain (nerve's own plumbing left out).
+    /// Every topic of the domain but nerve's plumbing ([`TopicKind::is_plumbing`]: the log,
+    /// log level changes and the e-stop are recorded).
     All,
     /// These topics (leading `/` accepted), when they exist or once they appear.
     Topics(Vec<String>),
@@ -31,22 +33,16 @@ pub enum Selection {
 }
 
 impl Selection {
-    fn wants(&self, name: &str) -> bool {
+    /// Whether topic `info` is recorded: nerve's plumbing only when named.
+    fn wants(&self, info: &TopicInfo) -> bool {
+        let name = info.name.as_str();
+        let plumbing = TopicKind::of_info(info).is_plumbing();
         match self {
-            Selection::All => !plumbing(name),
+            Selection::All => !plumbing,
             Selection::Topics(t) => t.iter().any(|x| nerve::name::canonical(x) == name),
-            Selection::Matching(r) => r.is_match(name) && !plumbing(name),
+            Selection::Matching(r) => r.is_match(name) && !plumbing,
         }
     }
-}
-
-/// nerve's own topics: a recording of "everything" leaves them out (name them to record them).
-pub fn plumbing(name: &str) -> bool {
-    name.starts_with("nerve/node/")
-        || name.ends_with("/type")
-        || name.ends_with("/server")
-        || name.ends_with("/request")
-        || name.contains("/response/")
 }
 
 /// How to record.
@@ -146,7 +142,7 @@ impl Recorder {
         // Topics there now: from their next message on. Topics that appear later are read
         // from their first message (what they hold when the recorder joins them).
         for t in registry::list(r.opts.domain) {
-            r.add_topic(&t.name, false);
+            r.add_topic(&t, false);
         }
         Ok(r)
     }
@@ -189,8 +185,9 @@ impl Recorder {
         Ok(())
     }
 
-    fn add_topic(&mut self, name: &str, from_first: bool) {
-        if self.topics.contains_key(name) || !self.opts.selection.wants(name) {
+    fn add_topic(&mut self, info: &TopicInfo, from_first: bool) {
+        let name = info.name.as_str();
+        if self.topics.contains_key(name) || !self.opts.selection.wants(info) {
             return;
         }
         let topic = match RawTopic::join(name, self.opts.domain) {
@@ -228,7 +225,7 @@ impl Recorder {
     pub fn poll(&mut self) -> Result<usize, BagError> {
         while let Some(event) = self.watch.try_next() {
             if let Event::TopicAppeared(info) = event {
-                self.add_topic(&info.name, true);
+                self.add_topic(&info, true);
             }
         }
         // The map is taken out while its topics are drained (each drain writes through the

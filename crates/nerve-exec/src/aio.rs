@@ -38,8 +38,8 @@ use std::time::{Duration, Instant};
 use nerve_transport::time::now_ns;
 use nerve_transport::{Codec, Message, Subscriber};
 
-use crate::remote::Received;
 use crate::timer;
+use nerve_transport::Received;
 
 pub use tokio::task::JoinHandle;
 pub use tokio::{join, select, spawn};

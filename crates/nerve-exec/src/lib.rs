@@ -108,7 +108,7 @@ pub use estop::EStop;
 pub use node::{Context, Node, NodeError};
 pub use policy::{ExecClass, FailurePolicy, HangPolicy, MissPolicy};
 pub use remote::{
-    trigger_remote_estop, EStopMsg, Inbox, Received, TopicSource, ESTOP_REASON_LEN, ESTOP_TOPIC,
+    trigger_remote_estop, EStopMsg, Inbox, TopicSource, ESTOP_REASON_LEN, ESTOP_TOPIC,
 };
 pub use rt::{RtAction, RtReport};
 pub use scheduler::{NodeEntry, Scheduler, SchedulerBuilder, SchedulerHandle};

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use nerve_transport::sys::{lock, ProcessId};
 use nerve_transport::time::now_ns;
-use nerve_transport::{Codec, Message, OpenError, Subscriber, Topic};
+use nerve_transport::{Codec, Message, OpenError, Received, Subscriber, Topic};
 
 use crate::estop::EStop;
 use crate::wake::WakeSource;
@@ -153,9 +153,6 @@ impl Drop for EStopBridge {
         }
     }
 }
-
-/// What a subscriber hands to its node: received messages, in order.
-pub type Received<T> = <<T as Message>::Kind as Codec<T>>::Received;
 
 /// The node's side of [`TopicSource`]: messages the wake source received, to drain in `tick`.
 pub struct Inbox<T: Message>

@@ -15,7 +15,7 @@ use crate::schema::{FieldType, Schema, SchemaKind};
 /// Largest encoded description a topic carries.
 pub const MAX_DOC_BYTES: usize = 64 << 10;
 /// Deepest nesting of arrays and structs a description may have.
-pub const MAX_DEPTH: u32 = 32;
+pub const MAX_NESTING: u32 = 32;
 
 /// The type of a field, owned; nested structs by index into [`TypeDoc::structs`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -173,7 +173,7 @@ impl TypeDoc {
                 self.structs.len()
             )));
         }
-        // No struct nests itself and nesting is at most MAX_DEPTH deep, so decoders may
+        // No struct nests itself and nesting is at most MAX_NESTING deep, so decoders may
         // recurse.
         let mut depth = vec![None; self.structs.len()];
         for k in 0..self.structs.len() {
@@ -204,11 +204,11 @@ impl TypeDoc {
     }
 
     /// How deep struct `k` nests structs (memoised in `memo`); an error for a cycle, a bad
-    /// index or more than MAX_DEPTH levels.
+    /// index or more than MAX_NESTING levels.
     fn nest_depth(&self, k: usize, level: u32, memo: &mut [Option<u32>]) -> Result<u32, DocError> {
-        if level > MAX_DEPTH {
+        if level > MAX_NESTING {
             return Err(DocError(format!(
-                "structs nest deeper than {MAX_DEPTH} (or in a cycle)"
+                "structs nest deeper than {MAX_NESTING} (or in a cycle)"
             )));
         }
         if let Some(d) = memo[k] {
@@ -235,8 +235,8 @@ impl TypeDoc {
 
     /// Bytes one value of `t` takes, checking indices and depth.
     pub fn size_of(&self, t: &TypeRef, depth: u32) -> Result<u32, DocError> {
-        if depth > MAX_DEPTH {
-            return Err(DocError(format!("nested deeper than {MAX_DEPTH}")));
+        if depth > MAX_NESTING {
+            return Err(DocError(format!("nested deeper than {MAX_NESTING}")));
         }
         Ok(match t {
             TypeRef::Bool | TypeRef::U8 | TypeRef::I8 => 1,
@@ -271,7 +271,7 @@ impl TypeDoc {
         let Some(s) = self.structs.get(i as usize) else {
             return 0;
         };
-        if depth > MAX_DEPTH {
+        if depth > MAX_NESTING {
             return 0;
         }
         let mut h = mix(fnv1a("nerve-schema"), fnv1a(&s.name));
@@ -361,7 +361,7 @@ impl TypeDoc {
             self.structs.get(a as usize)?,
             other.structs.get(b as usize)?,
         );
-        if depth > MAX_DEPTH {
+        if depth > MAX_NESTING {
             return None;
         }
         if sa.name != sb.name && prefix.is_empty() {

@@ -87,22 +87,22 @@
 
 pub mod declare;
 pub mod described;
-pub mod diagnostic_msgs;
+mod diagnostic_msgs;
 pub mod dynamic;
 mod fingerprint;
-pub mod geometry_msgs;
+mod geometry_msgs;
 mod limits;
-pub mod nav_msgs;
-pub mod point_cloud;
+mod nav_msgs;
+mod point_cloud;
 pub mod schema;
-pub mod sensor_msgs;
+mod sensor_msgs;
 pub mod serde_doc;
 mod standard;
-pub mod std_msgs;
-pub mod tensor;
-pub mod tf2_msgs;
-pub mod vision_msgs;
-pub mod visualization_msgs;
+mod std_msgs;
+mod tensor;
+mod tf2_msgs;
+mod vision_msgs;
+mod visualization_msgs;
 
 pub use diagnostic_msgs::*;
 pub use fingerprint::{fnv1a, mix, Fingerprint, MessageKind};

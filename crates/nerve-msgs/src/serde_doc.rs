@@ -31,8 +31,9 @@ pub const MAX_BYTES: usize = 64 << 10;
 /// Most traces of one type (its nested enums' variants, all told, plus one).
 const MAX_TRACE_ROUNDS: usize = 64;
 
-/// How deep the comparison follows nested types (recursive types stop there).
-const MAX_DEPTH: u32 = 32;
+/// How deep the comparison follows nested types (recursive types stop there): as deep as a
+/// description may nest.
+use crate::described::MAX_NESTING;
 
 /// A serde type's traced description.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -230,7 +231,7 @@ impl Compare<'_> {
     }
 
     fn format(&self, a: &Format, b: &Format, path: &str, depth: u32) -> Option<String> {
-        if depth > MAX_DEPTH {
+        if depth > MAX_NESTING {
             return None;
         }
         let d = depth + 1;

@@ -101,6 +101,7 @@
 mod action;
 pub mod discovery;
 mod error;
+mod interface;
 mod param;
 mod service;
 mod wire;

@@ -13,7 +13,7 @@ pub const MAX_BYTES: usize = 4 << 20;
 
 /// The deepest nesting accepted: 64 levels of mappings, sequences, `[` and `{` (a launch file
 /// needs about 6).
-pub const MAX_DEPTH: usize = 64;
+pub const MAX_NESTING: usize = 64;
 
 /// Why a document was refused before parsing.
 #[derive(Debug, thiserror::Error)]
@@ -26,8 +26,8 @@ pub enum DocumentError {
         /// Its size.
         bytes: u64,
     },
-    /// Nested deeper than [`MAX_DEPTH`].
-    #[error("{what}: nested more than {MAX_DEPTH} levels deep (line {line}); nerve refuses it before parsing")]
+    /// Nested deeper than [`MAX_NESTING`].
+    #[error("{what}: nested more than {MAX_NESTING} levels deep (line {line}); nerve refuses it before parsing")]
     TooDeep {
         /// The document.
         what: String,
@@ -45,7 +45,7 @@ pub enum DocumentError {
 }
 
 /// Refuses `text` (named `what` in the error) when larger than [`MAX_BYTES`] or nested deeper
-/// than [`MAX_DEPTH`]. The nesting counted is an upper bound of what a YAML or JSON parser
+/// than [`MAX_NESTING`]. The nesting counted is an upper bound of what a YAML or JSON parser
 /// would build: open `[` / `{` outside quotes and comments, plus, at the start of each line,
 /// the enclosing indentation levels and the `- ` items that open on that line.
 pub fn check(text: &str, what: &str) -> Result<(), DocumentError> {
@@ -75,7 +75,7 @@ pub fn check(text: &str, what: &str) -> Result<(), DocumentError> {
                 items += 1;
                 rest = r.trim_start();
             }
-            if indents.len() + items > MAX_DEPTH {
+            if indents.len() + items > MAX_NESTING {
                 return Err(too_deep(n));
             }
         }
@@ -84,7 +84,7 @@ pub fn check(text: &str, what: &str) -> Result<(), DocumentError> {
     Ok(())
 }
 
-/// The `[` / `{` nesting after `line`, starting at `depth`; Err past [`MAX_DEPTH`].
+/// The `[` / `{` nesting after `line`, starting at `depth`; Err past [`MAX_NESTING`].
 fn flow_depth(line: &str, mut depth: usize) -> Result<usize, ()> {
     let mut quote: Option<char> = None;
     let mut escaped = false;
@@ -100,7 +100,7 @@ fn flow_depth(line: &str, mut depth: usize) -> Result<usize, ()> {
                 '#' if prev.is_whitespace() => break,
                 '[' | '{' => {
                     depth += 1;
-                    if depth > MAX_DEPTH {
+                    if depth > MAX_NESTING {
                         return Err(());
                     }
                 }

@@ -16,9 +16,7 @@ mod shared;
 mod solo;
 mod subscribe;
 // The front ends: typed topics, untyped topics, discovery.
-/// No echo loops for bridges: the messages a bridge published, recognised when it reads them.
 pub mod document;
-pub mod echo;
 pub mod error;
 pub mod name;
 pub mod raw;

@@ -286,7 +286,13 @@ impl SubCore {
         let start = Instant::now();
         // A timeout (or spin) too large for the clock has no end: wait (or spin) forever.
         let deadline = timeout.and_then(|t| crate::time::deadline(start, t));
-        let spin_until = crate::time::deadline(start, self.spin_now);
+        // The spin never outlasts the timeout: a spin of forever with a timeout ends at the
+        // timeout.
+        let spin_until = match (crate::time::deadline(start, self.spin_now), deadline) {
+            (Some(s), Some(d)) => Some(s.min(d)),
+            (None, d) => d,
+            (s, None) => s,
+        };
         // A look at the ring after every pause, the clock after every 32 looks: a pause takes
         // ~30 ns on this project's AMD EPYC VM, and 64 of them between two looks (as before
         // 2026-11-28) made a spinning receive see a message ~1 µs late on average, a blocking

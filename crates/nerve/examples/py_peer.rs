@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use nerve::msgs::described::{KindDoc, TypeDoc, TypeRef};
 use nerve::msgs::dynamic::{self, Value};
+use nerve::msgs::{CmdVel, Pose};
 use nerve::prelude::*;
 use nerve::raw::{RawTopic, StoredType};
 use nerve::values::ValueCodec;

@@ -1,4 +1,5 @@
 //! Cost of `send` with no subscriber, and with a subscriber that never reads (best effort).
+use nerve::msgs::CmdVel;
 use nerve::prelude::*;
 use std::time::Instant;
 

@@ -1,5 +1,6 @@
 //! Streaming throughput between two threads pinned to cores 0 and 1 (a quick check; the
 //! benchmark program is `nerve-bench`).
+use nerve::msgs::CmdVel;
 use nerve::prelude::*;
 use std::time::Instant;
 

@@ -4,6 +4,7 @@
 //! memory (`/dev/shm`, no broker, no daemon) or, for endpoints of one process, on the heap.
 //!
 //! ```
+//! use nerve::msgs::CmdVel;
 //! use nerve::prelude::*;
 //! # std::env::set_var("NERVE_DOMAIN", "4242");
 //! let topic = Topic::<CmdVel>::builder("doc/cmd_vel").depth(8).open()?;
@@ -23,6 +24,7 @@
 //!   [`Sample`] in place:
 //!
 //! ```
+//! use nerve::msgs::{Encoding, Header, Image, ImageHeader};
 //! use nerve::prelude::*;
 //! # std::env::set_var("NERVE_DOMAIN", "4243");
 //! let topic = Topic::<Image>::builder("doc/camera").open()?;
@@ -76,35 +78,33 @@
 //! ```
 #![warn(missing_docs)]
 
-/// Topics: typed publishers and subscribers, loans and samples, QoS and counters.
-pub mod topic {
-    pub use nerve_transport::error::{LoanError, OpenError, RecvError, SendError};
-    pub use nerve_transport::{
-        default_domain, solo_publishing_available, Codec, Loan, Msgpack, Publisher, Received,
-        Reliability, Sample, Subscriber, SubscriberStats, Topic, TopicBuilder, TransportPath,
-        DEFAULT_CHUNK_BYTES, DEFAULT_DEPTH, DEFAULT_MAX_ENDPOINTS, DEFAULT_SPIN, MAX_CHUNKS,
-        MAX_DEPTH, MAX_ENDPOINTS, MAX_FIXED_BYTES, MAX_MESSAGE_BYTES,
-    };
-}
+// One public path per name: the topic API at the root, messages in `msgs`, nodes in `exec`,
+// services in `rpc`; the prelude is the one second path, for the dozen names most programs use.
+// The message traits are also in `msgs`, where `#[derive(Message)]`'s expansion names them.
 
-/// Standard messages (`Header`, `Imu`, `Image`, …), the message traits, and the macros that
-/// define new message types.
-pub mod msgs {
-    pub use nerve_transport::msgs::*;
-}
+/// Standard messages (`Header`, `Imu`, `Image`, …), the message traits, the derive, and the
+/// modules that describe types at run time (`schema`, `described`, `dynamic`, `declare`,
+/// `serde_doc`).
+pub use nerve_transport::msgs;
 
-pub use nerve_transport::{document, echo, error, name, raw, registry, time, values};
+pub use nerve_transport::{document, name, raw, registry, time, values};
 
 pub use nerve_transport::msgs::{ChunkedMessage, FixedMessage, Message};
-pub use topic::{
+pub use nerve_transport::{
     default_domain, solo_publishing_available, Codec, Loan, LoanError, Msgpack, OpenError,
-    Publisher, RecvError, Reliability, Sample, SendError, Subscriber, SubscriberStats, Topic,
-    TopicBuilder, TransportPath, DEFAULT_CHUNK_BYTES, DEFAULT_DEPTH, DEFAULT_MAX_ENDPOINTS,
-    DEFAULT_SPIN,
+    Publisher, Received, RecvError, Reliability, Sample, SendError, Subscriber, SubscriberStats,
+    Topic, TopicBuilder, TransportPath, WatchError, DEFAULT_CHUNK_BYTES, DEFAULT_DEPTH,
+    DEFAULT_MAX_ENDPOINTS, DEFAULT_SPIN, MAX_CHUNKS, MAX_DEPTH, MAX_ENDPOINTS, MAX_FIXED_BYTES,
+    MAX_MESSAGE_BYTES,
 };
 
 /// Logs as a topic: records of every process on `nerve/log`, a `tracing` layer.
 pub mod log;
+pub mod plumbing;
+
+// No echo loops for bridges (both, Zenoh's and ROS 2's, use it; the transport knows nothing
+// of bridges): its docs are the module's own.
+pub mod echo;
 
 /// Nodes, the scheduler, e-stop, deterministic mode and async tasks.
 pub mod exec {
@@ -113,15 +113,10 @@ pub mod exec {
     pub use nerve_exec::{
         format_table, trigger_remote_estop, BuildError, Context, EStop, EStopMsg, ExecClass,
         FailurePolicy, HangPolicy, Histogram, Inbox, MissPolicy, Node, NodeEntry, NodeError,
-        NodeStats, Notify, Received, RtAction, RtReport, RunError, Scheduler, SchedulerBuilder,
+        NodeStats, Notify, RtAction, RtReport, RunError, Scheduler, SchedulerBuilder,
         SchedulerHandle, SimClock, StopReason, Summary, TopicSource, WakeSource, ESTOP_REASON_LEN,
         ESTOP_TOPIC,
     };
-
-    /// The types most programs with nodes need: `use nerve::exec::prelude::*;`.
-    pub mod prelude {
-        pub use nerve_exec::prelude::*;
-    }
 }
 
 /// Services, actions and parameters.
@@ -144,8 +139,12 @@ pub mod sys {
     pub use nerve_transport::sys::{liveness, lock, scope, ProcessId};
 }
 
-/// Everything a node usually needs: `use nerve::prelude::*;`.
+/// The names most programs use, `use nerve::prelude::*;`: topics, their errors, the message
+/// traits and derive, nodes and the scheduler. Message types come from [`msgs`] by name.
 pub mod prelude {
-    pub use nerve_exec::prelude::*;
-    pub use nerve_transport::prelude::*;
+    pub use nerve_exec::{Context, Node, Scheduler};
+    pub use nerve_transport::msgs::{FixedMessage, Message};
+    pub use nerve_transport::{
+        Msgpack, OpenError, Publisher, RecvError, Reliability, SendError, Subscriber, Topic,
+    };
 }

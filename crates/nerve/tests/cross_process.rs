@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use nerve::msgs::CmdVel;
 use nerve::prelude::*;
 use nerve_testing::domain;
 use nerve_testing::payload::{fill as blob_fill, fnv1a as fnv, mix};

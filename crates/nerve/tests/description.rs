@@ -2,6 +2,7 @@
 //! read what the fields are, and a type mismatch names the first field that differs.
 
 use nerve::msgs::described::TypeDoc;
+use nerve::msgs::{CmdVel, Imu, LaserScan, Odometry};
 use nerve::prelude::*;
 use nerve::raw::{self, RawTopic};
 use nerve::{registry, Message, OpenError};

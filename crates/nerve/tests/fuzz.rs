@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use nerve::msgs::{CmdVel, Image};
 use nerve::msgs::{Encoding, Header, ImageHeader};
 use nerve::prelude::*;
 use nerve_testing::hostile::Segment;

@@ -4,6 +4,7 @@
 
 use std::time::{Duration, Instant};
 
+use nerve::msgs::{CmdVel, Image};
 use nerve::msgs::{Encoding, Header, ImageHeader};
 use nerve::prelude::*;
 use nerve::OpenError;
@@ -166,6 +167,28 @@ fn timeouts_too_large_for_the_clock_mean_forever_not_a_panic() {
     sub.set_spin(Duration::ZERO);
     assert_eq!(sub.recv_deadline(Duration::MAX).unwrap().stamp_ns, 1);
     sender.join().unwrap();
+}
+
+#[test]
+fn a_spin_of_forever_still_ends_at_the_timeout() {
+    let (d, _g) = domain();
+    let topic = Topic::<CmdVel>::builder("hostile/spin_forever")
+        .domain(d)
+        .open()
+        .unwrap();
+    let mut sub = topic.subscriber().unwrap();
+    sub.set_spin(Duration::MAX);
+    let start = std::time::Instant::now();
+    // Nothing is ever sent: the receive must give up at its 20 ms timeout, not spin on.
+    assert!(sub
+        .recv_timeout(Duration::from_millis(20))
+        .unwrap()
+        .is_none());
+    let took = start.elapsed();
+    assert!(
+        took >= Duration::from_millis(20) && took < Duration::from_secs(2),
+        "a 20 ms receive with a spin of forever took {took:?}"
+    );
 }
 
 /// Child process roles (run inside a private mount namespace with a tiny tmpfs).

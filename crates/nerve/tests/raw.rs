@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use nerve::msgs::{CmdVel, Imu, LaserScan, LaserScanHeader};
 use nerve::prelude::*;
 use nerve::raw::{self, RawMessage, RawTopic};
 

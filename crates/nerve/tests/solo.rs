@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
+use nerve::msgs::CmdVel;
 use nerve::prelude::*;
 
 /// A message that says who sent it and which of theirs it is, with a checksum of both.

@@ -2,7 +2,9 @@
 
 use std::time::Duration;
 
+use nerve::msgs::{CmdVel, Image, Imu};
 use nerve::prelude::*;
+use nerve::SubscriberStats;
 use nerve::{OpenError, TransportPath};
 
 fn cmd(i: u64) -> CmdVel {

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use nerve::msgs::dynamic::Value;
+use nerve::msgs::{CmdVel, LaserScan, Odometry};
 use nerve::prelude::*;
 use nerve::raw::{self, RawMessage, RawTopic};
 use nerve::values::ValueCodec;

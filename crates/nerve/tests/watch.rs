@@ -6,6 +6,7 @@
 
 use std::time::{Duration, Instant};
 
+use nerve::msgs::CmdVel;
 use nerve::prelude::*;
 use nerve::registry::{self, Event};
 use nerve::time::now_ns;

@@ -12,6 +12,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use nerve::msgs::CmdVel;
 use nerve::prelude::*;
 
 const COUNT: u64 = 100;

@@ -11,7 +11,7 @@
 //! Some(1) })` asks for SCHED_FIFO on a pinned CPU (and says what the OS refused).
 use std::time::Duration;
 
-use nerve::exec::prelude::*;
+use nerve::exec::{Context, MissPolicy, Node, Scheduler};
 use nerve::msgs::{CmdVel, Header, Imu};
 use nerve::{Publisher, Subscriber, Topic};
 

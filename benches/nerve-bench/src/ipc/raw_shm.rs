@@ -184,16 +184,22 @@ impl Dir {
             Mode::Blocking => {
                 let start = Instant::now();
                 while !ready() {
+                    // SeqCst: the store of `waiters` and the load of `bell` must not be
+                    // reordered (store-load), the mirror of the publisher's SeqCst bell bump
+                    // then waiters load; with anything weaker both sides can miss each other
+                    // and the reader sleeps through a message.
                     self.waiters().store(1, Ordering::SeqCst);
                     let bell = self.bell().load(Ordering::SeqCst);
                     if !ready() {
                         let left = TIMEOUT.saturating_sub(start.elapsed());
                         if left.is_zero() {
+                            // SeqCst: as the store above; no longer waiting.
                             self.waiters().store(0, Ordering::SeqCst);
                             bail!("timed out after {TIMEOUT:?} waiting for raw-shm message {seq}");
                         }
                         futex_wait(self.bell(), bell, left);
                     }
+                    // SeqCst: as the store above; no longer waiting.
                     self.waiters().store(0, Ordering::SeqCst);
                 }
             }

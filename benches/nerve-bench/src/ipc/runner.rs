@@ -1,10 +1,11 @@
 //! Runs the `ipc` suite: builds both sides of every system for a scenario, then alternates
 //! short rounds between the systems and pools what they measured.
 
-use super::payload::Check;
+use super::plan::{batch_blocks, plan, Scenario, SIZES};
+use super::rows::{rows_for, SystemRun};
 use super::{
-    echo_side, message_label, ping_side, supports, variant, EchoSide, Mode, PingSide, Spec,
-    SystemKind, Transport, TIMEOUT,
+    echo_side, message_label, ping_side, supports, variant, EchoSide, PingSide, Spec, SystemKind,
+    Transport, TIMEOUT,
 };
 use crate::child::{Parent, SelfChild};
 use crate::machine::Machine;
@@ -13,7 +14,6 @@ use crate::report::{self, Row};
 use crate::stats::{self, Summary};
 use anyhow::{anyhow, bail, Context, Result};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -71,7 +71,7 @@ impl Budget {
             }
         } else {
             // Sized so two full `all` runs fit a working session on a 2-core machine
-            // (docs/BENCHMARKS.md, "Quick and full runs"); `--rounds` asks for more.
+            // (docs/benchmarking.md, "Quick and full runs"); `--rounds` asks for more.
             Budget {
                 rounds: 10,
                 round_time: Duration::from_millis(200),
@@ -86,230 +86,6 @@ impl Budget {
             ..b
         }
     }
-}
-
-/// One scenario, without the system.
-#[derive(Clone, Debug)]
-struct Scenario {
-    transport: Transport,
-    mode: Mode,
-    publishers: u32,
-    subscribers: u32,
-    payload: usize,
-    message: &'static str,
-    check: Check,
-    topics: usize,
-    /// `Some(W)`: throughput with windows of W messages; `None`: latency.
-    throughput: Option<u32>,
-    /// Part of the topic-scaling series (rows carry `topics`).
-    scaling: bool,
-}
-
-impl Scenario {
-    fn describe(&self) -> String {
-        let what = match self.throughput {
-            Some(w) => format!("throughput window={w}"),
-            None => "latency".into(),
-        };
-        format!(
-            "{} {} {}:{} {} {} B topics={}{} {what}",
-            self.transport.name(),
-            self.mode.name(),
-            self.publishers,
-            self.subscribers,
-            self.message,
-            self.payload,
-            self.topics,
-            if self.scaling { " (scaling)" } else { "" }
-        )
-    }
-
-    fn spec(&self, system: SystemKind) -> Spec {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        Spec {
-            system,
-            transport: self.transport,
-            mode: self.mode,
-            publishers: self.publishers,
-            subscribers: self.subscribers,
-            payload: self.payload,
-            message: self.message.to_string(),
-            check: self.check,
-            topics: self.topics,
-            window: self.throughput.unwrap_or(1),
-            name: format!("nb-{}-{n}-{}", std::process::id(), system.cli_name()),
-        }
-    }
-}
-
-/// Payload sweep sizes (BENCHMARKS.md).
-const SIZES: [usize; 8] = [16, 64, 256, 1024, 4096, 64 << 10, 1 << 20, 6 << 20];
-/// The seeds' message types at their sizes in nerve (peers send that many bytes).
-const TYPES: [(&str, usize); 8] = [
-    ("CmdVel", size_of::<nerve::msgs::CmdVel>()),
-    ("BatteryState", size_of::<nerve::msgs::BatteryState>()),
-    ("Imu", size_of::<nerve::msgs::Imu>()),
-    ("Odometry", size_of::<nerve::msgs::Odometry>()),
-    ("LaserScan", super::nerve::laser_bytes()),
-    ("PointCloud-100", super::nerve::cloud_bytes(100)),
-    ("PointCloud-1000", super::nerve::cloud_bytes(1000)),
-    ("PointCloud-10000", super::nerve::cloud_bytes(10_000)),
-];
-/// HORUS's "latency by topology and message size" sizes beyond 16 B (its 8 B is below the
-/// 16-byte check header every benchmark message carries; 16 B stands in for it).
-const TOPOLOGY_SIZES: [usize; 2] = [256, 1024];
-/// The `rpc` suite's request sizes: the topic round trip a service round trip is compared with.
-const SERVICE_SIZES: [usize; 3] = [512, 2048, 8192];
-/// Throughput sizes: the sweep up to the seed's 16 KB (larger windows of larger messages
-/// would need a chunk pool of gigabytes).
-const THROUGHPUT_SIZES: [usize; 6] = [16, 64, 256, 1024, 4096, 16 << 10];
-const TRANSPORTS: [Transport; 3] = [
-    Transport::SameThread,
-    Transport::CrossThread,
-    Transport::CrossProcess,
-];
-const MODES: [Mode; 2] = [Mode::Poll, Mode::Blocking];
-/// Messages in flight per acknowledgement in the throughput scenario.
-const THROUGHPUT_WINDOW: u32 = 1024;
-
-/// Messages in flight per acknowledgement for `payload`-byte messages: [`THROUGHPUT_WINDOW`],
-/// or fewer so that a window stays within 16 MiB (the rings hold two windows).
-fn throughput_window(payload: usize) -> u32 {
-    let fit = (16 << 20) / payload.max(1);
-    u32::try_from(fit)
-        .unwrap_or(u32::MAX)
-        .clamp(8, THROUGHPUT_WINDOW)
-}
-
-/// The scenarios of the suite, in the order they run.
-fn plan() -> Vec<Scenario> {
-    let base = Scenario {
-        transport: Transport::CrossProcess,
-        mode: Mode::Poll,
-        publishers: 1,
-        subscribers: 1,
-        payload: 16,
-        message: "bytes",
-        check: Check::Edges,
-        topics: 1,
-        throughput: None,
-        scaling: false,
-    };
-    let mut out = Vec::new();
-    // Payload sweep and message types: 1:1, every transport and mode, edges checked.
-    for transport in TRANSPORTS {
-        for mode in MODES {
-            for payload in SIZES {
-                out.push(Scenario {
-                    transport,
-                    mode,
-                    payload,
-                    ..base.clone()
-                });
-            }
-            for (message, payload) in TYPES {
-                out.push(Scenario {
-                    transport,
-                    mode,
-                    payload,
-                    message,
-                    ..base.clone()
-                });
-            }
-        }
-    }
-    // Topic round trips at the service suite's sizes, 1:1, in-host transports.
-    for transport in [Transport::CrossThread, Transport::CrossProcess] {
-        for mode in MODES {
-            for payload in SERVICE_SIZES {
-                out.push(Scenario {
-                    transport,
-                    mode,
-                    payload,
-                    ..base.clone()
-                });
-            }
-        }
-    }
-    // Every byte read: cross-process, busy-poll.
-    for payload in SIZES {
-        out.push(Scenario {
-            payload,
-            message: "bytes-readall",
-            check: Check::ReadAll,
-            ..base.clone()
-        });
-    }
-    // N:M topologies, 16 B.
-    const NM: [(u32, u32); 3] = [(3, 1), (1, 3), (3, 3)];
-    for transport in TRANSPORTS {
-        for mode in MODES {
-            for (publishers, subscribers) in NM {
-                out.push(Scenario {
-                    transport,
-                    mode,
-                    publishers,
-                    subscribers,
-                    ..base.clone()
-                });
-            }
-        }
-    }
-    // N:M topologies at the larger sizes, and every message type N:N: cross-process, where
-    // nerve's users put their nodes.
-    for mode in MODES {
-        for payload in TOPOLOGY_SIZES {
-            for (publishers, subscribers) in NM {
-                out.push(Scenario {
-                    mode,
-                    publishers,
-                    subscribers,
-                    payload,
-                    ..base.clone()
-                });
-            }
-        }
-        for (message, payload) in TYPES {
-            out.push(Scenario {
-                mode,
-                publishers: 3,
-                subscribers: 3,
-                message,
-                payload,
-                ..base.clone()
-            });
-        }
-    }
-    // Throughput, 1:1: both in-host transports at 16 B; cross-process by size and type.
-    for transport in [Transport::CrossThread, Transport::CrossProcess] {
-        for mode in MODES {
-            out.push(Scenario {
-                transport,
-                mode,
-                throughput: Some(THROUGHPUT_WINDOW),
-                ..base.clone()
-            });
-        }
-    }
-    let sized = THROUGHPUT_SIZES.into_iter().skip(1).map(|p| ("bytes", p));
-    for (message, payload) in sized.chain(TYPES) {
-        out.push(Scenario {
-            message,
-            payload,
-            throughput: Some(throughput_window(payload)),
-            ..base.clone()
-        });
-    }
-    // Topic scaling: 16 B 1:1 latency on one topic while others are alive.
-    for topics in [1, 10, 100, 500, 1000] {
-        out.push(Scenario {
-            topics,
-            scaling: true,
-            ..base.clone()
-        });
-    }
-    out
 }
 
 /// Commands from the ping side to an echo side running elsewhere.
@@ -542,19 +318,6 @@ fn setup_warm_windows(payload: usize) -> u64 {
     }
 }
 
-/// Blocks per round for `one_way_batch_mean_ns` (poll mode only) and round trips per block:
-/// the round's per-sample count split into 10 blocks, so one preemption spoils one block, not
-/// the round.
-fn batch_blocks(mode: Mode, steps: u64) -> (u64, u64) {
-    match mode {
-        Mode::Poll => {
-            let blocks = steps.clamp(1, 10);
-            (blocks, (steps / blocks).max(1))
-        }
-        Mode::Blocking => (0, 0),
-    }
-}
-
 fn calibrate(pair: &mut Pair, sc: &Scenario, budget: &Budget) -> Result<Counts> {
     let window = sc.throughput.unwrap_or(1);
     let warm = setup_warm_windows(sc.payload);
@@ -639,20 +402,6 @@ fn round(pair: &mut Pair, sc: &Scenario, c: Counts) -> Result<RoundOut> {
     }
 }
 
-/// Results of one system over all rounds of a scenario.
-struct SystemRun {
-    system: SystemKind,
-    label: String,
-    variant: Option<String>,
-    error: Option<String>,
-    samples: Vec<f64>,
-    round_p50: Vec<f64>,
-    batch_means: Vec<f64>,
-    rates: Vec<f64>,
-    steps: u64,
-    setup_s: f64,
-}
-
 fn run_scenario(
     sc: &Scenario,
     systems: &[SystemKind],
@@ -724,129 +473,6 @@ fn run_scenario(
     }
     drop(pairs);
     rows_for(sc, &mut runs)
-}
-
-fn rows_for(sc: &Scenario, runs: &mut [SystemRun]) -> Vec<Row> {
-    let mut rows = Vec::new();
-    let metric = if sc.throughput.is_some() {
-        "msgs_per_s"
-    } else {
-        "one_way_ns"
-    };
-    let base_row = |run: &SystemRun, metric: &str| {
-        let mut row = Row::new(
-            "ipc",
-            run.system.name(),
-            "rust",
-            sc.transport.name(),
-            &format!("{}:{}", sc.publishers, sc.subscribers),
-            sc.mode.name(),
-            &run.label,
-            sc.payload,
-            metric,
-        )
-        .field(
-            "check",
-            if sc.check == Check::ReadAll {
-                "all-bytes"
-            } else {
-                "seq+first/last-64B"
-            },
-        );
-        if let Some(v) = &run.variant {
-            row = row.field("variant", v.as_str());
-        }
-        if sc.scaling {
-            // Opening both sides, the one-time warm-up and the calibration.
-            row = row.field("setup_s", (run.setup_s * 1000.0).round() / 1000.0);
-            row = row.field("topics", sc.topics);
-        }
-        if let Some(w) = sc.throughput {
-            row = row.field("window", w);
-        }
-        row
-    };
-    for run in runs.iter_mut() {
-        let row = base_row(run, metric);
-        if let Some(e) = &run.error {
-            rows.push(row.error(e.clone()));
-            continue;
-        }
-        let rounds = run.round_p50.len();
-        let mut row = row.field("rounds", rounds);
-        if run.system == SystemKind::Nerve && sc.mode == Mode::Blocking {
-            row = row.field(
-                "note",
-                "nerve's default recv_timeout spins 20 us before its futex wait; peers sleep at once (see the futex-only variant)",
-            );
-        }
-        if run.system == SystemKind::NerveFutex {
-            row = row.field(
-                "note",
-                "every nerve subscriber set_spin(0): recv_timeout sleeps on the futex at once, like the peers",
-            );
-        }
-        if sc.throughput.is_some() {
-            if let Some(mut s) = Summary::of(&mut run.rates.clone()) {
-                s.p50 = stats::median(&run.rates).unwrap_or(s.p50);
-                let mb_per_s = s.p50 * sc.payload as f64 / 1e6;
-                rows.push(
-                    row.summary(s)
-                        .field("mb_per_s", (mb_per_s * 10.0).round() / 10.0)
-                        .field("note", "p50 = median per-round rate; n = rounds"),
-                );
-            }
-            continue;
-        }
-        if let Some(s) = Summary::of(&mut run.samples) {
-            rows.push(row.clone().summary(s).field("steps_per_round", run.steps));
-        }
-        if let Some(s) = Summary::of(&mut run.batch_means.clone()) {
-            rows.push(
-                row.with_metric("one_way_batch_mean_ns")
-                    .summary(s)
-                    .field("round_trips_per_block", batch_blocks(sc.mode, run.steps).1)
-                    .field(
-                        "note",
-                        "one value per block: block time / (2 x round trips); n = blocks",
-                    ),
-            );
-        }
-    }
-    // Per-round ratios of each nerve variant against each peer (rows told apart by `variant`).
-    for nerve in runs
-        .iter()
-        .filter(|r| r.system.is_nerve() && r.error.is_none())
-    {
-        for peer in runs
-            .iter()
-            .filter(|r| !r.system.is_nerve() && r.error.is_none())
-        {
-            let ratios: Vec<f64> = nerve
-                .round_p50
-                .iter()
-                .zip(&peer.round_p50)
-                .map(|(a, b)| a / b)
-                .collect();
-            if let Some(s) = Summary::of_rounds(&ratios) {
-                let name = if sc.throughput.is_some() {
-                    "ratio_msgs_per_s_vs_"
-                } else {
-                    "ratio_p50_vs_"
-                };
-                rows.push(
-                    base_row(nerve, &format!("{name}{}", peer.system.name()))
-                        .summary(s)
-                        .field("rounds", ratios.len())
-                        .field(
-                            "note",
-                            "per round: nerve p50 / peer p50; p50 = median over rounds",
-                        ),
-                );
-            }
-        }
-    }
-    rows
 }
 
 /// The copy floor of HORUS's overhead attribution: one `copy_from_slice` of each sweep size

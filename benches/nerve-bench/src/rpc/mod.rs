@@ -18,7 +18,7 @@
 //!   its own client).
 //!
 //! Parallelism 1 runs in alternating short rounds (nerve Rust, nerve Python, rclpy, Zenoh, then
-//! the next round starting one system later), as BENCHMARKS.md asks. rclpy runs twice, with
+//! the next round starting one system later), as docs/benchmarking.md asks. rclpy runs twice, with
 //! its `EventsExecutor` and its default `SingleThreadedExecutor` (rows' `variant`);
 //! `ratio_p50_vs_ros2` rows are the median over rounds of nerve p50 / rclpy p50 of the same
 //! round (rclpy's better executor that round), and the same ratios go to stderr next to the
@@ -46,8 +46,8 @@ use self::peers::{python_rows, round_ratio, PyRunner, Series};
 use crate::child::SelfChild;
 use crate::machine::Machine;
 use crate::pin;
-use crate::python;
 use crate::report::{self, Row, SuiteArgs};
+use crate::{pyenv, python};
 use anyhow::{bail, Result};
 use std::time::{Duration, Instant};
 
@@ -163,7 +163,7 @@ pub fn run_suite(args: &RpcArgs) -> Result<()> {
     }
 
     // 3. The Python systems.
-    let (dir, root) = python::repo_dirs(None);
+    let (dir, root) = pyenv::repo_dirs(None);
     let script = dir.join("rpc_pingpong.py");
     let mut runners: Vec<PyRunner> = Vec::new();
     for s in &args.systems {
@@ -192,7 +192,7 @@ pub fn run_suite(args: &RpcArgs) -> Result<()> {
             }
         }
         if r.dead.is_none() {
-            match python::interpreter(&r.system, &dir, &root, !args.no_setup) {
+            match pyenv::interpreter(&r.system, &dir, &root, !args.no_setup) {
                 Ok(py) => r.start(&py, &script),
                 Err(e) => r.dead = Some(e),
             }

@@ -1,5 +1,5 @@
 //! A topic round trip beside the service's, in the same rounds: the issue's "a service round
-//! trip ≤ 3 × a topic ping-pong round trip of the same payload", measured as BENCHMARKS.md
+//! trip ≤ 3 × a topic ping-pong round trip of the same payload", measured as docs/benchmarking.md
 //! asks (a ratio per round, never of two suites minutes apart: on this VM the cost of a cache
 //! line between the cores moves between regimes from one minute to the next).
 //!

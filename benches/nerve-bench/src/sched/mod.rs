@@ -1,5 +1,5 @@
 //! `nerve-bench sched`: the scheduler of `nerve-exec` measured through its public API (issue
-//! 4's scenarios), as rows of the BENCHMARKS.md contract with `suite: "sched"`.
+//! 4's scenarios), as rows of the docs/benchmarking.md contract with `suite: "sched"`.
 //!
 //! - [`mixed`]: 1 kHz (RT) + 500 Hz (RT) + 100 Hz + 10 Hz with the other core busy: start
 //!   lateness, misses, achieved rate;

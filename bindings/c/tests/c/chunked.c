@@ -25,6 +25,7 @@ int main(void) {
     options.depth = 4;
     options.reliability = NERVE_RELIABLE;
     options.max_message_bytes = 8u << 20;
+    options.chunks = 16; /* the pool, sized here (2 x depth + 8, the default) */
     nerve_topic *topic = NULL;
     EXPECT(nerve_topic_open("test_c/frames", &FRAME, &options, &topic), NERVE_OK);
     nerve_publisher *pub = NULL;

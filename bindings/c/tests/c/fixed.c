@@ -47,7 +47,7 @@ int main(void) {
     }
     nerve_subscriber_stats stats;
     EXPECT(nerve_subscriber_get_stats(sub, &stats), NERVE_OK);
-    CHECK(stats.received == 1000 && stats.lost == 0 && stats.dropped == 0);
+    CHECK(stats.received == 1000 && stats.lost == 0 && stats.dropped == 0 && stats.corrupt == 0);
 
     /* A second handle on the topic, joined by name, sees the same messages. */
     nerve_topic *joined = NULL;
@@ -61,6 +61,23 @@ int main(void) {
 
     EXPECT(nerve_subscriber_close(sub2), NERVE_OK);
     EXPECT(nerve_topic_close(joined), NERVE_OK);
+    EXPECT(nerve_subscriber_close(sub), NERVE_OK);
+    EXPECT(nerve_publisher_close(pub), NERVE_OK);
+    EXPECT(nerve_topic_close(topic), NERVE_OK);
+
+    /* An in-process topic: this process's threads only, so another process cannot join it
+     * (and neither can a join by name, which looks in shared memory). 2 is neither 0 nor 1. */
+    nerve_topic_options local = nerve_topic_options_default();
+    local.in_process = 2;
+    EXPECT(nerve_topic_open("test_c/local", &POINT, &local, &topic), NERVE_E_INVALID_ARGUMENT);
+    local.in_process = 1;
+    EXPECT(nerve_topic_open("test_c/local", &POINT, &local, &topic), NERVE_OK);
+    EXPECT(nerve_publisher_open(topic, &pub), NERVE_OK);
+    EXPECT(nerve_subscriber_open(topic, 0, &sub), NERVE_OK);
+    p.seq = 7;
+    EXPECT(nerve_publish(pub, (const uint8_t *)&p, sizeof p), NERVE_OK);
+    EXPECT(nerve_recv(sub, -1, (uint8_t *)&got, sizeof got, &len), NERVE_OK);
+    CHECK(got.seq == 7);
     EXPECT(nerve_subscriber_close(sub), NERVE_OK);
     EXPECT(nerve_publisher_close(pub), NERVE_OK);
     EXPECT(nerve_topic_close(topic), NERVE_OK);

@@ -53,6 +53,7 @@ from ._nerve import (
     TooManyEndpoints,
     TypeMismatch,
     default_domain,
+    trigger_remote_estop,
 )
 from .custom import (
     array,
@@ -131,7 +132,7 @@ __all__ = [
     "RecvError", "SendCorrupt", "SendError", "SendNoSpace", "SpinStats", "Subscriber",
     "SubscriberStats", "Timeout", "TooLarge", "TooManyEndpoints", "Topic", "TypeMismatch",
     "codec", "default_domain", "msgs", "spin", "topics",
-    "LogHandler", "Node", "Scheduler", "SchedulerError", "TickContext",
+    "LogHandler", "Node", "Scheduler", "SchedulerError", "TickContext", "trigger_remote_estop",
 ]
 __all__ += msgs.__all__
 __all__ += [
@@ -560,7 +561,9 @@ class Subscriber:
 
 def topics(domain: int | None = None) -> list[dict[str, Any]]:
     """Topics of ``domain`` (default ``$NERVE_DOMAIN`` or 0): name, type, endpoints, ...; other
-    processes' in-process topics too (``path`` ``"heap"``, ``owner`` their pid)."""
+    processes' in-process topics too (``path`` ``"heap"``, ``owner`` their pid). ``kind`` says
+    what the topic is to nerve (``"user"``, or one of nerve's own: ``"log"``, ``"estop"``,
+    ``"node_record"``, ``"service_frame"``, ...); ``plumbing`` whether tools leave it out."""
     return list(_nerve.topics(domain))
 
 

@@ -7,6 +7,7 @@ from typing_extensions import Buffer, disjoint_base
 _StoredType = tuple[str, int, int, int, int, int]
 
 DEFAULT_DEPTH: int
+ROS2_VIEW_TOPIC: str
 __all__: list[str]
 
 class NerveError(Exception): ...
@@ -334,6 +335,8 @@ class BagWriter:
     def close(self) -> None: ...
 
 class SchedulerError(NerveError): ...
+
+def trigger_remote_estop(reason: str, domain: int | None = None) -> None: ...
 
 @final
 class TickContext:

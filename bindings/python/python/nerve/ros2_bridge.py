@@ -257,6 +257,10 @@ class Bridge:
         self.lock = threading.Lock()
         for name, type_name in config.services.items():
             self._serve_nerve_service(name, type_name)
+        # What `nerve bridge status` and `nerve doctor` show of this bridge: its status, on a
+        # latest-only topic of its own (the last one stays when the bridge stops).
+        self._view = nerve.Topic(self._n.ROS2_VIEW_TOPIC, dict, latest_only=True, depth=2,
+                                 domain=self.domain, max_message_bytes=1 << 20).publisher()
         self.timer = self.node.create_timer(config.period, self.discover)
 
     # -- discovery ----------------------------------------------------------------------------
@@ -268,6 +272,7 @@ class Bridge:
             if self.config.import_services:
                 self._discover_ros_services()
             self._write_status()
+            self._view.send(self.status())
         except Exception:  # a failed round is retried next period; never kills the bridge
             log.exception("discovery failed (retried in %.1f s)", self.config.period)
 
@@ -298,7 +303,7 @@ class Bridge:
         for t in self._nerve.topics(self.domain):
             name, type_name = t["name"], t["type_name"]
             present.add(name)
-            if name in self.exports or name.startswith("nerve/"):
+            if name in self.exports or t["kind"] != "user":
                 continue
             if not _matches(name, self.config.export):
                 continue
@@ -561,6 +566,7 @@ class Bridge:
         for s in self.ros_services.values():
             s["server"].close()
         self._write_status()
+        self._view.send({**self.status(), "stopped": True})
         for i in self.imports.values():
             if "intake" in i:
                 i["intake"].close()

@@ -8,6 +8,7 @@ use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use nerve::msgs::{CmdVel, Image};
 use nerve::prelude::*;
 use nerve::raw::{stored_type, StoredType, TopicMeta};
 use nerve_zenoh::wire::{self, Attachment, WireMeta};

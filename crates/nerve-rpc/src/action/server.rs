@@ -16,8 +16,8 @@ use super::protocol::{
     GoalResponse, StatusRequest, StatusResponse,
 };
 use super::types::{GoalOutcome, GoalStatus, Payload};
-use crate::discovery::{self, Interface, InterfacePart};
 use crate::error::ServeError;
+use crate::interface::{self, Interface, InterfacePart};
 use crate::service::Server;
 
 /// What an execution sees of its goal.
@@ -152,7 +152,7 @@ impl<G: Payload, F: Payload, R: Payload + Clone> ActionBuilder<G, F, R, ServerSi
                 InterfacePart::of::<R>("result"),
             ],
         };
-        let interface = discovery::announce(c.domain, &c.name, &interface)
+        let interface = interface::announce(c.domain, &c.name, &interface)
             .map_err(|e| tracing::warn!(action = %c.name, error = %e, "types not announced"))
             .ok();
         let (goal_svc, cancel_svc, status_svc) = services::<G, R>(&c);

@@ -32,7 +32,7 @@ pub struct ServiceConfig {
     pub spin: Duration,
     /// The types the server announces on `S/type` (set by a typed server; a binding may set
     /// its own). `None`: nothing is announced.
-    pub interface: Option<crate::discovery::Interface>,
+    pub interface: Option<crate::interface::Interface>,
 }
 
 impl ServiceConfig {

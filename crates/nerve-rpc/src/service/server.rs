@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use nerve_transport::sys::{lock, ProcessId};
 use nerve_transport::{Msgpack, OpenError, Publisher, SendError, Subscriber, Topic};
 
-use crate::discovery::{self, Interface};
+use crate::interface::{self, Interface};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -312,7 +312,7 @@ impl Server {
             workers: workers as u64,
         });
         let interface = config.interface.as_ref().and_then(|i| {
-            discovery::announce(config.domain, &config.name, i)
+            interface::announce(config.domain, &config.name, i)
                 .map_err(
                     |e| tracing::warn!(service = %config.name, error = %e, "types not announced"),
                 )
