@@ -45,27 +45,52 @@ fn every_topic_nerve_opens_itself_has_a_kind_of_its_own() {
     let _served = params.serve().unwrap();
     let _log = nerve::log::log_topic(d).unwrap().publisher().unwrap();
     nerve::log::set_level(d, "camera", nerve::log::Level::Debug).unwrap();
+    // `set_level` lets go of the topic once it has sent; a listener keeps it listed.
+    let _levels = Topic::<nerve::log::LogLevelMsg>::builder(nerve::log::LOG_LEVEL_TOPIC)
+        .domain(d)
+        .depth(16)
+        .open()
+        .unwrap()
+        .subscriber()
+        .unwrap();
     nerve::exec::trigger_remote_estop(Some(d), "test").unwrap();
+    let _estops = Topic::<nerve::exec::EStopMsg>::builder(nerve::exec::ESTOP_TOPIC)
+        .domain(d)
+        .depth(16)
+        .open()
+        .unwrap()
+        .subscriber()
+        .unwrap();
     let _view = Topic::<Msgpack<u32>>::builder(ZENOH_VIEW_TOPIC)
         .domain(d)
         .latest_only()
         .open()
         .unwrap();
-    let mut s = Scheduler::builder()
-        .domain(d)
-        .print_stats(false)
-        .handle_signals(false)
-        .node(Idle)
-        .rate(100.0)
-        .done()
-        .build()
-        .unwrap();
-    s.run_for(Duration::from_millis(50)).unwrap();
-
-    let kinds: BTreeMap<String, TopicKind> = nerve::registry::list(d)
-        .iter()
-        .map(|t| (t.name.clone(), TopicKind::of_info(t)))
-        .collect();
+    // A running scheduler's node record (it goes when the scheduler stops).
+    let sched = std::thread::spawn(move || {
+        let mut s = Scheduler::builder()
+            .domain(d)
+            .print_stats(false)
+            .handle_signals(false)
+            .node(Idle)
+            .rate(100.0)
+            .done()
+            .build()
+            .unwrap();
+        s.run_for(Duration::from_secs(2)).unwrap();
+    });
+    let end = std::time::Instant::now() + Duration::from_secs(10);
+    let kinds: BTreeMap<String, TopicKind> = loop {
+        let kinds: BTreeMap<String, TopicKind> = nerve::registry::list(d)
+            .iter()
+            .map(|t| (t.name.clone(), TopicKind::of_info(t)))
+            .collect();
+        if kinds.contains_key("nerve/node/idle") || std::time::Instant::now() > end {
+            break kinds;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    sched.join().unwrap();
     let users: Vec<&str> = kinds
         .iter()
         .filter(|(_, k)| **k == TopicKind::User)
