@@ -75,15 +75,24 @@ fn dict(hops: u64) -> Result<f64> {
     })
 }
 
-/// A 1080p rgb8 frame loaned, its first and last bytes written, sent, received, checked.
-fn image(hops: u64) -> Result<f64> {
-    let bytes = (W * H * 3) as usize;
-    let topic = Topic::<Image>::builder("hopcount/loop")
+/// The chunked topic of a case: messages of `bytes` bytes, 4 in the ring, 8 chunks (as the
+/// Python side opens it).
+fn chunked<M: nerve::Message>(bytes: usize) -> Result<Topic<M>>
+where
+    M::Kind: nerve::Codec<M>,
+{
+    Ok(Topic::<M>::builder("hopcount/loop")
         .domain(BENCH_DOMAIN)
         .depth(4)
         .max_message_bytes(bytes + 4096)
         .chunks(8)
-        .open()?;
+        .open()?)
+}
+
+/// A 1080p rgb8 frame loaned, its first and last bytes written, sent, received, checked.
+fn image(hops: u64) -> Result<f64> {
+    let bytes = (W * H * 3) as usize;
+    let topic = chunked::<Image>(bytes)?;
     let (publisher, mut subscriber) = (topic.publisher()?, topic.subscriber()?);
     timed(hops, |i| {
         let mut frame = publisher.loan(bytes).map_err(|e| anyhow!("{e}"))?;
@@ -109,12 +118,7 @@ fn image(hops: u64) -> Result<f64> {
 /// `send_tensor(array)` does), sent, received, its first and last elements checked.
 fn tensor(hops: u64) -> Result<f64> {
     let bytes = SIDE * SIDE * 4;
-    let topic = Topic::<Tensor>::builder("hopcount/loop")
-        .domain(BENCH_DOMAIN)
-        .depth(4)
-        .max_message_bytes(bytes + 4096)
-        .chunks(8)
-        .open()?;
+    let topic = chunked::<Tensor>(bytes)?;
     let (publisher, mut subscriber) = (topic.publisher()?, topic.subscriber()?);
     let mut array = vec![1.0f32; SIDE * SIDE];
     let shape = [SIDE as u64, SIDE as u64];

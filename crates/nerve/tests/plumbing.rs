@@ -21,6 +21,20 @@ impl Node for Idle {
     fn tick(&mut self, _: &mut Context<'_>) {}
 }
 
+/// A subscriber of nerve's topic `name` (opened as nerve opens it: depth 16).
+fn listener<T: nerve::FixedMessage<Kind = nerve::msgs::Fixed>>(
+    name: &str,
+    d: u32,
+) -> nerve::Subscriber<T> {
+    Topic::<T>::builder(name)
+        .domain(d)
+        .depth(16)
+        .open()
+        .unwrap()
+        .subscriber()
+        .unwrap()
+}
+
 #[test]
 fn every_topic_nerve_opens_itself_has_a_kind_of_its_own() {
     let (d, _g) = nerve_testing::domain();
@@ -45,22 +59,11 @@ fn every_topic_nerve_opens_itself_has_a_kind_of_its_own() {
     let _served = params.serve().unwrap();
     let _log = nerve::log::log_topic(d).unwrap().publisher().unwrap();
     nerve::log::set_level(d, "camera", nerve::log::Level::Debug).unwrap();
-    // `set_level` lets go of the topic once it has sent; a listener keeps it listed.
-    let _levels = Topic::<nerve::log::LogLevelMsg>::builder(nerve::log::LOG_LEVEL_TOPIC)
-        .domain(d)
-        .depth(16)
-        .open()
-        .unwrap()
-        .subscriber()
-        .unwrap();
+    // `set_level` and `trigger_remote_estop` let go of their topics once they have sent; a
+    // listener keeps each listed.
+    let _levels = listener::<nerve::log::LogLevelMsg>(nerve::log::LOG_LEVEL_TOPIC, d);
     nerve::exec::trigger_remote_estop(Some(d), "test").unwrap();
-    let _estops = Topic::<nerve::exec::EStopMsg>::builder(nerve::exec::ESTOP_TOPIC)
-        .domain(d)
-        .depth(16)
-        .open()
-        .unwrap()
-        .subscriber()
-        .unwrap();
+    let _estops = listener::<nerve::exec::EStopMsg>(nerve::exec::ESTOP_TOPIC, d);
     let _view = Topic::<Msgpack<u32>>::builder(ZENOH_VIEW_TOPIC)
         .domain(d)
         .latest_only()
