@@ -95,8 +95,10 @@ def row(lang: str, case: str, metric: str, value: float) -> dict:
 
 def measure(cases: list[str], core: int) -> list[dict]:
     # A fixed hash seed: Python's dict and str hashing do the same work in every run.
+    # One BLAS thread: numpy's OpenBLAS threads otherwise spin at start-up (5 % of a counted
+    # run's instructions, more in one run than in the other), none of it a hop's.
     env = {**os.environ, "NERVE_DOMAIN": str(40_000 + os.getpid() % 10_000),
-           "PYTHONHASHSEED": "0"}
+           "PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1"}
     rows = []
     for case in cases:
         for lang in ("rust", "python"):
