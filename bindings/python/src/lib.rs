@@ -76,6 +76,7 @@ fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(errors::_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(args::_seconds, m)?)?;
     m.add("DEFAULT_DEPTH", nerve::DEFAULT_DEPTH)?;
+    m.add("MAX_DEPTH", nerve::MAX_DEPTH)?;
     m.add("ROS2_VIEW_TOPIC", nerve::plumbing::ROS2_VIEW_TOPIC)?;
     rpc::register(m)?;
     action::register(m)?;

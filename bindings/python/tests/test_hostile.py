@@ -254,6 +254,12 @@ def test_topic_sizes_out_of_range_are_invalid_config(domain, arg, value, expect)
     assert isinstance(e.value, ValueError) and isinstance(e.value, nerve.OpenError)
 
 
+def test_the_ring_limit_is_named_and_is_the_one_checked(domain):
+    assert nerve.MAX_DEPTH == 1 << 20 and nerve.DEFAULT_DEPTH == 16
+    with pytest.raises(nerve.InvalidConfig, match=f"from 1 to {nerve.MAX_DEPTH}"):
+        nerve.Topic("h/deeper", nerve.CmdVel, depth=nerve.MAX_DEPTH + 1)
+
+
 def test_topic_sizes_must_be_ints(domain):
     for arg in ("depth", "max_message_bytes", "chunks", "max_endpoints", "domain"):
         with pytest.raises(TypeError, match=f"{arg} must be an int, got float"):

@@ -23,6 +23,8 @@ from . import _nerve, codec, custom, frameworks, msgs
 from . import bag as bag  # recordings: nerve.bag.Reader, nerve.bag.Writer
 from . import bridge as bridge  # other machines: nerve.bridge.ZenohBridge, nerve.bridge.status
 from ._nerve import (
+    DEFAULT_DEPTH,
+    MAX_DEPTH,
     Busy,
     Corrupt,
     Decode,
@@ -131,7 +133,7 @@ __all__ = [
     "OpenError", "OpenNoSpace", "PoolExhausted", "Publisher", "QosMismatch", "RecvCorrupt",
     "RecvError", "SendCorrupt", "SendError", "SendNoSpace", "SpinStats", "Subscriber",
     "SubscriberStats", "Timeout", "TooLarge", "TooManyEndpoints", "Topic", "TypeMismatch",
-    "codec", "default_domain", "msgs", "spin", "topics",
+    "DEFAULT_DEPTH", "MAX_DEPTH", "codec", "default_domain", "msgs", "spin", "topics",
     "LogHandler", "Node", "Scheduler", "SchedulerError", "TickContext", "trigger_remote_estop",
 ]
 __all__ += msgs.__all__

@@ -7,6 +7,7 @@ from typing_extensions import Buffer, disjoint_base
 _StoredType = tuple[str, int, int, int, int, int]
 
 DEFAULT_DEPTH: int
+MAX_DEPTH: int
 ROS2_VIEW_TOPIC: str
 __all__: list[str]
 
