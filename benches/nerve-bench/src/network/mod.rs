@@ -5,7 +5,11 @@
 //! - `nerve`: nerve publishers and subscribers on each host's shared memory, a Zenoh bridge
 //!   per host (`nerve_zenoh`, peer mode, TCP);
 //! - `zenoh`: raw Zenoh, the same payloads, publishers `express` with blocking congestion
-//!   control as the bridge sends reliable topics, TCP;
+//!   control as the bridge sends reliable topics, TCP, the subscriber a callback on Zenoh's
+//!   thread;
+//! - `zenoh-recv`: the same, the subscriber Zenoh's default (its FIFO channel) with a thread
+//!   asleep in `recv`: the same wait as nerve's subscriber, so the like-for-like peer of the
+//!   issue-35 targets (channels only; a query's reply is received the same way in `zenoh`);
 //! - `udp`: a datagram per message (channels up to 8 KB; no RPC, no 6 MB images);
 //! - `ros2`: rclpy over Fast DDS, UDP only, static peers (`benches/python/net_ros2.py`;
 //!   channels up to 8 KB and services; one executor thread, so its "callers" pace the calls
@@ -22,6 +26,7 @@
 //! loss at 1 kHz, a service round trip ≤ 1.2 × a raw Zenoh query.
 
 mod roles;
+mod rows;
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{ChildStdin, ChildStdout, Stdio};
@@ -30,7 +35,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use nerve_testing::netns::{Net, Proc};
 
 use crate::machine::Machine;
-use crate::report::{emit, Row, SuiteArgs};
+use crate::report::{emit, SuiteArgs};
 
 /// `nerve-bench network`'s options.
 #[derive(clap::Args, Debug)]
@@ -51,10 +56,10 @@ pub struct NetworkArgs {
     #[arg(long)]
     pub rounds: Option<usize>,
 }
-use crate::stats::Summary;
 
 pub use roles::run as role_main;
 use roles::{Outcome, Spec};
+use rows::{labels, like_rows, ratio_rows, rows_of, target_rows};
 
 /// One started role.
 struct Role {
@@ -147,7 +152,7 @@ fn cases(one_host: bool, quick: bool) -> Vec<Case> {
     let sizes: &[usize] = if quick {
         &[512, 1024, 8192]
     } else {
-        &[512, 1024, 2048, 4096, 8192]
+        &[16, 512, 1024, 2048, 4096, 8192]
     };
     for &size in sizes {
         c.push(Case {
@@ -159,12 +164,21 @@ fn cases(one_host: bool, quick: bool) -> Vec<Case> {
             size,
         });
     }
+    // Issue 35's grid: 16 B, 1 KB and 8 KB on 4 and 8 topics (1 KB only in a quick run or on
+    // one host).
+    let multi: &[usize] = if quick || one_host {
+        &[1024]
+    } else {
+        &[16, 1024, 8192]
+    };
     for topics in [4, 8] {
-        c.push(Case {
-            name: "channel",
-            kind: Kind::Channel { topics, hz: 1000.0 },
-            size: 1024,
-        });
+        for &size in multi {
+            c.push(Case {
+                name: "channel",
+                kind: Kind::Channel { topics, hz: 1000.0 },
+                size,
+            });
+        }
     }
     if one_host {
         // HORUS's mixed workload: CmdVel and Imu at 100 Hz, BatteryState at 1 Hz (MIXED).
@@ -228,13 +242,15 @@ fn systems(case: &Case, one_host: bool, quick: bool) -> &'static [&'static str] 
         };
     }
     match case.kind {
-        Kind::Channel { .. } if case.size <= 8192 && quick => &["nerve", "zenoh", "udp", "ros2"],
+        Kind::Channel { .. } if case.size <= 8192 && quick => {
+            &["nerve", "zenoh", "zenoh-recv", "udp", "ros2"]
+        }
         Kind::Channel { .. } if case.size <= 8192 => {
-            &["nerve", "zenoh", "udp", "ros2", "nerve-local"]
+            &["nerve", "zenoh", "zenoh-recv", "udp", "ros2", "nerve-local"]
         }
         Kind::Rpc { .. } => &["nerve", "zenoh", "ros2"],
-        _ if quick => &["nerve", "zenoh"],
-        _ => &["nerve", "zenoh", "nerve-local"],
+        _ if quick => &["nerve", "zenoh", "zenoh-recv"],
+        _ => &["nerve", "zenoh", "zenoh-recv", "nerve-local"],
     }
 }
 
@@ -268,6 +284,7 @@ fn run_one(
     // The sending side's host and the receiving side's.
     let (ha, hb) = if one_host { (1, 1) } else { (0, 1) };
     let a = &net.hosts[ha].ip;
+    let raw_zenoh = system.starts_with("zenoh");
     let zenoh_port = if system == "nerve" { 7447 } else { 7448 };
     let listen = vec![format!("tcp/{a}:{zenoh_port}")];
     let connect = listen.clone();
@@ -302,7 +319,7 @@ fn run_one(
         }
     }
     // Raw Zenoh: the sending host listens, the receiving one connects (as the bridges do).
-    let (a_listen, b_connect) = if system == "zenoh" {
+    let (a_listen, b_connect) = if raw_zenoh {
         (listen, connect)
     } else {
         (vec![], vec![])
@@ -396,190 +413,6 @@ fn run_one(
     })
 }
 
-fn mean(v: &[f64]) -> f64 {
-    v.iter().sum::<f64>() / v.len().max(1) as f64
-}
-
-/// A case's topology and message columns.
-fn labels(case: &Case) -> (String, String) {
-    match case.kind {
-        Kind::Channel { topics, .. } if case.name == "mixed" => (
-            format!("{topics} topics"),
-            "CmdVel+Imu 100 Hz, BatteryState 1 Hz".into(),
-        ),
-        Kind::Channel { topics, hz } => (format!("{topics} topics"), format!("{hz} Hz")),
-        Kind::Rpc { callers, hz } if hz > 0.0 => (format!("{callers} callers"), format!("{hz} Hz")),
-        Kind::Rpc { callers, .. } => (format!("{callers} callers"), "stress".into()),
-    }
-}
-
-fn rows_of(suite: &str, system: &str, case: &Case, round: usize, run: &Result<Run>) -> Vec<Row> {
-    let (topology, message) = labels(case);
-    let one_host = suite == "local";
-    let base = Row::new(
-        suite,
-        system,
-        if system == "ros2" { "python" } else { "rust" },
-        match system {
-            "udp" => "udp",
-            "ros2" if one_host => "dds",
-            "ros2" => "dds-udp",
-            "nerve-local" | "iceoryx2" => "shm",
-            "nerve" if one_host => "shm",
-            _ => "tcp",
-        },
-        &topology,
-        case.name,
-        &message,
-        case.size,
-        "",
-    )
-    .field("round", round as u64);
-    let lat_metric = if matches!(case.kind, Kind::Rpc { .. }) {
-        "rtt_us"
-    } else {
-        "latency_us"
-    };
-    let r = match run {
-        Err(e) => return vec![base.with_metric(lat_metric).error(format!("{e:#}"))],
-        Ok(r) => r,
-    };
-    let o = &r.measured;
-    // An rclpy role says how it ran (Fast DDS profile, executor): every row of the run carries it.
-    let mut base = base;
-    for (k, v) in [("dds_profile", &o.dds_profile), ("executor", &o.executor)] {
-        if let Some(v) = v {
-            base = base.field(k, v.clone());
-        }
-    }
-    let wall = o.wall_s.max(1e-9);
-    let mut lat = o.latencies_us.clone();
-    let mut rows = Vec::new();
-    if let Some(s) = Summary::of(&mut lat) {
-        rows.push(base.with_metric(lat_metric).summary(s));
-    }
-    let one = |v: f64| Summary::of(&mut [v]).expect("one value");
-    let rate = o.count as f64 / wall;
-    rows.push(
-        base.with_metric(if lat_metric == "rtt_us" {
-            "qps"
-        } else {
-            "msgs_per_s"
-        })
-        .summary(one(rate)),
-    );
-    if o.expected > 0 {
-        let loss = 1.0 - o.count as f64 / o.expected as f64;
-        rows.push(
-            base.with_metric("loss_rate")
-                .summary(one(loss.max(0.0)))
-                .field("received", o.count)
-                .field("expected", o.expected),
-        );
-    }
-    rows.push(
-        base.with_metric("cpu_pct_sender")
-            .summary(one(r.cpu_a / wall * 100.0)),
-    );
-    rows.push(
-        base.with_metric("cpu_pct_receiver")
-            .summary(one(r.cpu_b / wall * 100.0)),
-    );
-    rows
-}
-
-/// nerve / raw Zenoh per round: latency (mean), rate, and loss.
-fn target_rows(case: &Case, nerve: &[Run], zenoh: &[Run]) -> Vec<Row> {
-    let rpc = matches!(case.kind, Kind::Rpc { .. });
-    let (topology, message) = labels(case);
-    let base = Row::new(
-        "network", "nerve", "rust", "tcp", &topology, case.name, &message, case.size, "",
-    );
-    let ratios = |f: &dyn Fn(&Run) -> f64| -> Vec<f64> {
-        nerve.iter().zip(zenoh).map(|(n, z)| f(n) / f(z)).collect()
-    };
-    let lat = ratios(&|r| mean(&r.measured.latencies_us));
-    let rate = ratios(&|r| r.measured.count as f64 / r.measured.wall_s.max(1e-9));
-    let mut rows = Vec::new();
-    let limit = 1.2;
-    if let Some(s) = Summary::of(&mut lat.clone()) {
-        let pass = lat.iter().all(|r| *r <= limit);
-        let (metric, how) = if rpc {
-            (
-                "target_rtt_vs_zenoh",
-                "nerve service round trip (mean) / raw Zenoh query's ≤ 1.2, every round",
-            )
-        } else {
-            (
-                "target_latency_vs_zenoh",
-                "nerve mean one-way latency / raw Zenoh's ≤ 1.2, every round",
-            )
-        };
-        rows.push(
-            base.with_metric(metric)
-                .summary(s)
-                .field("per_round", lat.clone())
-                .field("pass", pass)
-                .field("threshold", limit)
-                .field("how", how),
-        );
-    }
-    if let Some(s) = Summary::of(&mut rate.clone()) {
-        let zero_loss = rpc
-            || nerve
-                .iter()
-                .all(|r| r.measured.count >= r.measured.expected);
-        rows.push(
-            base.with_metric("target_rate_vs_zenoh")
-                .summary(s)
-                .field("per_round", rate.clone())
-                .field("pass", rate.iter().all(|r| *r >= 0.9) && zero_loss)
-                .field("threshold", 0.9)
-                .field(
-                    "how",
-                    "nerve messages (or calls) per second / raw Zenoh's ≥ 0.9, every round, and no message lost",
-                ),
-        );
-    }
-    rows
-}
-
-/// nerve / each peer per round (mean latency, or mean round trip): the one-host comparison.
-fn ratio_rows(case: &Case, by_system: &[(&str, Vec<Run>)]) -> Vec<Row> {
-    let (topology, message) = labels(case);
-    let Some((_, nerve)) = by_system.iter().find(|(s, _)| *s == "nerve") else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for (peer, runs) in by_system.iter().filter(|(s, _)| *s != "nerve") {
-        let mut r: Vec<f64> = nerve
-            .iter()
-            .zip(runs)
-            .map(|(n, p)| mean(&n.measured.latencies_us) / mean(&p.measured.latencies_us))
-            .collect();
-        if let Some(mut s) = Summary::of(&mut r.clone()) {
-            s.p50 = crate::stats::median(&r).unwrap_or(s.p50);
-            r.clear();
-            out.push(
-                Row::new(
-                    "local",
-                    "nerve",
-                    "rust",
-                    "shm",
-                    &topology,
-                    case.name,
-                    &message,
-                    case.size,
-                    &format!("ratio_mean_vs_{peer}"),
-                )
-                .summary(s)
-                .field("note", "nerve mean / peer mean per round; p50 = median"),
-            );
-        }
-    }
-    out
-}
-
 /// Runs every case, systems interleaved per round, and emits the rows and targets.
 /// `one_host`: the `local` suite (every process on one host, no bridges).
 pub fn run_suite(opts: &NetworkArgs, one_host: bool) -> Result<()> {
@@ -634,6 +467,18 @@ pub fn run_suite(opts: &NetworkArgs, one_host: bool) -> Result<()> {
         if let (Some(n), Some(z)) = (find("nerve"), find("zenoh")) {
             if n.len() == z.len() && !n.is_empty() {
                 rows.extend(target_rows(&case, n, z));
+            }
+        }
+        // Issue 35: against the peer of the same wait (channels: `zenoh-recv`; calls: `zenoh`,
+        // whose client receives its reply through the same channel).
+        let peer = if matches!(case.kind, Kind::Rpc { .. }) {
+            find("zenoh")
+        } else {
+            find("zenoh-recv")
+        };
+        if let (Some(n), Some(z)) = (find("nerve"), peer) {
+            if n.len() == z.len() && !n.is_empty() {
+                rows.extend(like_rows(&case, n, z));
             }
         }
     }

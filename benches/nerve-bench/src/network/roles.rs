@@ -233,7 +233,7 @@ fn publish(spec: &Spec) -> Result<Outcome> {
                 }));
             }
         }
-        "zenoh" => {
+        "zenoh" | "zenoh-recv" => {
             let s = zenoh_session(spec)?;
             for (k, &(size, _)) in topics.iter().enumerate() {
                 let p = s
@@ -381,6 +381,31 @@ fn subscribe(spec: &Spec) -> Result<Outcome> {
                 );
             }
             _subs = subs;
+            _session = Some(s);
+        }
+        "zenoh-recv" => {
+            // Zenoh's default subscriber: samples into its FIFO channel, a thread per topic
+            // asleep in `recv` (the same wait as nerve's subscriber).
+            let s = zenoh_session(spec)?;
+            for k in 0..spec.count {
+                let sub = s
+                    .declare_subscriber(format!("bench/t{k}"))
+                    .wait()
+                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+                let (record, stop) = (record.clone(), stop.clone());
+                threads.push(std::thread::spawn(move || {
+                    // Relaxed: a flag.
+                    while !stop.load(Relaxed) {
+                        if let Ok(Some(sample)) = sub.recv_timeout(Duration::from_millis(50)) {
+                            let b = sample.payload().to_bytes();
+                            if let Some((stamp, seq)) = stamp_and_seq(&b) {
+                                record(stamp, seq);
+                            }
+                        }
+                    }
+                }));
+            }
+            _subs = Vec::new();
             _session = Some(s);
         }
         "udp" => {
