@@ -104,7 +104,7 @@ pub fn bridge(domain: u32, cmd: BridgeCommand) -> anyhow::Result<()> {
 /// The per-topic counters, one line each.
 fn counters(stats: &[nerve_zenoh::TopicStats]) -> anyhow::Result<()> {
     outln!(
-        "{:<36} {:<6} {:>9} {:>9} {:>7} {:>8} {:>7} {:>7} {:>6}",
+        "{:<36} {:<6} {:>9} {:>9} {:>7} {:>8} {:>7} {:>7} {:>6} {:>6}",
         "topic",
         "dir",
         "sent",
@@ -113,13 +113,16 @@ fn counters(stats: &[nerve_zenoh::TopicStats]) -> anyhow::Result<()> {
         "rejected",
         "dropped",
         "missed",
-        "resets"
+        "resets",
+        "dups"
     )?;
     for t in stats {
         outln!(
-            "{:<36} {:<6} {:>9} {:>9} {:>7} {:>8} {:>7} {:>7} {:>6}",
+            "{:<36} {:<6} {:>9} {:>9} {:>7} {:>8} {:>7} {:>7} {:>6} {:>6}",
             t.topic,
             match (t.exported, t.imported) {
+                // Sent by its publishers themselves: the bridge only announces it.
+                (true, false) if t.direct => "direct",
                 (true, true) => "out+in",
                 (true, false) => "out",
                 (false, true) => "in",
@@ -131,7 +134,8 @@ fn counters(stats: &[nerve_zenoh::TopicStats]) -> anyhow::Result<()> {
             t.rejected,
             t.dropped,
             t.missed,
-            t.resets
+            t.resets,
+            t.duplicates
         )?;
     }
     Ok(())

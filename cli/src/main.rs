@@ -160,6 +160,11 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     let domain = cli.domain;
+    // A publisher of this process sends to other hosts itself once one wants its topic
+    // (nothing happens before; `NERVE_DIRECT=0` keeps it to the bridge). Not in the bridge.
+    if !matches!(cli.command, Command::Bridge(_)) {
+        nerve_zenoh::direct::install_auto();
+    }
     match cli.command {
         Command::Demo(args) => demo::run(domain, args),
         Command::DemoRole { role, parent, rt } => demo::role(domain, role, parent, rt),

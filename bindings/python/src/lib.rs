@@ -55,6 +55,9 @@ use pyo3::prelude::*;
 fn _nerve(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Rust `tracing`/`log` records go to Python's `logging` (logger names = Rust targets).
     let _ = pyo3_log::try_init();
+    // Publishers send to other hosts themselves once one wants their topic (nothing happens
+    // before; `NERVE_DIRECT=0` keeps them to the bridge).
+    nerve_zenoh::direct::install_auto();
     m.add_class::<topic::Topic>()?;
     bag::register(m)?;
     bridge::register(m)?;

@@ -6,8 +6,9 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use nerve::plumbing::TopicKind;
 use nerve::raw::{RawMessage, RawSubscriber, RawTopic, TopicMeta};
@@ -195,6 +196,10 @@ fn open(inner: &Arc<Inner>, name: &str, state: &Arc<TopicState>) -> Result<Expor
         .declare_publisher(wire::data_key(domain, name))
         .congestion_control(congestion)
         .express(true)
+        // Other sessions only: this bridge's own import of the topic (published on two
+        // hosts) does not take it back, and the matching status says whether another
+        // session wants it (see `Out::check`).
+        .allowed_destination(zenoh::sample::Locality::Remote)
         .wait()
         .map_err(zerr)?;
     let wire_meta = WireMeta {
@@ -210,21 +215,18 @@ fn open(inner: &Arc<Inner>, name: &str, state: &Arc<TopicState>) -> Result<Expor
         .wait()
         .map_err(zerr)?;
     let stop = Arc::new(AtomicBool::new(false));
+    let out = Out {
+        topic: topic.clone(),
+        publisher,
+        state: state.clone(),
+        inner: Arc::downgrade(inner),
+        sender: u64::from_le_bytes(inner.id[..8].try_into().unwrap_or([0; 8])),
+        layout_hash: meta.stored_type.layout_hash,
+        count_missed: meta.reliability != Reliability::LatestOnly,
+    };
     let thread = crate::spawn(&format!("nerve-zenoh-out {name}"), {
-        let (stop, state, id) = (stop.clone(), state.clone(), inner.id);
-        let layout_hash = meta.stored_type.layout_hash;
-        let count_missed = meta.reliability != Reliability::LatestOnly;
-        move || {
-            send_loop(
-                sub,
-                &publisher,
-                &state,
-                id,
-                layout_hash,
-                count_missed,
-                &stop,
-            )
-        }
+        let stop = stop.clone();
+        move || out.run(sub, &stop)
     });
     Ok(Export {
         wire_meta,
@@ -234,52 +236,138 @@ fn open(inner: &Arc<Inner>, name: &str, state: &Arc<TopicState>) -> Result<Expor
     })
 }
 
-fn send_loop(
-    mut sub: RawSubscriber,
-    publisher: &zenoh::pubsub::Publisher<'static>,
-    state: &TopicState,
-    bridge: [u8; 16],
+/// How often an export looks at who wants the topic and who sends it already.
+const CHECK: Duration = Duration::from_millis(50);
+
+/// One exported topic's sending side.
+struct Out {
+    topic: RawTopic,
+    publisher: zenoh::pubsub::Publisher<'static>,
+    state: Arc<TopicState>,
+    inner: Weak<Inner>,
+    /// This bridge as a sender (its Zenoh id's first half).
+    sender: u64,
     layout_hash: u64,
     count_missed: bool,
-    stop: &AtomicBool,
-) {
-    let mut seq = 0u64;
-    // Relaxed: see `Export::drop`.
-    while !stop.load(Relaxed) {
-        if count_missed {
-            // Relaxed: a statistic.
-            state.counters.missed.store(sub.stats().lost, Relaxed);
-        }
-        let msg = match sub.recv_timeout(POLL) {
-            Ok(Some(m)) => m,
-            Ok(None) => continue,
-            Err(e) => {
-                tracing::warn!(topic = sub.topic(), error = %e, "export stops");
-                return;
+}
+
+impl Out {
+    /// Sends every message of the topic until `stop`, except while all of its publishers send
+    /// it themselves (`direct`): then the subscriber goes (a reliable ring must not wait for
+    /// a reader that does not read) and comes back when one does not. It comes back at the
+    /// index the ring had at the last check that found them all direct: whatever a new
+    /// publisher wrote since is sent (what the direct ones sent too, the receivers drop as
+    /// the duplicates they are).
+    fn run(&self, sub: RawSubscriber, stop: &AtomicBool) {
+        let mut sub = Some(sub);
+        let mut seq = 0u64;
+        let mut missed_before = 0u64;
+        let mut next_check = Instant::now();
+        // While left to the publishers: the ring's next index at the last check.
+        let mut all_direct_until = 0u64;
+        // Relaxed: see `Export::drop`.
+        while !stop.load(Relaxed) {
+            if Instant::now() >= next_check {
+                next_check = Instant::now() + CHECK;
+                let head = self.topic.next_index();
+                let leave = self.check();
+                match (&sub, leave) {
+                    (Some(s), true) => {
+                        missed_before += s.stats().lost;
+                        sub = None;
+                        all_direct_until = head;
+                        tracing::info!(
+                            topic = self.topic.name(),
+                            "its publishers send it to other hosts themselves"
+                        );
+                    }
+                    (None, true) => all_direct_until = head,
+                    (None, false) => {
+                        match self.topic.subscriber(head.saturating_sub(all_direct_until)) {
+                            Ok(mut s) => {
+                                s.set_spin(nerve::DEFAULT_SPIN);
+                                sub = Some(s);
+                                tracing::info!(
+                                    topic = self.topic.name(),
+                                    "exported by the bridge again"
+                                );
+                            }
+                            Err(e) => {
+                                tracing::warn!(topic = self.topic.name(), error = %e, "export stops");
+                                return;
+                            }
+                        }
+                    }
+                    _ => {}
+                }
             }
-        };
-        let bytes: &[u8] = match &msg {
-            RawMessage::Fixed(b) => b,
-            RawMessage::Chunk(s) => s.chunk_bytes(),
-        };
-        // A message this bridge imported is not sent back (hashed only while imports wait).
-        if state.echo.has_pending() && state.echo.is_echo(nerve::echo::hash(bytes)) {
-            continue;
+            let Some(s) = sub.as_mut() else {
+                std::thread::sleep(CHECK);
+                continue;
+            };
+            if self.count_missed {
+                // Relaxed: a statistic.
+                let missed = missed_before + s.stats().lost;
+                self.state.counters.missed.store(missed, Relaxed);
+            }
+            let (index, msg) = match s.recv_timeout_indexed(CHECK) {
+                Ok(Some(m)) => m,
+                Ok(None) => continue,
+                Err(e) => {
+                    tracing::warn!(topic = self.topic.name(), error = %e, "export stops");
+                    return;
+                }
+            };
+            let bytes: &[u8] = match &msg {
+                RawMessage::Fixed(b) => b,
+                RawMessage::Chunk(s) => s.chunk_bytes(),
+            };
+            let state = &self.state;
+            // A message this bridge imported is not sent back (hashed only while imports wait).
+            if state.echo.has_pending() && state.echo.is_echo(nerve::echo::hash(bytes)) {
+                continue;
+            }
+            let attachment = Attachment {
+                ring: self.topic.ring_id(),
+                index,
+                sender: self.sender,
+                seq,
+                layout_hash: self.layout_hash,
+            };
+            seq += 1;
+            match self
+                .publisher
+                .put(bytes.to_vec())
+                .attachment(attachment.encode().to_vec())
+                .wait()
+            {
+                // Relaxed: a statistic.
+                Ok(()) => _ = state.counters.sent.fetch_add(1, Relaxed),
+                Err(e) => {
+                    tracing::warn!(topic = self.topic.name(), error = %e, "a message was not sent")
+                }
+            }
         }
-        let attachment = Attachment {
-            bridge,
-            seq,
-            layout_hash,
-        };
-        seq += 1;
-        match publisher
-            .put(bytes.to_vec())
-            .attachment(attachment.encode().to_vec())
+    }
+
+    /// Tells the topic's publishers whether another host wants it (a Zenoh subscriber of
+    /// another session matches), and says whether all of them send it themselves.
+    fn check(&self) -> bool {
+        let wanted = self
+            .publisher
+            .matching_status()
             .wait()
-        {
-            // Relaxed: a statistic.
-            Ok(()) => _ = state.counters.sent.fetch_add(1, Relaxed),
-            Err(e) => tracing::warn!(topic = sub.topic(), error = %e, "a message was not sent"),
-        }
+            .map_or(true, |m| m.matching());
+        self.topic.set_remote_interest(u32::from(wanted));
+        let (all, direct) = self.topic.publishers_direct();
+        let own = self
+            .inner
+            .upgrade()
+            .map_or(0, |i| i.own_publishers(self.topic.name()));
+        let others = all.saturating_sub(own);
+        let leave = others > 0 && direct >= others;
+        // Relaxed: a statistic for the view.
+        self.state.counters.direct.store(leave, Relaxed);
+        leave
     }
 }

@@ -14,6 +14,7 @@ use zenoh::sample::Sample;
 use zenoh::Wait;
 
 use crate::ask::{refused, Asked, Asks, Event, Kind, Outcome, Remote, POLL};
+use crate::dedup::Seen;
 use crate::limits::{Footprint, Held, Refused, Sequences, Step};
 use crate::wire::{self, Attachment, WireMeta};
 use crate::{BridgeError, Inner, TopicState};
@@ -247,11 +248,16 @@ fn answered(inner: &Arc<Inner>, r: &Remote, bytes: &[u8]) -> Result<Outcome, Ask
     let state = inner.topic(topic);
     let mut slot = state.import.lock().unwrap_or_else(|e| e.into_inner());
     let own = crate::OwnPublisher::new(inner, topic);
-    let publisher = match meta
+    let opened = meta
         .open(topic, domain, wire.description.clone())
-        .and_then(|t| t.publisher())
-    {
-        Ok(p) => p,
+        .and_then(|t| Ok((t.publisher()?, t.ring_id())));
+    let (publisher, ring) = match opened {
+        Ok((p, ring)) => {
+            // What came from another host leaves from here only through the bridge, which
+            // knows not to send it back.
+            p.keep_local();
+            (p, ring)
+        }
         Err(e) => {
             tracing::error!(topic, host = wire.host, error = %e,
                 "remote topic not imported: fix the type on one of the two hosts");
@@ -260,7 +266,7 @@ fn answered(inner: &Arc<Inner>, r: &Remote, bytes: &[u8]) -> Result<Outcome, Ask
     };
     let wire_type = meta.stored_type.name.clone();
     let deliver = Deliver {
-        me: inner.id,
+        ring,
         layout_hash: meta.stored_type.layout_hash,
         meta,
         publisher,
@@ -290,13 +296,14 @@ fn answered(inner: &Arc<Inner>, r: &Remote, bytes: &[u8]) -> Result<Outcome, Ask
 
 /// Publishes what arrives on one imported topic.
 struct Deliver {
-    me: [u8; 16],
+    /// The local topic's ring: a message of it was published on this host.
+    ring: u64,
     layout_hash: u64,
     meta: TopicMeta,
     publisher: RawPublisher,
     state: Arc<TopicState>,
-    /// Per sending bridge, the sequence number expected next.
-    sequences: Mutex<Sequences>,
+    /// Per sender, the sequence number expected next; per ring, the messages seen.
+    sequences: Mutex<(Sequences, Seen)>,
 }
 
 impl Deliver {
@@ -310,8 +317,8 @@ impl Deliver {
             c.rejected.fetch_add(1, Relaxed);
             return;
         };
-        if att.bridge == self.me {
-            return; // this bridge's own export, delivered locally by Zenoh
+        if att.ring == self.ring {
+            return; // published on this host (its own publisher's copy, sent directly)
         }
         if att.layout_hash != self.layout_hash {
             c.rejected.fetch_add(1, Relaxed);
@@ -326,7 +333,14 @@ impl Deliver {
             }
         };
         // A gap counts as lost only up to MAX_SEQ_GAP: a peer's number must not set the figure.
-        match nerve::sys::lock(&self.sequences).step(att.bridge, att.seq) {
+        let (step, first) = {
+            let mut s = nerve::sys::lock(&self.sequences);
+            (
+                s.0.step(att.sender, att.seq),
+                s.1.first(att.ring, att.index),
+            )
+        };
+        match step {
             Step::Next => {}
             // Relaxed: statistics, read without ordering against anything (`Bridge::stats`).
             Step::Lost(n) => {
@@ -335,6 +349,10 @@ impl Deliver {
             Step::Reset => {
                 c.resets.fetch_add(1, Relaxed);
             }
+        }
+        if !first {
+            c.duplicates.fetch_add(1, Relaxed);
+            return;
         }
         // Noted before it is published: the exporter may read it at once.
         self.state.echo.imported(nerve::echo::hash(&bytes));

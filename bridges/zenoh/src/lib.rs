@@ -25,6 +25,8 @@
 
 mod ask;
 pub mod config;
+mod dedup;
+pub mod direct;
 mod export;
 mod import;
 mod limits;
@@ -93,6 +95,14 @@ pub struct TopicStats {
     /// it (a best-effort topic faster than the network). Latest-only topics skip older
     /// messages by design; those are not counted.
     pub missed: u64,
+    /// Copies of a message already delivered (the bridge and the publishing process both
+    /// sent it during a hand-over), dropped here.
+    #[serde(default)]
+    pub duplicates: u64,
+    /// Exported, and every publisher of it here sends it to other hosts itself: the bridge
+    /// leaves it to them (`direct`).
+    #[serde(default)]
+    pub direct: bool,
     /// Whether this host exports it / imports it now.
     pub exported: bool,
     /// See `exported`.
@@ -108,6 +118,9 @@ struct Counters {
     dropped: AtomicU64,
     resets: AtomicU64,
     missed: AtomicU64,
+    duplicates: AtomicU64,
+    /// The export is left to the topic's publishers (all of them send directly).
+    direct: AtomicBool,
 }
 
 /// One topic as the bridge knows it (exported, imported, or both).
@@ -142,6 +155,8 @@ struct Inner {
     bad_metas: AtomicU64,
     /// Remote topics refused for this host's limits.
     refusals: Mutex<limits::Refusals>,
+    /// What the view tells this host's processes to open their own sessions with.
+    join: String,
 }
 
 impl Inner {
@@ -220,6 +235,8 @@ impl Bridge {
     /// Opens the Zenoh session and starts exporting and importing.
     pub fn start(config: BridgeConfig) -> Result<Bridge, BridgeError> {
         let session = zenoh::open(config.zenoh.clone()).wait().map_err(zerr)?;
+        let join =
+            direct::DirectConfig::beside(&config).map_or_else(|_| String::new(), |d| d.json());
         let zid = session.zid();
         let id: [u8; 16] = zid.to_le_bytes();
         let inner = Arc::new(Inner {
@@ -236,6 +253,7 @@ impl Bridge {
             own: Mutex::default(),
             bad_metas: AtomicU64::new(0),
             refusals: Mutex::default(),
+            join,
         });
         let (domain, me) = (inner.config.domain, inner.id_str.clone());
         let host_token = inner
@@ -336,6 +354,8 @@ impl Inner {
                     dropped: c.dropped.load(Relaxed),
                     resets: c.resets.load(Relaxed),
                     missed: c.missed.load(Relaxed),
+                    duplicates: c.duplicates.load(Relaxed),
+                    direct: c.direct.load(Relaxed),
                     exported: t.export.lock().unwrap_or_else(|e| e.into_inner()).is_some(),
                     imported: t.import.lock().unwrap_or_else(|e| e.into_inner()).is_some(),
                 }
@@ -396,6 +416,7 @@ impl Inner {
             bad_metas: self.bad_metas.load(Relaxed),
             refused_imports,
             refused,
+            join: self.join.clone(),
         }
     }
 }

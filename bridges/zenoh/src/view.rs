@@ -70,6 +70,10 @@ pub struct BridgeView {
     /// The newest of those, with their host and the reason.
     #[serde(default)]
     pub refused: Vec<Refusal>,
+    /// How a process on this host opens its own Zenoh session beside the bridge (`direct`):
+    /// Zenoh's configuration as JSON (empty: the bridge offers none).
+    #[serde(default)]
+    pub join: String,
 }
 
 fn open(domain: u32) -> Result<Topic<Msgpack<BridgeView>>, nerve::OpenError> {

@@ -2,7 +2,8 @@
 //!
 //! - `nerve/<domain>/<topic>`: the messages of a topic, in nerve's encoding (a fixed message's
 //!   bytes; a chunked one's header, padding and payload as in its chunk). Each carries an
-//!   [`Attachment`]: the sending bridge, its sequence number on that topic, the type's hash.
+//!   [`Attachment`]: the ring and index of the message, the sender and its sequence number on
+//!   that topic, the type's hash.
 //! - `nerve/<domain>/@topic/<bridge>/<topic>`: a liveliness token per exported topic (Zenoh's
 //!   `@` chunks are not matched by `**`, so these never mix with messages).
 //! - `nerve/<domain>/@meta/<bridge>/<topic>`: a queryable answering the topic's [`WireMeta`].
@@ -93,37 +94,53 @@ impl WireMeta {
     }
 }
 
-/// Sent with every message.
+/// Sent with every message: which message of which ring it is (the same on every path it
+/// takes: from the host bridge or from the publishing process itself), and who sent it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Attachment {
-    /// The sending bridge (its Zenoh id's bytes).
-    pub bridge: [u8; 16],
-    /// Its count of messages sent on this topic, from 0 (gaps: messages lost on the way).
+    /// The segment the message was published in (`RawTopic::ring_id`).
+    pub ring: u64,
+    /// Its index in that ring: with `ring`, what keeps one of each message when two paths
+    /// carry it (a hand-over between the bridge and the publishing process).
+    pub index: u64,
+    /// The sender (a bridge, or one publisher's egress).
+    pub sender: u64,
+    /// The sender's count of messages sent on this topic, from 0 (gaps: lost on the way).
     pub seq: u64,
     /// The stored type's layout hash (a message of another type is refused).
     pub layout_hash: u64,
 }
 
 /// Bytes of an encoded [`Attachment`].
-pub const ATTACHMENT_BYTES: usize = 32;
+pub const ATTACHMENT_BYTES: usize = 40;
 
 impl Attachment {
-    /// As 32 bytes (little endian).
+    /// As 40 bytes (little endian).
     pub fn encode(&self) -> [u8; ATTACHMENT_BYTES] {
         let mut out = [0u8; ATTACHMENT_BYTES];
-        out[..16].copy_from_slice(&self.bridge);
-        out[16..24].copy_from_slice(&self.seq.to_le_bytes());
-        out[24..].copy_from_slice(&self.layout_hash.to_le_bytes());
+        let words = [
+            self.ring,
+            self.index,
+            self.sender,
+            self.seq,
+            self.layout_hash,
+        ];
+        for (chunk, w) in out.chunks_exact_mut(8).zip(words) {
+            chunk.copy_from_slice(&w.to_le_bytes());
+        }
         out
     }
 
     /// From another host's bytes.
     pub fn decode(bytes: &[u8]) -> Option<Self> {
         let b: &[u8; ATTACHMENT_BYTES] = bytes.try_into().ok()?;
+        let w = |i: usize| u64::from_le_bytes(b[i * 8..i * 8 + 8].try_into().unwrap_or([0; 8]));
         Some(Attachment {
-            bridge: b[..16].try_into().ok()?,
-            seq: u64::from_le_bytes(b[16..24].try_into().ok()?),
-            layout_hash: u64::from_le_bytes(b[24..].try_into().ok()?),
+            ring: w(0),
+            index: w(1),
+            sender: w(2),
+            seq: w(3),
+            layout_hash: w(4),
         })
     }
 }
@@ -143,12 +160,15 @@ mod tests {
     #[test]
     fn attachments_round_trip_and_refuse_other_lengths() {
         let a = Attachment {
-            bridge: [7; 16],
+            ring: 1,
+            index: 2,
+            sender: 3,
             seq: 42,
             layout_hash: 0xdead_beef,
         };
         assert_eq!(Attachment::decode(&a.encode()), Some(a));
-        assert_eq!(Attachment::decode(&a.encode()[..31]), None);
+        assert_eq!(Attachment::decode(&a.encode()[..39]), None);
+        assert_eq!(Attachment::decode(&[0; 41]), None);
     }
 
     #[test]

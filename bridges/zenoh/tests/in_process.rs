@@ -76,6 +76,14 @@ fn an_applications_own_publisher_is_exported() {
     assert_eq!(bytes, bytemuck::bytes_of(&sent));
     let att = att.expect("an attachment");
     assert_eq!(att.seq, 0);
+    // Named by its ring and its index there, the same on every path it may take.
+    let ring = nerve::raw::RawTopic::join("app/cmd", d).unwrap().ring_id();
+    assert_eq!((att.ring, att.index), (ring, 0));
+    publisher.send(&sent).unwrap();
+    let (_, second) = rx
+        .recv_timeout(Duration::from_secs(5))
+        .expect("a second message");
+    assert_eq!(second.map(|a| (a.ring, a.index, a.seq)), Some((ring, 1, 1)));
     assert_eq!(
         att.layout_hash,
         nerve::raw::stored_type::<CmdVel>().layout_hash

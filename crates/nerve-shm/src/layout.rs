@@ -3,8 +3,10 @@
 //! ```text
 //! 0       HeaderFields   plain fields, written once by the creator before `ready` is set
 //! 1024    head           AtomicU64: index of the next message to claim (own cache line)
-//! 1088    solo, sleepers AtomicU64 tag of the publisher allowed to claim by plain stores, and
-//!                        AtomicU32 count of readers about to sleep (see ring.rs; own line)
+//! 1088    solo, sleepers AtomicU64 tag of the publisher allowed to claim by plain stores,
+//!         remote         AtomicU32 count of readers about to sleep (see ring.rs), and
+//!                        AtomicU32 other hosts that want the topic (written by the host's
+//!                        bridge; read by every send: see nerve-transport's `remote`; own line)
 //! 4096    endpoints      max_endpoints × 64 B records (publishers and subscribers)
 //! schema  description    the message type's description (opaque bytes, written once by the
 //!                        creator; empty for a type without one), 64-byte aligned
@@ -21,8 +23,8 @@ use std::sync::atomic::{AtomicU32, AtomicU64};
 /// `b"NERVTOPC"` as a little-endian u64.
 pub const TOPIC_MAGIC: u64 = u64::from_le_bytes(*b"NERVTOPC");
 /// Bumped on any change of this layout (5: records name processes by life token, not start
-/// time).
-pub const LAYOUT_VERSION: u32 = 5;
+/// time; 6: a ring id per segment, the `remote` word, a publisher's `direct` flag).
+pub const LAYOUT_VERSION: u32 = 6;
 /// `ready` value once the creator has finished initialising the segment.
 pub const READY: u32 = 0x5245_4459;
 /// Offset of the `head` counter.
@@ -31,6 +33,9 @@ pub const HEAD_OFFSET: usize = 1024;
 pub const SOLO_OFFSET: usize = 1088;
 /// Offset of the `sleepers` count.
 pub const SLEEPERS_OFFSET: usize = SOLO_OFFSET + 8;
+/// Offset of the `remote` word (other hosts that want the topic), beside `solo`: the line a
+/// send reads anyway.
+pub const REMOTE_OFFSET: usize = SLEEPERS_OFFSET + 4;
 /// Offset of the endpoint table.
 pub const ENDPOINTS_OFFSET: usize = 4096;
 /// Size of one endpoint record.
@@ -149,6 +154,9 @@ pub struct HeaderFields {
     pub pool_len: u64,
     /// Offset of the type description (after the endpoints, before the slots).
     pub schema_offset: u64,
+    /// This segment's identity (63 random bits): the same topic created again is another
+    /// ring, whose sequence numbers start again (the network's duplicate filter keys on it).
+    pub ring_id: u64,
 }
 
 /// What a segment was validated to contain: the only source of offsets after opening.
@@ -182,6 +190,8 @@ pub struct TopicParams {
     pub creator_pid: u32,
     /// Creator's life token.
     pub creator_token: u64,
+    /// See [`HeaderFields::ring_id`].
+    pub ring_id: u64,
 }
 
 /// What the creator asks for.
@@ -330,6 +340,7 @@ impl TopicConfig {
             } else {
                 0
             },
+            ring_id: crate::liveness::random_id(),
         })
     }
 }
@@ -450,6 +461,7 @@ impl HeaderFields {
             total_size: total,
             creator_pid: self.creator_pid,
             creator_token: self.creator_token,
+            ring_id: self.ring_id,
         })
     }
 }
@@ -475,6 +487,9 @@ pub struct EndpointRecord {
     /// so a message abandoned by a dead writer is not mistaken for one being written by the
     /// record's next owner.
     pub generation: AtomicU32,
+    /// Publishers: 1 while the owning process sends the topic's messages to every other host
+    /// itself (the host bridge need not export them); 0 when claimed.
+    pub direct: AtomicU32,
 }
 
 /// Free endpoint record.
@@ -493,7 +508,7 @@ pub const ENDPOINT_RECLAIMING: u32 = 0x11;
 
 const _: () = assert!(std::mem::size_of::<EndpointRecord>() == ENDPOINT_SIZE);
 const _: () = assert!(std::mem::size_of::<HeaderFields>() <= HEAD_OFFSET);
-const _: () = assert!(SOLO_OFFSET >= HEAD_OFFSET + 64 && SLEEPERS_OFFSET + 4 <= SOLO_OFFSET + 64);
+const _: () = assert!(SOLO_OFFSET >= HEAD_OFFSET + 64 && REMOTE_OFFSET + 4 <= SOLO_OFFSET + 64);
 const _: () = assert!(SOLO_OFFSET + 64 <= ENDPOINTS_OFFSET);
 
 #[cfg(test)]

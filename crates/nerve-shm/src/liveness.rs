@@ -263,6 +263,11 @@ fn life_path(dir: &Path, token: u64) -> PathBuf {
     dir.join(format!("{token:016x}"))
 }
 
+/// 63 random bits, never 0: an identity (a process's life token, a segment's ring id).
+pub fn random_id() -> u64 {
+    random_token()
+}
+
 /// 63 random bits, never 0.
 fn random_token() -> u64 {
     loop {

@@ -30,8 +30,8 @@ use std::ptr::NonNull;
 use std::sync::atomic::{fence, AtomicU32, AtomicU64, Ordering::*};
 
 use crate::layout::{
-    EndpointRecord, TopicParams, ENDPOINTS_OFFSET, ENDPOINT_SIZE, HEAD_OFFSET, SLEEPERS_OFFSET,
-    SLOT_HEADER, SOLO_OFFSET,
+    EndpointRecord, TopicParams, ENDPOINTS_OFFSET, ENDPOINT_SIZE, HEAD_OFFSET, REMOTE_OFFSET,
+    SLEEPERS_OFFSET, SLOT_HEADER, SOLO_OFFSET,
 };
 use crate::words;
 
@@ -173,6 +173,13 @@ impl Ring {
         unsafe { &*(self.base.as_ptr().add(SLEEPERS_OFFSET) as *const AtomicU32) }
     }
 
+    /// Other hosts that want the topic (0: none; written by the host's bridge, read by every
+    /// send). Relaxed both sides: a hint, acted on by the next send that sees it.
+    pub fn remote(&self) -> &AtomicU32 {
+        // SAFETY: REMOTE_OFFSET is inside every validated segment and 4-byte aligned.
+        unsafe { &*(self.base.as_ptr().add(REMOTE_OFFSET) as *const AtomicU32) }
+    }
+
     /// Number of endpoint records.
     pub fn endpoint_count(&self) -> u32 {
         self.endpoints
@@ -306,6 +313,7 @@ impl Ring {
             e.cursor.store(self.head().load(Relaxed), Relaxed);
             e.count.store(0, Relaxed);
             e.lost.store(0, Relaxed);
+            e.direct.store(0, Relaxed);
             e.busy.store(0, Relaxed);
             e.generation.fetch_add(1, Relaxed);
             // Release pairs with the Acquire loads of `state` by readers of the table.

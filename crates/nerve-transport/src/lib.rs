@@ -11,6 +11,7 @@ mod loan;
 mod msgpack;
 mod open;
 mod publish;
+pub mod remote;
 mod sample;
 mod shared;
 mod solo;

@@ -12,6 +12,7 @@ use nerve_shm::{barrier, ChunkId, Claimed, Reliability};
 
 use crate::endpoint::Endpoint;
 use crate::error::{OpenError, SendError};
+use crate::remote::Outlet;
 use crate::shared::{data_offset, Descriptor, Shared};
 use crate::solo::thread_tag;
 
@@ -34,6 +35,8 @@ pub struct PubCore {
     exclusive: bool,
     /// Invalid descriptors met in replaced slots (a damaged segment).
     corrupt: AtomicU64,
+    /// Where messages go to other hosts from this process (see `remote`).
+    outlet: Outlet,
 }
 
 /// How long a reliable publisher waits for room by default.
@@ -53,6 +56,7 @@ impl PubCore {
             solo_thread: AtomicUsize::new(0),
             exclusive,
             corrupt: AtomicU64::new(0),
+            outlet: Outlet::default(),
         })
     }
 
@@ -76,7 +80,7 @@ impl PubCore {
     /// The solo path of `publish`, taken with our `busy` flag set and the right verified:
     /// plain loads and stores only (no locked instruction, no fence). None: no room on a
     /// reliable topic (the caller falls back to the waiting path).
-    fn publish_solo(&self, payload: &[u8], chunk: Option<ChunkId>) -> Option<bool> {
+    fn publish_solo(&self, payload: &[u8], chunk: Option<ChunkId>, keep: bool) -> Option<u64> {
         let shared = self.shared();
         let ring = &shared.ring;
         let n = ring.head().load(Relaxed);
@@ -85,8 +89,8 @@ impl PubCore {
         }
         ring.head().store(n + 1, Relaxed);
         let claim = ring.begin_write_solo(n, self.ep.tag, shared.pool.is_some());
-        self.fill(n, claim, payload, chunk, true);
-        Some(true)
+        self.fill(n, claim, payload, chunk, true, keep);
+        Some(n)
     }
 
     /// Whether a shared owner's send comes from its solo thread (adopting the first one).
@@ -197,6 +201,62 @@ impl PubCore {
     /// once a slot is claimed (waiting for room included), so a publisher killed while it
     /// waits leaves the reference recorded as its own, for the reclaim of its endpoint.
     pub(crate) fn publish(&self, payload: &[u8], chunk: Option<ChunkId>) -> bool {
+        if Outlet::wanted(self.shared()) {
+            return self.publish_out(payload, chunk);
+        }
+        self.publish_at(payload, chunk, false).is_some()
+    }
+
+    /// `publish` when another host wants the topic: the message goes to the local
+    /// subscribers, then to this process's egress (see `remote`), if it has one.
+    #[cold]
+    fn publish_out(&self, payload: &[u8], chunk: Option<ChunkId>) -> bool {
+        let Some(egress) = self.outlet.get(&self.ep) else {
+            return self.publish_at(payload, chunk, false).is_some();
+        };
+        let (Some(id), Some(pool)) = (chunk, &self.shared().pool) else {
+            // A fixed message: `payload` is the caller's.
+            let Some(n) = self.publish_at(payload, None, false) else {
+                return false;
+            };
+            egress.send(n, payload);
+            return true;
+        };
+        // A chunk: one more reference, held under our holder bit until the egress has the
+        // bytes (a lapped best-effort ring may release the ring's meanwhile); a process killed
+        // in between leaves it to the reclaim of its endpoint like any loan.
+        if !pool.retain(id, self.ep.index) {
+            return self.publish_at(payload, chunk, false).is_some();
+        }
+        let Some(n) = self.publish_at(payload, chunk, true) else {
+            // Full: the loan's reference stays the caller's, ours goes.
+            let _ = pool.release_unowned(id);
+            return false;
+        };
+        let shared = self.shared();
+        let len = Descriptor::from_bytes(payload.try_into().unwrap_or(&[0; 16])).len as usize;
+        let span = data_offset(shared.params.stored_type.size as usize)
+            .saturating_add(
+                len.saturating_mul((shared.params.stored_type.elem_size as usize).max(1)),
+            )
+            .min(pool.chunk_size());
+        // SAFETY: our reference keeps the chunk from being recycled; its first `span` bytes
+        // lie inside it (clamped to the chunk size) and were written before the send.
+        let bytes = unsafe { std::slice::from_raw_parts(pool.chunk_ptr(id.index), span) };
+        egress.send(n, bytes);
+        pool.release(id, self.ep.index);
+        true
+    }
+
+    /// Keeps this publisher's messages off any egress (see `Outlet::close`).
+    pub(crate) fn keep_local(&self) {
+        self.outlet.close();
+    }
+
+    /// Writes one message; returns its index in the ring, None when the topic is full.
+    /// `keep`: the caller holds a second reference on `chunk` under its holder bit, which
+    /// therefore stays set (the ring takes the loan's reference unrecorded).
+    fn publish_at(&self, payload: &[u8], chunk: Option<ChunkId>, keep: bool) -> Option<u64> {
         if self.solo_tag != 0 && (self.exclusive || self.on_solo_thread()) {
             let rec = self.ep.record();
             rec.busy.store(1, Relaxed);
@@ -206,17 +266,17 @@ impl PubCore {
             // The store→load order against a revoker comes from its heavy barrier.
             barrier::light();
             if self.shared().ring.solo().load(Relaxed) == self.solo_tag {
-                if let Some(ok) = self.publish_solo(payload, chunk) {
-                    return ok;
+                if let Some(n) = self.publish_solo(payload, chunk, keep) {
+                    return Some(n);
                 }
             }
         }
-        let Some(n) = self.claim() else { return false };
+        let n = self.claim()?;
         let shared = self.shared();
         let ring = &shared.ring;
         let claim = ring.begin_write(n, self.ep.tag, |w| shared.writer_gone(w));
-        self.fill(n, claim, payload, chunk, false);
-        true
+        self.fill(n, claim, payload, chunk, false, keep);
+        Some(n)
     }
 
     /// Writes and commits message `n` into the slot `claim` took; releases the chunk a
@@ -228,6 +288,7 @@ impl PubCore {
         payload: &[u8],
         chunk: Option<ChunkId>,
         solo: bool,
+        keep: bool,
     ) {
         let shared = self.shared();
         let ring = &shared.ring;
@@ -235,7 +296,7 @@ impl PubCore {
         // writer died mid-write, which makes the slot's descriptor a guess to check).
         let mut carried = None;
         if let Some(pool) = &shared.pool {
-            if let Some(id) = chunk {
+            if let Some(id) = chunk.filter(|_| !keep) {
                 // The ring takes over our reference (see pool.rs on the order of these steps).
                 pool.disown(id, self.ep.index);
             }

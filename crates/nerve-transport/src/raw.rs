@@ -20,11 +20,13 @@
 //! ```
 
 use std::collections::BTreeMap;
+use std::sync::atomic::Ordering::{Acquire, Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
 
 pub use nerve_msgs::described::{DocError, TypeDoc};
 use nerve_msgs::{Message, MessageKind};
+use nerve_shm::layout::ENDPOINT_PUBLISHER;
 use nerve_shm::Reliability;
 
 pub use nerve_shm::StoredType;
@@ -214,6 +216,40 @@ impl RawTopic {
         self.shared
             .chunk_limit(self.shared.params.stored_type.size as usize)
     }
+    /// The segment's identity: the same name created again is another ring, whose sequence
+    /// numbers start again (see [`remote`](crate::remote)).
+    pub fn ring_id(&self) -> u64 {
+        self.shared.params.ring_id
+    }
+    /// The index the next message will take (messages so far, on a ring that never reset).
+    pub fn next_index(&self) -> u64 {
+        self.shared.ring.head().load(Relaxed)
+    }
+    /// Other hosts that want the topic, as the host's bridge last wrote it.
+    pub fn remote_interest(&self) -> u32 {
+        self.shared.ring.remote().load(Relaxed)
+    }
+    /// Says how many other hosts want the topic (the host's bridge does): a publisher whose
+    /// process has a path to other hosts sends there itself while this is not 0.
+    pub fn set_remote_interest(&self, hosts: u32) {
+        self.shared.ring.remote().store(hosts, Relaxed);
+    }
+    /// Live publishers of the topic, and how many of them send it to every other host
+    /// themselves (their egress's `direct` flag is up).
+    pub fn publishers_direct(&self) -> (u32, u32) {
+        let ring = &self.shared.ring;
+        let (mut all, mut direct) = (0, 0);
+        for i in 0..ring.endpoint_count() {
+            let e = ring.endpoint(i);
+            // Acquire pairs with the Release store of `state` in `Ring::claim_endpoint` (the
+            // record is its owner's), and of `direct` in `DirectFlag::set`.
+            if e.state.load(Acquire) == ENDPOINT_PUBLISHER && !ring.endpoint_dead(i) {
+                all += 1;
+                direct += u32::from(e.direct.load(Acquire) != 0);
+            }
+        }
+        (all, direct)
+    }
 }
 
 /// Publishes untyped messages. Cheap to share: loans hold a clone of its core.
@@ -240,6 +276,13 @@ impl RawPublisher {
     /// second sending thread switches the topic to locked claims.
     pub fn is_solo(&self) -> bool {
         self.core.is_solo()
+    }
+
+    /// This publisher's messages never go to other hosts from this process itself (see
+    /// [`remote`](crate::remote)): what a bridge's importer publishes came from another host
+    /// and must not be sent back.
+    pub fn keep_local(&self) {
+        self.core.keep_local();
     }
 
     /// The topic name.
@@ -416,6 +459,18 @@ impl RawSubscriber {
     pub fn recv_timeout(&mut self, timeout: Duration) -> Result<Option<RawMessage<'_>>, RecvError> {
         let got = self.run(Some(Some(timeout)))?;
         Ok(got.map(|g| self.wrap(g)))
+    }
+
+    /// Like `recv_timeout`, with the message's index in the ring (what names it on every path
+    /// to another host, with [`RawTopic::ring_id`]).
+    pub fn recv_timeout_indexed(
+        &mut self,
+        timeout: Duration,
+    ) -> Result<Option<(u64, RawMessage<'_>)>, RecvError> {
+        let got = self.run(Some(Some(timeout)))?;
+        // The cursor moved past the message just taken.
+        let index = self.core.cursor.wrapping_sub(1);
+        Ok(got.map(|g| (index, self.wrap(g))))
     }
 
     /// Like `recv_timeout`, but a timeout is an error naming the topic.

@@ -87,7 +87,7 @@
 /// `serde_doc`).
 pub use nerve_transport::msgs;
 
-pub use nerve_transport::{document, name, raw, registry, time, values};
+pub use nerve_transport::{document, name, raw, registry, remote, time, values};
 
 pub use nerve_transport::msgs::{ChunkedMessage, FixedMessage, Message};
 pub use nerve_transport::{

@@ -3,7 +3,10 @@
 //! receive time − send stamp). Systems, in interleaved rounds per case:
 //!
 //! - `nerve`: nerve publishers and subscribers on each host's shared memory, a Zenoh bridge
-//!   per host (`nerve_zenoh`, peer mode, TCP);
+//!   per host (`nerve_zenoh`, peer mode, TCP, both listening), the publishing process sending
+//!   into Zenoh itself (`nerve_zenoh::direct`, issue 35);
+//! - `nerve-bridge`: the same without `direct`: every message through both bridges (what a
+//!   process that may not open sockets keeps);
 //! - `zenoh`: raw Zenoh, the same payloads, publishers `express` with blocking congestion
 //!   control as the bridge sends reliable topics, TCP, the subscriber a callback on Zenoh's
 //!   thread;
@@ -245,12 +248,24 @@ fn systems(case: &Case, one_host: bool, quick: bool) -> &'static [&'static str] 
         Kind::Channel { .. } if case.size <= 8192 && quick => {
             &["nerve", "zenoh", "zenoh-recv", "udp", "ros2"]
         }
-        Kind::Channel { .. } if case.size <= 8192 => {
-            &["nerve", "zenoh", "zenoh-recv", "udp", "ros2", "nerve-local"]
-        }
+        Kind::Channel { .. } if case.size <= 8192 => &[
+            "nerve",
+            "zenoh",
+            "zenoh-recv",
+            "udp",
+            "ros2",
+            "nerve-bridge",
+            "nerve-local",
+        ],
         Kind::Rpc { .. } => &["nerve", "zenoh", "ros2"],
         _ if quick => &["nerve", "zenoh", "zenoh-recv"],
-        _ => &["nerve", "zenoh", "zenoh-recv", "nerve-local"],
+        _ => &[
+            "nerve",
+            "zenoh",
+            "zenoh-recv",
+            "nerve-bridge",
+            "nerve-local",
+        ],
     }
 }
 
@@ -285,7 +300,8 @@ fn run_one(
     let (ha, hb) = if one_host { (1, 1) } else { (0, 1) };
     let a = &net.hosts[ha].ip;
     let raw_zenoh = system.starts_with("zenoh");
-    let zenoh_port = if system == "nerve" { 7447 } else { 7448 };
+    let bridged = system == "nerve" || system == "nerve-bridge";
+    let zenoh_port = if bridged { 7447 } else { 7448 };
     let listen = vec![format!("tcp/{a}:{zenoh_port}")];
     let connect = listen.clone();
     let base = Spec {
@@ -297,8 +313,11 @@ fn run_one(
         ..Spec::default()
     };
     let mut bridges = Vec::new();
-    if system == "nerve" && !one_host {
-        for (host, (l, c)) in [(listen.clone(), vec![]), (vec![], connect.clone())]
+    // Both bridges listen (a process's own session reaches the other host's bridge that way);
+    // the receiving host's connects to the sending host's.
+    let b_listen = vec![format!("tcp/{}:{zenoh_port}", net.hosts[hb].ip)];
+    if bridged && !one_host {
+        for (host, (l, c)) in [(listen.clone(), vec![]), (b_listen, connect.clone())]
             .into_iter()
             .enumerate()
         {
@@ -352,6 +371,8 @@ fn run_one(
                 if system == "nerve-local" { hb } else { ha },
                 &Spec {
                     listen: a_listen,
+                    // `nerve`: its own session beside the host bridge.
+                    direct: system == "nerve" && !one_host,
                     ..spec("pub")
                 },
             )?;

@@ -49,6 +49,10 @@ pub struct Spec {
     /// empty: `count` topics of `size` at `hz`.
     #[serde(default)]
     pub mix: Vec<(usize, f64)>,
+    /// A nerve publisher: sends to other hosts itself (`nerve_zenoh::direct`, configured by
+    /// the host bridge); false: through the bridge only.
+    #[serde(default)]
+    pub direct: bool,
 }
 
 impl Spec {
@@ -218,7 +222,10 @@ fn publish(spec: &Spec) -> Result<Outcome> {
     let mut senders: Vec<Box<dyn FnMut(u64) + Send>> = Vec::new();
     let _session;
     match spec.system.as_str() {
-        "nerve" | "nerve-local" => {
+        "nerve" | "nerve-bridge" | "nerve-local" => {
+            if spec.direct {
+                nerve_zenoh::direct::install_auto();
+            }
             for (k, &(size, _)) in topics.iter().enumerate() {
                 let p = open_image(k, spec.size.max(size))?.publisher()?;
                 senders.push(Box::new(move |i| {
@@ -326,7 +333,7 @@ fn subscribe(spec: &Spec) -> Result<Outcome> {
     let _session;
     let _subs: Vec<zenoh::pubsub::Subscriber<()>>;
     match spec.system.as_str() {
-        "nerve" | "nerve-local" => {
+        "nerve" | "nerve-bridge" | "nerve-local" => {
             let mut subs = Vec::new();
             for (k, &(size, _)) in topics.iter().enumerate() {
                 let t = open_image(k, spec.size.max(size))?;

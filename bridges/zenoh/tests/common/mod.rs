@@ -198,10 +198,14 @@ impl Rogue {
     }
 }
 
-/// An attachment from sender `[0xbd; 16]`.
+/// An attachment from sender `0xbd` with its sequence number `seq`, of a message of ring
+/// `0xbd` no other call names (the next index).
 pub fn att(seq: u64, layout_hash: u64) -> Vec<u8> {
+    static INDEX: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     Attachment {
-        bridge: [0xbd; 16],
+        ring: 0xbd,
+        index: INDEX.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        sender: 0xbd,
         seq,
         layout_hash,
     }
