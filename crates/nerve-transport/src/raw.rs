@@ -242,9 +242,10 @@ impl RawTopic {
         for i in 0..ring.endpoint_count() {
             let e = ring.endpoint(i);
             // Acquire pairs with the Release store of `state` in `Ring::claim_endpoint` (the
-            // record is its owner's), and of `direct` in `DirectFlag::set`.
+            // record is its owner's).
             if e.state.load(Acquire) == ENDPOINT_PUBLISHER && !ring.endpoint_dead(i) {
                 all += 1;
+                // Acquire pairs with the Release store of `direct` in `DirectFlag::set`.
                 direct += u32::from(e.direct.load(Acquire) != 0);
             }
         }
