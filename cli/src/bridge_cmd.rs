@@ -289,6 +289,12 @@ fn config(domain: u32, a: &ZenohArgs) -> anyhow::Result<BridgeConfig> {
             ..BridgeConfig::new()
         },
     };
+    // The one-line setup, unless the flags or a file say where to listen and connect.
+    if a.config.is_none() && a.listen.is_empty() && a.connect.is_empty() {
+        if let Ok(peers) = std::env::var(nerve_zenoh::config::PEERS_ENV) {
+            c.peers(&peers)?;
+        }
+    }
     if !a.listen.is_empty() {
         c.listen(&a.listen)?;
     }

@@ -193,3 +193,27 @@ fn deep_or_huge_launch_and_parameter_files_are_refused_at_once() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The one-line setup's variable refused by name when it holds no Zenoh endpoint, before
+/// anything is opened (the flags win over it: no error when they are given).
+#[test]
+fn nerve_peers_that_name_no_endpoint_are_refused_by_name() {
+    let (d, _g) = domain();
+    for (peers, says) in [
+        ("10.0.0.2", "NERVE_PEERS, `10.0.0.2`: not a Zenoh endpoint"),
+        (" , ", "NERVE_PEERS: names no peer"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_nerve"))
+            .args(["bridge", "zenoh"])
+            .env("NERVE_DOMAIN", d.to_string())
+            .env("NERVE_PEERS", peers)
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{peers:?}: {err}");
+        assert!(err.contains(says), "{peers:?}: expected {says:?} in: {err}");
+        assert!(err.contains("tcp/<address>:7447"), "{err}");
+    }
+}

@@ -49,6 +49,12 @@ use zenoh::key_expr::OwnedKeyExpr;
 
 use crate::BridgeError;
 
+/// The one-line setup's variable: the other hosts' bridges, `tcp/10.0.0.2:7447[,…]`.
+pub const PEERS_ENV: &str = "NERVE_PEERS";
+
+/// Where a bridge set up by [`PEERS_ENV`] alone listens.
+pub const DEFAULT_LISTEN: &str = "tcp/0.0.0.0:7447";
+
 /// How a bridge runs.
 #[derive(Debug)]
 pub struct BridgeConfig {
@@ -239,6 +245,38 @@ impl BridgeConfig {
         self.set_zenoh("connect/endpoints", &json_list(endpoints))
     }
 
+    /// The one-line setup (`NERVE_PEERS`, comma separated): listen on [`DEFAULT_LISTEN`] and
+    /// connect to each of `peers`, no multicast. Each must be a Zenoh endpoint
+    /// (`tcp/10.0.0.2:7447`); anything else is an error naming it.
+    pub fn peers(&mut self, peers: &str) -> Result<(), BridgeError> {
+        let list: Vec<String> = peers
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(str::to_owned)
+            .collect();
+        for p in &list {
+            if let Err(e) = p.parse::<zenoh::config::EndPoint>() {
+                return Err(BridgeError::Config {
+                    what: format!("{PEERS_ENV}, `{p}`"),
+                    reason: format!(
+                        "not a Zenoh endpoint ({e}); write it as tcp/<address>:7447, several separated by commas"
+                    ),
+                });
+            }
+        }
+        if list.is_empty() {
+            return Err(BridgeError::Config {
+                what: PEERS_ENV.into(),
+                reason: "names no peer; write tcp/<address>:7447, several separated by commas"
+                    .into(),
+            });
+        }
+        self.listen(&[DEFAULT_LISTEN.to_owned()])?;
+        self.connect(&list)?;
+        self.multicast(false)
+    }
+
     /// `peer` (the default), `client` or `router`.
     pub fn mode(&mut self, mode: &str) -> Result<(), BridgeError> {
         self.set_zenoh("mode", &serde_json::Value::from(mode).to_string())
@@ -377,5 +415,28 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("zenoh"), "{e}");
+    }
+
+    #[test]
+    fn one_line_of_peers_sets_listen_connect_and_no_multicast() {
+        let mut c = BridgeConfig::new();
+        c.peers("tcp/10.0.0.2:7447, tcp/10.0.0.3:7447,").unwrap();
+        let json = |k: &str| c.zenoh.get_json(k).unwrap();
+        assert_eq!(json("listen/endpoints"), r#"["tcp/0.0.0.0:7447"]"#);
+        assert_eq!(
+            json("connect/endpoints"),
+            r#"["tcp/10.0.0.2:7447","tcp/10.0.0.3:7447"]"#
+        );
+        assert_eq!(json("scouting/multicast/enabled"), "false");
+        let e = c.peers("10.0.0.2").unwrap_err().to_string();
+        assert!(
+            e.contains("NERVE_PEERS, `10.0.0.2`") && e.contains("tcp/<address>:7447"),
+            "{e}"
+        );
+        assert!(c
+            .peers(" , ")
+            .unwrap_err()
+            .to_string()
+            .contains("names no peer"));
     }
 }

@@ -30,7 +30,7 @@ use crate::wire::{self, Attachment};
 use crate::{zerr, BridgeConfig, BridgeError};
 
 /// How often the process's egresses are looked after: declared, their flags set.
-const TICK: Duration = Duration::from_millis(20);
+const TICK: Duration = Duration::from_millis(100);
 
 /// The Zenoh configuration of a process's own session, made from its host bridge's.
 #[derive(Clone, Debug)]
