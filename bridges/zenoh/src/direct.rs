@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
-use nerve::remote::{DirectFlag, Egress, Remote, RemoteTopic};
+use nerve::remote::{DirectFlag, Egress, HeldChunk, Remote, RemoteTopic};
 use nerve::Reliability;
 use zenoh::qos::CongestionControl;
 use zenoh::sample::{Sample, SampleKind};
@@ -169,6 +169,18 @@ impl Drop for OutRef {
 
 impl Egress for OutRef {
     fn send(&self, index: u64, bytes: &[u8]) {
+        self.put(index, bytes.to_vec().into());
+    }
+
+    fn send_chunk(&self, index: u64, chunk: HeldChunk) {
+        // The chunk itself, no copy: Zenoh drops it (releasing it to the pool) once its
+        // bytes are in its batches.
+        self.put(index, bytes::Bytes::from_owner(chunk).into());
+    }
+}
+
+impl OutRef {
+    fn put(&self, index: u64, payload: zenoh::bytes::ZBytes) {
         let out = &self.0;
         let Some(p) = out.publisher.get() else {
             return; // not declared yet: the bridge exports meanwhile
@@ -182,7 +194,7 @@ impl Egress for OutRef {
             layout_hash: out.topic.layout_hash,
         };
         if let Err(e) = p
-            .put(bytes.to_vec())
+            .put(payload)
             .attachment(attachment.encode().to_vec())
             .wait()
         {

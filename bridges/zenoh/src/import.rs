@@ -324,13 +324,27 @@ impl Deliver {
             c.rejected.fetch_add(1, Relaxed);
             return;
         }
-        let bytes = s.payload().to_bytes();
-        let (fixed, payload) = match self.meta.split(&bytes) {
-            Ok(parts) => parts,
-            Err(_) => {
-                c.rejected.fetch_add(1, Relaxed);
-                return;
-            }
+        // A chunked message that came in fragments goes into its chunk piece by piece (no
+        // joined copy of a 6 MB frame first); anything else is read whole.
+        let zbytes = s.payload();
+        let fixed_kind = nerve::msgs::MessageKind::from_raw(self.meta.stored_type.kind)
+            == Some(nerve::msgs::MessageKind::Fixed);
+        let pieces = !fixed_kind && zbytes.slices().nth(1).is_some();
+        let whole = if pieces {
+            None
+        } else {
+            Some(zbytes.to_bytes())
+        };
+        let checked = match &whole {
+            Some(bytes) => self.meta.split(bytes).map(Parts::Whole),
+            None => self
+                .meta
+                .split_len(zbytes.len())
+                .map(|(h, p)| Parts::Pieces(h, p)),
+        };
+        let Ok(parts) = checked else {
+            c.rejected.fetch_add(1, Relaxed);
+            return;
         };
         // A gap counts as lost only up to MAX_SEQ_GAP: a peer's number must not set the figure.
         let (step, first) = {
@@ -355,13 +369,61 @@ impl Deliver {
             return;
         }
         // Noted before it is published: the exporter may read it at once.
-        self.state.echo.imported(nerve::echo::hash(&bytes));
-        match self.publisher.send_parts(fixed, payload) {
+        let published = match parts {
+            Parts::Whole((fixed, payload)) => {
+                let travelled = whole.as_deref().unwrap_or(fixed);
+                self.state.echo.imported(nerve::echo::hash(travelled));
+                self.publisher.send_parts(fixed, payload)
+            }
+            Parts::Pieces(header, payload) => {
+                self.state
+                    .echo
+                    .imported(nerve::echo::hash_slices(zbytes.slices()));
+                self.publish_pieces(zbytes, header, payload)
+            }
+        };
+        match published {
             Ok(()) => c.received.fetch_add(1, Relaxed),
             Err(e) => {
                 tracing::debug!(topic = self.publisher.topic(), error = %e, "not published");
                 c.dropped.fetch_add(1, Relaxed)
             }
         };
+    }
+}
+
+/// A received message, checked: whole (its fixed part and payload), or in fragments (the
+/// header and payload lengths).
+enum Parts<'a> {
+    Whole((&'a [u8], &'a [u8])),
+    Pieces(usize, usize),
+}
+
+impl Deliver {
+    /// Writes a chunked message that arrived in fragments into a loaned chunk: each fragment's
+    /// header part into the header, its payload part into the payload (the padding between
+    /// them is the chunk's own).
+    fn publish_pieces(
+        &self,
+        z: &zenoh::bytes::ZBytes,
+        header: usize,
+        payload: usize,
+    ) -> Result<(), nerve::SendError<()>> {
+        let mut loan = self.publisher.loan(header, payload)?;
+        let offset = nerve::raw::chunk_data_offset(header);
+        let mut pos = 0;
+        for piece in z.slices() {
+            let end = pos + piece.len();
+            if pos < header {
+                let n = end.min(header);
+                loan.header_mut()[pos..n].copy_from_slice(&piece[..n - pos]);
+            }
+            if end > offset {
+                let from = pos.max(offset);
+                loan.data_mut()[from - offset..end - offset].copy_from_slice(&piece[from - pos..]);
+            }
+            pos = end;
+        }
+        loan.send()
     }
 }

@@ -240,11 +240,13 @@ impl PubCore {
                 len.saturating_mul((shared.params.stored_type.elem_size as usize).max(1)),
             )
             .min(pool.chunk_size());
-        // SAFETY: our reference keeps the chunk from being recycled; its first `span` bytes
-        // lie inside it (clamped to the chunk size) and were written before the send.
-        let bytes = unsafe { std::slice::from_raw_parts(pool.chunk_ptr(id.index), span) };
-        egress.send(n, bytes);
-        pool.release(id, self.ep.index);
+        // SAFETY: the reference `retain` took, under our holder bit, passes to the held
+        // chunk; its first `span` bytes lie inside it (clamped to the chunk size) and were
+        // written before the send.
+        let held = unsafe {
+            crate::remote::HeldChunk::new(self.ep.clone(), id, pool.chunk_ptr(id.index), span)
+        };
+        egress.send_chunk(n, held);
         true
     }
 

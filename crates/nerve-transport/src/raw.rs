@@ -644,6 +644,35 @@ impl TopicMeta {
         Ok((&data[..size], payload))
     }
 
+    /// The header and payload lengths of a chunked message of `len` bytes as it lies in its
+    /// chunk (header, padding, payload), checked as [`split`](Self::split) checks them: for
+    /// a message that arrives in pieces and is written into its chunk piece by piece.
+    pub fn split_len(&self, len: usize) -> Result<(usize, usize), String> {
+        let t = &self.stored_type;
+        let size = t.size as usize;
+        if MessageKind::from_raw(t.kind) == Some(MessageKind::Fixed) {
+            return Err(format!(
+                "{} is a fixed type: split the message whole",
+                t.name
+            ));
+        }
+        let offset = chunk_data_offset(size);
+        let Some(payload) = len.checked_sub(offset) else {
+            return Err(format!(
+                "a message of {len} bytes is shorter than its {size}-byte header"
+            ));
+        };
+        let elem = (t.elem_size as usize).max(1);
+        if !payload.is_multiple_of(elem) || payload > self.max_payload_bytes {
+            return Err(format!(
+                "a payload of {payload} bytes: not a whole number of {elem}-byte elements of at \
+                 most {} bytes",
+                self.max_payload_bytes
+            ));
+        }
+        Ok((size, payload))
+    }
+
     /// Topic `name` of `domain`: joined as it is when it exists and carries this type, created
     /// as described otherwise (with `description`, the bytes
     /// [`RawTopic::description_bytes`] gave where it came from). A topic there with another

@@ -18,7 +18,7 @@
 use std::sync::atomic::Ordering::{Relaxed, Release};
 use std::sync::{Arc, OnceLock};
 
-use nerve_shm::Reliability;
+use nerve_shm::{ChunkId, Reliability};
 
 use crate::endpoint::Endpoint;
 use crate::shared::Shared;
@@ -55,12 +55,59 @@ impl DirectFlag {
     }
 }
 
+/// A published chunk held for the network: the pool does not reuse it while this lives (a
+/// reference under the publisher's holder bit, so a process killed meanwhile leaves it to the
+/// reclaim of its endpoint); dropping it releases the reference.
+pub struct HeldChunk {
+    ep: Arc<Endpoint>,
+    id: ChunkId,
+    ptr: *const u8,
+    len: usize,
+}
+
+// SAFETY: `ptr..ptr + len` lies in the mapping `ep` keeps alive, in a published chunk nobody
+// writes while a reference is held; the reference itself is released through the pool's
+// atomics, from any thread.
+unsafe impl Send for HeldChunk {}
+// SAFETY: as for Send: shared access only reads.
+unsafe impl Sync for HeldChunk {}
+
+impl HeldChunk {
+    /// # Safety
+    /// The caller holds one reference on chunk `id` under `ep`'s holder bit, which passes to
+    /// the new value, and `ptr..ptr + len` lies in that chunk, fully written.
+    pub(crate) unsafe fn new(ep: Arc<Endpoint>, id: ChunkId, ptr: *const u8, len: usize) -> Self {
+        HeldChunk { ep, id, ptr, len }
+    }
+}
+
+impl AsRef<[u8]> for HeldChunk {
+    fn as_ref(&self) -> &[u8] {
+        // SAFETY: see the Send impl: the bytes stay valid and unwritten while we live.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+impl Drop for HeldChunk {
+    fn drop(&mut self) {
+        if let Some(pool) = &self.ep.shared.pool {
+            pool.release(self.id, self.ep.index);
+        }
+    }
+}
+
 /// Where a publisher's messages go to other hosts.
 pub trait Egress: Send + Sync {
     /// Sends message `seq` of the ring (`bytes`: a fixed message, or a chunked one as it lies
     /// in its chunk). Never blocks on a session that is still opening (the bridge exports
     /// meanwhile); may wait for room in the network's queue on a reliable topic.
     fn send(&self, seq: u64, bytes: &[u8]);
+
+    /// Sends chunked message `seq`, keeping `chunk` for as long as the network needs its
+    /// bytes (no copy). By default, `send` of its bytes.
+    fn send_chunk(&self, seq: u64, chunk: HeldChunk) {
+        self.send(seq, chunk.as_ref());
+    }
 }
 
 /// A process's path to other hosts, installed once.

@@ -33,6 +33,16 @@ pub fn hash(bytes: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(bytes)
 }
 
+/// [`hash`] of the bytes these slices hold one after another (a message as the network
+/// delivers it, in fragments), without joining them first.
+pub fn hash_slices<'a>(slices: impl IntoIterator<Item = &'a [u8]>) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    for s in slices {
+        h.update(s);
+    }
+    h.digest()
+}
+
 /// The key of a message given as its fixed part and payload (a chunk's header and its data,
 /// without the padding between them): the same however the message was written, so a
 /// publisher can note it before sending and a subscriber find it on receipt.
@@ -97,6 +107,19 @@ impl EchoFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_message_in_fragments_hashes_as_it_does_whole() {
+        let whole: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
+        let parts = [
+            &whole[..1],
+            &whole[1..4096],
+            &whole[4096..4096],
+            &whole[4096..],
+        ];
+        assert_eq!(hash_slices(parts), hash(&whole));
+        assert_ne!(hash_slices([&whole[..9_999]]), hash(&whole));
+    }
 
     #[test]
     fn imported_messages_are_echoes_once_local_ones_are_not() {
