@@ -265,6 +265,35 @@ fn ros2_bridge(domain: u32) -> Vec<Finding> {
     out
 }
 
+/// Clocks further apart than this, beyond what the round trip leaves uncertain, are a
+/// problem: stamps compared across hosts are off by as much.
+const CLOCK_APART_MS: f64 = 5.0;
+
+/// What the bridge learnt of another host by asking its clock.
+fn clock(c: &nerve_zenoh::view::HostClock) -> Finding {
+    let host = &c.host;
+    if !c.reachable {
+        return problem(
+            format!("{host}: its bridge does not answer (no reply within a second)"),
+            "check the network between the hosts, and that its bridge listens where this one \
+             connects (or the other way round)",
+        );
+    }
+    let (rtt, offset) = (c.rtt_us / 1e3, c.offset_us / 1e3);
+    let line = format!(
+        "{host}: reachable, round trip {rtt:.2} ms, clock offset {offset:+.3} ms (±{:.3})",
+        rtt / 2.0
+    );
+    if offset.abs() - rtt / 2.0 > CLOCK_APART_MS {
+        return problem(
+            line,
+            "the two clocks differ: latencies and the order of stamps across hosts are off by \
+             as much; keep both hosts on one time source (chrony, PTP)",
+        );
+    }
+    fine(line)
+}
+
 /// The Zenoh bridge of this host, if one runs or ran: the hosts it sees and what it lost or
 /// refused.
 fn bridge(domain: u32) -> Vec<Finding> {
@@ -304,6 +333,15 @@ fn bridge(domain: u32) -> Vec<Finding> {
         v.stats.iter().filter(|s| s.exported).count(),
         v.stats.iter().filter(|s| s.imported).count(),
     ))];
+    out.extend(v.clocks.iter().map(clock));
+    if !v.security.is_empty() {
+        out.push(fine(match v.security.as_str() {
+            "plain" => "links to other hosts: plain (unencrypted; TLS and mutual TLS in the \
+                        bridge's configuration, docs/bridges.md)"
+                .into(),
+            s => format!("links to other hosts: {s}"),
+        }));
+    }
     if hosts.is_empty() {
         out.push(problem(
             "the Zenoh bridge sees no other host".into(),

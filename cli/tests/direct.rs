@@ -132,6 +132,13 @@ fn a_publisher_sends_to_other_hosts_itself_and_hands_over_without_loss() {
     );
     assert_eq!(into["lost"], 0, "{into}");
     assert_eq!(into["received"], 5000, "{into}");
+    // `doctor` says each other host answers, how far its clock is, and how links are secured.
+    net.wait_nerve(1, &["doctor"], "h0: reachable, round trip", true);
+    let doctor = net.nerve(1, &["doctor"]);
+    assert!(
+        doctor.contains("clock offset") && doctor.contains("links to other hosts: plain"),
+        "{doctor}"
+    );
 }
 
 /// 6 MB images from a process with its own session: byte for byte, in order, each once.

@@ -24,6 +24,7 @@
 #![warn(missing_docs)]
 
 mod ask;
+mod clock;
 pub mod config;
 mod dedup;
 pub mod direct;
@@ -157,6 +158,8 @@ struct Inner {
     refusals: Mutex<limits::Refusals>,
     /// What the view tells this host's processes to open their own sessions with.
     join: String,
+    /// The other hosts' clocks, as last asked.
+    clocks: Mutex<Vec<view::HostClock>>,
 }
 
 impl Inner {
@@ -254,6 +257,7 @@ impl Bridge {
             bad_metas: AtomicU64::new(0),
             refusals: Mutex::default(),
             join,
+            clocks: Mutex::default(),
         });
         let (domain, me) = (inner.config.domain, inner.id_str.clone());
         let host_token = inner
@@ -262,10 +266,12 @@ impl Bridge {
             .declare_token(wire::host_token(domain, &me, &inner.config.host))
             .wait()
             .map_err(zerr)?;
-        let mut declared: Vec<Box<dyn std::any::Any + Send>> = Vec::new();
-        declared.push(Box::new(export::serve_metas(&inner)?));
-        declared.push(Box::new(import::follow_hosts(&inner)?));
-        declared.push(Box::new(import::follow_nodes(&inner)?));
+        let mut declared: Vec<Box<dyn std::any::Any + Send>> = vec![
+            Box::new(export::serve_metas(&inner)?),
+            Box::new(import::follow_hosts(&inner)?),
+            Box::new(import::follow_nodes(&inner)?),
+            Box::new(clock::serve(&inner)?),
+        ];
         let view = view::publisher(domain).map_err(|e| BridgeError::Domain {
             domain,
             reason: e.to_string(),
@@ -287,6 +293,10 @@ impl Bridge {
             spawn("nerve-zenoh-import", {
                 let inner = inner.clone();
                 move || import::run(&inner, import_rx, asks, &view)
+            }),
+            spawn("nerve-zenoh-clock", {
+                let inner = inner.clone();
+                move || clock::run(&inner)
             }),
         ];
         tracing::info!(bridge = %inner.id_str, host = %inner.config.host, domain, "bridge up");
@@ -417,6 +427,8 @@ impl Inner {
             refused_imports,
             refused,
             join: self.join.clone(),
+            clocks: nerve::sys::lock(&self.clocks).clone(),
+            security: clock::security(&self.config.zenoh),
         }
     }
 }

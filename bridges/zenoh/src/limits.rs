@@ -191,12 +191,15 @@ pub(crate) enum Step {
 pub(crate) struct Sequences(BTreeMap<u64, u64>);
 
 impl Sequences {
-    /// Follows `sender`'s sequence to `seq` (a new sender's first expected number is 0).
+    /// Follows `sender`'s sequence to `seq`. A sender's first message here starts its
+    /// sequence: what it sent before had no route to this host yet (a publisher that sends
+    /// itself is heard a little after its first messages, which its host's bridge still
+    /// carried), so no loss can be told from it.
     pub(crate) fn step(&mut self, sender: u64, seq: u64) -> Step {
         if !self.0.contains_key(&sender) && self.0.len() >= MAX_SENDERS {
             self.0.pop_first();
         }
-        let expected = self.0.entry(sender).or_insert(0);
+        let expected = self.0.entry(sender).or_insert(seq);
         let step = match seq.checked_sub(*expected) {
             Some(0) => Step::Next,
             Some(gap) if gap <= MAX_SEQ_GAP => Step::Lost(gap),
@@ -304,6 +307,8 @@ mod tests {
         let a = 1;
         assert_eq!(s.step(a, 0), Step::Next);
         assert_eq!(s.step(a, 5), Step::Lost(4));
+        assert_eq!(s.step(2, 7), Step::Next, "a sender first heard at 7");
+        assert_eq!(s.step(2, 9), Step::Lost(1));
         assert_eq!(s.step(a, u64::MAX), Step::Reset);
         assert_eq!(s.step(a, 0), Step::Next, "wrapped to 0");
         assert_eq!(s.step(a, 1 + MAX_SEQ_GAP), Step::Lost(MAX_SEQ_GAP));

@@ -45,6 +45,21 @@ pub struct Refusal {
     pub count: u64,
 }
 
+/// What this bridge last learnt of another host's bridge by asking its clock.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct HostClock {
+    /// The other bridge's Zenoh id.
+    pub bridge: String,
+    /// Its host.
+    pub host: String,
+    /// Whether it answered within a second.
+    pub reachable: bool,
+    /// The round trip of the question, µs.
+    pub rtt_us: f64,
+    /// Its clock minus this host's, µs (within half the round trip).
+    pub offset_us: f64,
+}
+
 /// A bridge's view of the other hosts.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct BridgeView {
@@ -74,6 +89,12 @@ pub struct BridgeView {
     /// Zenoh's configuration as JSON (empty: the bridge offers none).
     #[serde(default)]
     pub join: String,
+    /// The other hosts' bridges as their clocks answered (every two seconds).
+    #[serde(default)]
+    pub clocks: Vec<HostClock>,
+    /// How this bridge's links are secured: `plain`, `TLS` or `mutual TLS`.
+    #[serde(default)]
+    pub security: String,
 }
 
 fn open(domain: u32) -> Result<Topic<Msgpack<BridgeView>>, nerve::OpenError> {
