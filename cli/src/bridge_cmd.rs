@@ -293,6 +293,10 @@ fn config(domain: u32, a: &ZenohArgs) -> anyhow::Result<BridgeConfig> {
     if a.config.is_none() && a.listen.is_empty() && a.connect.is_empty() {
         if let Ok(peers) = std::env::var(nerve_zenoh::config::PEERS_ENV) {
             c.peers(&peers)?;
+        } else if let Some((file, peers)) = nerve_zenoh::network::peers()? {
+            let what = format!("{} [network] peers", file.display());
+            c.peer_list(&peers, &what, "several as a list")?;
+            tracing::info!(file = %file.display(), ?peers, "peers from the config file");
         }
     }
     if !a.listen.is_empty() {

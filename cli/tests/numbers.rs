@@ -217,3 +217,62 @@ fn nerve_peers_that_name_no_endpoint_are_refused_by_name() {
         assert!(err.contains("tcp/<address>:7447"), "{err}");
     }
 }
+
+/// `[network] peers` of nerve.toml, read from `$NERVE_CONFIG` or the working folder: a wrong
+/// entry or a missing file refused naming the file, before anything is opened.
+#[test]
+fn network_peers_in_the_config_file_are_read_and_refused_naming_the_file() {
+    let (d, _g) = domain();
+    let dir = std::env::temp_dir().join(format!("nerve-network-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("nerve.toml"),
+        "[network]\npeers = [\"10.0.0.2\"]\n",
+    )
+    .unwrap();
+    let named = dir.join("named.toml");
+    std::fs::write(&named, "[network]\npeer = []\n").unwrap();
+    let missing = dir.join("missing.toml");
+    let run = |config: Option<&std::path::Path>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_nerve"));
+        c.args(["bridge", "zenoh"])
+            .current_dir(&dir)
+            .env("NERVE_DOMAIN", d.to_string())
+            .env("HOME", &dir)
+            .env_remove("NERVE_PEERS")
+            .env_remove("XDG_CONFIG_HOME")
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::null());
+        match config {
+            Some(p) => c.env("NERVE_CONFIG", p),
+            None => c.env_remove("NERVE_CONFIG"),
+        };
+        let out = c.output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    for (config, says) in [
+        (
+            None,
+            "nerve.toml [network] peers, `10.0.0.2`: not a Zenoh endpoint".to_owned(),
+        ),
+        (
+            Some(named.as_path()),
+            format!("{}: [network] has no key `peer`", named.display()),
+        ),
+        (
+            Some(missing.as_path()),
+            format!("NERVE_CONFIG={}: no such file", missing.display()),
+        ),
+    ] {
+        let (code, err) = run(config);
+        assert_eq!(code, Some(1), "{config:?}: {err}");
+        assert!(
+            err.contains(&says),
+            "{config:?}: expected {says:?} in: {err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -255,23 +255,34 @@ impl BridgeConfig {
             .filter(|p| !p.is_empty())
             .map(str::to_owned)
             .collect();
-        for p in &list {
-            if let Err(e) = p.parse::<zenoh::config::EndPoint>() {
+        self.peer_list(&list, PEERS_ENV, "several separated by commas")
+    }
+
+    /// The same from a list (`[network] peers` of the config file, [`crate::network`]);
+    /// `what` names where the list came from in an error, `several` how to write more.
+    pub fn peer_list(
+        &mut self,
+        list: &[String],
+        what: &str,
+        several: &str,
+    ) -> Result<(), BridgeError> {
+        for p in list {
+            if let Err(e) = p.trim().parse::<zenoh::config::EndPoint>() {
                 return Err(BridgeError::Config {
-                    what: format!("{PEERS_ENV}, `{p}`"),
+                    what: format!("{what}, `{p}`"),
                     reason: format!(
-                        "not a Zenoh endpoint ({e}); write it as tcp/<address>:7447, several separated by commas"
+                        "not a Zenoh endpoint ({e}); write it as tcp/<address>:7447, {several}"
                     ),
                 });
             }
         }
         if list.is_empty() {
             return Err(BridgeError::Config {
-                what: PEERS_ENV.into(),
-                reason: "names no peer; write tcp/<address>:7447, several separated by commas"
-                    .into(),
+                what: what.into(),
+                reason: format!("names no peer; write tcp/<address>:7447, {several}"),
             });
         }
+        let list: Vec<String> = list.iter().map(|p| p.trim().to_owned()).collect();
         self.listen(&[DEFAULT_LISTEN.to_owned()])?;
         self.connect(&list)?;
         self.multicast(false)

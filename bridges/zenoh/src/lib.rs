@@ -31,6 +31,7 @@ pub mod direct;
 mod export;
 mod import;
 mod limits;
+pub mod network;
 mod services;
 pub mod view;
 pub mod wire;
